@@ -1,0 +1,333 @@
+//! Bytes ⇄ messages: postcard bodies, size limits and stream framing.
+
+use serde::{de::DeserializeOwned, Serialize};
+
+/// Largest encoded message accepted on the control stream. A roster of 255
+/// long names fits many times over; anything larger is hostile or broken.
+pub const MAX_MESSAGE_SIZE: usize = 64 * 1024;
+
+/// Largest datagram either side builds or accepts. 1200 bytes is the QUIC
+/// minimum path MTU, so a datagram of this size is never refused by the path;
+/// senders also respect the connection's own (possibly smaller) limit.
+pub const MAX_DATAGRAM_SIZE: usize = 1200;
+
+/// Bytes of the little-endian `u32` length prefix in front of every
+/// control-stream frame.
+pub const FRAME_HEADER_LEN: usize = 4;
+
+/// Why bytes could not be turned into a message.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The message (or the length a frame header announced) exceeds the limit.
+    #[error("message of {size} bytes exceeds the limit of {limit} bytes")]
+    Oversized {
+        /// Announced or actual size.
+        size: usize,
+        /// The limit that applied.
+        limit: usize,
+    },
+    /// The bytes are not a valid encoding of the expected message.
+    #[error("malformed message: {0}")]
+    Malformed(postcard::Error),
+    /// A valid message was followed by extra bytes.
+    #[error("{0} unexpected bytes after the message")]
+    TrailingBytes(usize),
+}
+
+/// Why a message could not be encoded.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EncodeError {
+    /// The encoded message would exceed the limit.
+    #[error("encoded message of {size} bytes exceeds the limit of {limit} bytes")]
+    Oversized {
+        /// Encoded size.
+        size: usize,
+        /// The limit that applied.
+        limit: usize,
+    },
+    /// Serialisation failed (a type the format cannot express).
+    #[error("cannot encode message: {0}")]
+    Serialize(postcard::Error),
+}
+
+/// Encodes `message`, refusing results longer than `limit` bytes.
+pub fn encode<T: Serialize>(message: &T, limit: usize) -> Result<Vec<u8>, EncodeError> {
+    let bytes = postcard::to_stdvec(message).map_err(EncodeError::Serialize)?;
+    if bytes.len() > limit {
+        return Err(EncodeError::Oversized {
+            size: bytes.len(),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Decodes exactly one message from `bytes`, which must hold nothing else.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<T, DecodeError> {
+    if bytes.len() > limit {
+        return Err(DecodeError::Oversized {
+            size: bytes.len(),
+            limit,
+        });
+    }
+    let (message, rest) = postcard::take_from_bytes(bytes).map_err(DecodeError::Malformed)?;
+    if !rest.is_empty() {
+        return Err(DecodeError::TrailingBytes(rest.len()));
+    }
+    Ok(message)
+}
+
+/// Encodes `message` as one control-stream frame: a `u32` little-endian
+/// length, then the postcard body (at most [`MAX_MESSAGE_SIZE`] bytes).
+pub fn encode_frame<T: Serialize>(message: &T) -> Result<Vec<u8>, EncodeError> {
+    let body = encode(message, MAX_MESSAGE_SIZE)?;
+    let mut frame = Vec::with_capacity(FRAME_HEADER_LEN + body.len());
+    // The body is at most MAX_MESSAGE_SIZE bytes, far below u32::MAX.
+    frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    frame.extend_from_slice(&body);
+    Ok(frame)
+}
+
+/// Incremental decoder for control-stream frames: push bytes as they arrive,
+/// pop whole messages. Holds at most one frame's worth of unread bytes plus
+/// what was pushed since, and rejects an oversized length before buffering it.
+#[derive(Debug, Default)]
+pub struct FrameReader {
+    buf: Vec<u8>,
+}
+
+impl FrameReader {
+    /// An empty reader.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends bytes received from the stream.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// Bytes received but not yet returned as a message.
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The next complete message, `Ok(None)` if more bytes are needed.
+    ///
+    /// After an error the stream is out of step and should be closed.
+    pub fn next_message<T: DeserializeOwned>(&mut self) -> Result<Option<T>, DecodeError> {
+        let Some(header) = self.buf.first_chunk::<FRAME_HEADER_LEN>() else {
+            return Ok(None);
+        };
+        let len = u32::from_le_bytes(*header) as usize;
+        if len > MAX_MESSAGE_SIZE {
+            return Err(DecodeError::Oversized {
+                size: len,
+                limit: MAX_MESSAGE_SIZE,
+            });
+        }
+        let end = FRAME_HEADER_LEN + len;
+        if self.buf.len() < end {
+            return Ok(None);
+        }
+        let message = decode(&self.buf[FRAME_HEADER_LEN..end], MAX_MESSAGE_SIZE);
+        self.buf.drain(..end);
+        message.map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::*;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    fn sample_bundles() -> ServerDatagram {
+        ServerDatagram::Bundles(BundleDatagram {
+            inputs_ack: Tick(9),
+            first_tick: Tick(7),
+            bundles: vec![
+                Bundle {
+                    left: vec![],
+                    inputs: vec![
+                        PlayerInput {
+                            player: PlayerId(0),
+                            input: Input {
+                                buttons: Buttons::UP.with(Buttons::BOOST),
+                                axes: None,
+                            },
+                        },
+                        PlayerInput {
+                            player: PlayerId(1),
+                            input: Input {
+                                buttons: Buttons(0),
+                                axes: Some([-127, 64]),
+                            },
+                        },
+                    ],
+                },
+                Bundle {
+                    left: vec![PlayerId(1)],
+                    inputs: vec![PlayerInput {
+                        player: PlayerId(0),
+                        input: Input::default(),
+                    }],
+                },
+            ],
+        })
+    }
+
+    #[test]
+    fn messages_round_trip() {
+        let hello = ClientMessage::Hello(Hello {
+            protocol_version: PROTOCOL_VERSION,
+            name: "ada".into(),
+        });
+        let bytes = encode(&hello, MAX_MESSAGE_SIZE).unwrap();
+        assert_eq!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(hello));
+
+        let start = ServerMessage::Start(Start {
+            seed: u64::MAX,
+            tick_rate: 60,
+            input_delay: 3,
+            roster: vec![RosterEntry {
+                id: PlayerId(0),
+                name: "ada".into(),
+            }],
+            you: PlayerId(0),
+        });
+        let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
+        assert_eq!(decode::<ServerMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(start));
+
+        let bundles = sample_bundles();
+        let bytes = encode(&bundles, MAX_DATAGRAM_SIZE).unwrap();
+        assert_eq!(
+            decode::<ServerDatagram>(&bytes, MAX_DATAGRAM_SIZE),
+            Ok(bundles)
+        );
+    }
+
+    /// The wire format is pinned: if one of these fails, the change is a
+    /// protocol change and needs a new PROTOCOL_VERSION.
+    #[test]
+    fn golden_bytes_pin_the_wire_format() {
+        let hello = ClientMessage::Hello(Hello {
+            protocol_version: 1,
+            name: "ada".into(),
+        });
+        assert_eq!(hex(&encode_frame(&hello).unwrap()), "06000000000103616461");
+
+        let inputs = ClientDatagram::Inputs(InputDatagram {
+            bundles_ack: Tick(300),
+            first_tick: Tick(302),
+            inputs: vec![
+                Input {
+                    buttons: Buttons::LEFT,
+                    axes: None,
+                },
+                Input {
+                    buttons: Buttons(0),
+                    axes: Some([1, -1]),
+                },
+            ],
+        });
+        assert_eq!(
+            hex(&encode(&inputs, MAX_DATAGRAM_SIZE).unwrap()),
+            "00ac02ae02020400000101ff"
+        );
+
+        assert_eq!(
+            hex(&encode(&sample_bundles(), MAX_DATAGRAM_SIZE).unwrap()),
+            "0009070200020011000100018140010101000000"
+        );
+
+        let refused = ServerMessage::Refused(Refusal {
+            reason: "no".into(),
+        });
+        assert_eq!(
+            hex(&encode(&refused, MAX_MESSAGE_SIZE).unwrap()),
+            "00026e6f"
+        );
+    }
+
+    #[test]
+    fn protocol_version_is_readable_from_any_hello() {
+        // A future Hello may grow fields; the version must still decode first.
+        let bytes = [0x00, 0xe7, 0x07, 0x03, b'b', b'o', b'b', 0xff, 0xff];
+        let (tag, rest): (u32, &[u8]) = postcard::take_from_bytes(&bytes).unwrap();
+        let (version, _): (u16, &[u8]) = postcard::take_from_bytes(rest).unwrap();
+        assert_eq!((tag, version), (0, 999));
+    }
+
+    #[test]
+    fn decode_rejects_garbage_with_typed_errors() {
+        assert!(matches!(
+            decode::<ClientMessage>(&[0x07], MAX_MESSAGE_SIZE),
+            Err(DecodeError::Malformed(_))
+        ));
+        assert!(matches!(
+            decode::<ClientMessage>(&[], MAX_MESSAGE_SIZE),
+            Err(DecodeError::Malformed(_))
+        ));
+        assert_eq!(
+            decode::<ClientMessage>(&[0x01, 0x00], MAX_MESSAGE_SIZE),
+            Err(DecodeError::TrailingBytes(1))
+        );
+        assert_eq!(
+            decode::<ServerDatagram>(&[0u8; MAX_DATAGRAM_SIZE + 1], MAX_DATAGRAM_SIZE),
+            Err(DecodeError::Oversized {
+                size: MAX_DATAGRAM_SIZE + 1,
+                limit: MAX_DATAGRAM_SIZE
+            })
+        );
+        // A name announcing more bytes than there are.
+        assert!(matches!(
+            decode::<ClientMessage>(&[0x00, 0x01, 0x10, b'a'], MAX_MESSAGE_SIZE),
+            Err(DecodeError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn encode_refuses_oversized_messages() {
+        let huge = ClientMessage::Hello(Hello {
+            protocol_version: 1,
+            name: "x".repeat(MAX_MESSAGE_SIZE),
+        });
+        assert!(matches!(
+            encode_frame(&huge),
+            Err(EncodeError::Oversized { .. })
+        ));
+    }
+
+    #[test]
+    fn frame_reader_reassembles_split_frames_and_rejects_huge_lengths() {
+        let a = encode_frame(&ClientMessage::Leave).unwrap();
+        let b = encode_frame(&ClientMessage::Hello(Hello {
+            protocol_version: 1,
+            name: "bo".into(),
+        }))
+        .unwrap();
+        let all = [a, b].concat();
+        let mut reader = FrameReader::new();
+        let mut got = Vec::new();
+        for byte in all {
+            reader.push(&[byte]);
+            while let Some(m) = reader.next_message::<ClientMessage>().unwrap() {
+                got.push(m);
+            }
+        }
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0], ClientMessage::Leave);
+        assert_eq!(reader.buffered(), 0);
+
+        let mut reader = FrameReader::new();
+        reader.push(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            reader.next_message::<ClientMessage>(),
+            Err(DecodeError::Oversized { .. })
+        ));
+    }
+}

@@ -1,0 +1,46 @@
+//! The wire protocol spoken by `lockstep-server` and `lockstep-client`.
+//!
+//! # How it works
+//!
+//! A client opens one QUIC connection (ALPN [`ALPN`]) and one bidirectional
+//! stream on it, the *control stream*. Both directions of that stream carry
+//! length-prefixed [postcard] frames ([`FrameReader`], [`encode_frame`]):
+//! [`ClientMessage`] upwards, [`ServerMessage`] downwards. The first frame a
+//! client sends is always [`ClientMessage::Hello`], whose first field is the
+//! protocol version, so a server can refuse any client with a clear message
+//! however the rest of the protocol has changed.
+//!
+//! Once the game starts, inputs and bundles travel as unreliable QUIC
+//! datagrams ([`ClientDatagram`], [`ServerDatagram`]). Each datagram repeats
+//! everything the receiver has not yet acknowledged, so a lost datagram
+//! stalls nobody: the next one carries the same data.
+//!
+//! Every decode path returns a [`DecodeError`]; nothing here panics on bad
+//! bytes.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod codec;
+mod message;
+mod types;
+
+pub use codec::{
+    decode, encode, encode_frame, DecodeError, EncodeError, FrameReader, FRAME_HEADER_LEN,
+    MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
+};
+pub use message::{
+    Bundle, BundleDatagram, ClientDatagram, ClientMessage, Hello, InputDatagram, PlayerInput,
+    Refusal, RosterEntry, ServerDatagram, ServerMessage, Start,
+};
+pub use types::{Buttons, Input, PlayerId, Tick};
+
+/// Version of everything in this crate that reaches the wire.
+///
+/// Bump it on any change to a message's layout; the golden-bytes tests in
+/// this crate fail until it is bumped and the pinned bytes are updated.
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// ALPN identifier for the QUIC handshake. It names the protocol family, not
+/// its version: a version mismatch is answered with a readable
+/// [`ServerMessage::Refused`] instead of an opaque TLS alert.
+pub const ALPN: &[u8] = b"lockstep";

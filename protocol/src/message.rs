@@ -1,0 +1,137 @@
+//! The messages themselves. Variant order is part of the wire format: append
+//! new variants, never reorder (the golden tests pin the bytes).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Input, PlayerId, Tick};
+
+/// Client → server, on the control stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientMessage {
+    /// First frame of every connection. Must stay variant 0 forever.
+    Hello(Hello),
+    /// The player leaves on purpose (Esc, `--ticks` reached). The server drops
+    /// it after the last tick it sent an input for.
+    Leave,
+}
+
+/// A client introducing itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    /// Must equal the server's [`crate::PROTOCOL_VERSION`]; first field so it
+    /// can be read whatever follows.
+    pub protocol_version: u16,
+    /// Display name, unique within a session.
+    pub name: String,
+}
+
+/// Server → client, on the control stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerMessage {
+    /// The server will not take this client. Must stay variant 0 forever so
+    /// clients of any version can read why.
+    Refused(Refusal),
+    /// Hello accepted; the client waits in the lobby.
+    Welcome {
+        /// The slot this client will play in.
+        player: PlayerId,
+        /// Players needed before the game starts.
+        players_needed: u8,
+    },
+    /// Everybody is here: the game begins at tick 0.
+    Start(Start),
+    /// The server is shutting down or the game was ended by the server.
+    Ended {
+        /// One readable sentence.
+        reason: String,
+    },
+}
+
+/// Why a client was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// One readable sentence for the user.
+    pub reason: String,
+}
+
+/// Everything a client needs to build the same world as every other client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Start {
+    /// Seed of the world's random generator.
+    pub seed: u64,
+    /// Simulation steps per second.
+    pub tick_rate: u16,
+    /// Ticks between sampling a local input and simulating it.
+    pub input_delay: u8,
+    /// Every player, in slot order.
+    pub roster: Vec<RosterEntry>,
+    /// The receiving client's own slot.
+    pub you: PlayerId,
+}
+
+/// One player of the roster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RosterEntry {
+    /// Slot.
+    pub id: PlayerId,
+    /// Display name.
+    pub name: String,
+}
+
+/// Client → server, as a QUIC datagram.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientDatagram {
+    /// Local inputs not yet acknowledged by the server.
+    Inputs(InputDatagram),
+}
+
+/// The client's unacknowledged inputs, for consecutive ticks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputDatagram {
+    /// The first bundle tick the client is missing: it holds every bundle
+    /// before it, so the server stops repeating them.
+    pub bundles_ack: Tick,
+    /// Tick of `inputs[0]`.
+    pub first_tick: Tick,
+    /// Inputs for `first_tick`, `first_tick + 1`, ...
+    pub inputs: Vec<Input>,
+}
+
+/// Server → client, as a QUIC datagram.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ServerDatagram {
+    /// Complete bundles the client has not acknowledged yet.
+    Bundles(BundleDatagram),
+}
+
+/// Consecutive complete bundles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BundleDatagram {
+    /// The first tick the server still needs this client's input for: the
+    /// client stops repeating inputs before it.
+    pub inputs_ack: Tick,
+    /// Tick of `bundles[0]`.
+    pub first_tick: Tick,
+    /// Bundles for `first_tick`, `first_tick + 1`, ...
+    pub bundles: Vec<Bundle>,
+}
+
+/// Everything that happens at one tick: each active player's input, and the
+/// players removed at this tick.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bundle {
+    /// Players that leave the game at this tick, before it is simulated.
+    /// Every client removes them at the same tick.
+    pub left: Vec<PlayerId>,
+    /// One input per remaining active player, in ascending [`PlayerId`] order.
+    pub inputs: Vec<PlayerInput>,
+}
+
+/// One player's input inside a bundle, stamped by the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerInput {
+    /// Who sent it (the connection's player, never what a client claims).
+    pub player: PlayerId,
+    /// What they pressed.
+    pub input: Input,
+}
