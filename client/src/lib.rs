@@ -1,1 +1,5 @@
-//! x
+//! lockstep client library.
+#![forbid(unsafe_code)]
+
+pub mod bot;
+pub mod sim;

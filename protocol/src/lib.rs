@@ -34,6 +34,16 @@ pub use message::{
 };
 pub use types::{Buttons, Input, PlayerId, Tick};
 
+/// SHA-256 of a DER certificate as 64 lower-case hex digits: the server
+/// prints it at start and clients pin it with `--fingerprint`.
+pub fn fingerprint(cert_der: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, cert_der)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Version of everything in this crate that reaches the wire.
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in

@@ -1,1 +1,239 @@
-//! x
+//! The lockstep relay server.
+//!
+//! # How it works
+//!
+//! [`run`] accepts QUIC connections on an [`quinn::Endpoint`] (built by
+//! [`endpoint`] with the on-disk [`Identity`]). Each connection gets a task
+//! that reads the client's Hello and then forwards its traffic to one
+//! session task. The session task keeps the lobby until `players` clients
+//! have joined, sends them Start, and from then on feeds every input to the
+//! [`Relay`], a pure state machine that bundles tick `t` once every active
+//! player's input for `t` is in. Complete bundles go back to every client as
+//! datagrams that repeat whatever the client has not acknowledged.
+//!
+//! The server never simulates. A player that leaves, disconnects or stays
+//! silent past the drop timeout is removed at a tick the relay picks and
+//! announces inside the bundle stream, so the game goes on for the others.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod identity;
+mod relay;
+mod server;
+mod session;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lockstep_protocol::{PlayerId, Tick, ALPN};
+use tokio::sync::mpsc;
+use tracing::{info, Instrument};
+
+pub use identity::{Identity, IdentityError};
+pub use relay::{Drop, DropReason, InputOutcome, Relay, INPUT_WINDOW, MAX_UNACKED_BUNDLES};
+pub use session::MAX_NAME_CHARS;
+
+/// QUIC close code: the server is shutting down.
+pub const CLOSE_SHUTDOWN: quinn::VarInt = quinn::VarInt::from_u32(1);
+/// QUIC close code: the client was refused (reason in the close frame).
+pub const CLOSE_REFUSED: quinn::VarInt = quinn::VarInt::from_u32(2);
+/// QUIC close code: the client broke the protocol.
+pub const CLOSE_PROTOCOL: quinn::VarInt = quinn::VarInt::from_u32(3);
+/// QUIC close code: the player was removed from the game.
+pub const CLOSE_DROPPED: quinn::VarInt = quinn::VarInt::from_u32(4);
+
+/// Game settings chosen by whoever starts the server.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Players needed before the game starts.
+    pub players: u8,
+    /// Simulation ticks per second.
+    pub tick_rate: u16,
+    /// Ticks between sampling an input and simulating it.
+    pub input_delay: u8,
+    /// World seed sent to every client.
+    pub seed: u64,
+    /// Silence after which a player is dropped.
+    pub drop_timeout: Duration,
+    /// Time a new connection has to say Hello.
+    pub hello_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            players: 2,
+            tick_rate: 60,
+            input_delay: 3,
+            seed: 1,
+            drop_timeout: Duration::from_secs(2),
+            hello_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Things worth telling whoever runs the server (the binary prints them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerEvent {
+    /// A client took a lobby slot.
+    Joined {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+    },
+    /// A client was turned away.
+    Refused {
+        /// Its address.
+        remote: SocketAddr,
+        /// The sentence it was sent.
+        reason: String,
+    },
+    /// The lobby was full and the game began.
+    Started {
+        /// Names in slot order.
+        players: Vec<String>,
+        /// World seed.
+        seed: u64,
+    },
+    /// A player was removed from the running game.
+    Dropped {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// First tick simulated without it.
+        tick: Tick,
+        /// Why.
+        reason: DropReason,
+    },
+    /// Every player left; the server is back in the lobby.
+    GameOver {
+        /// First tick that was never bundled.
+        tick: Tick,
+    },
+}
+
+impl std::fmt::Display for ServerEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerEvent::Joined { player, name } => write!(f, "joined player={player} name={name}"),
+            ServerEvent::Refused { remote, reason } => {
+                write!(f, "refused remote={remote} reason={reason:?}")
+            }
+            ServerEvent::Started { players, seed } => {
+                write!(f, "start players={} seed={seed}", players.join(","))
+            }
+            ServerEvent::Dropped {
+                player,
+                name,
+                tick,
+                reason,
+            } => write!(
+                f,
+                "dropped player={player} name={name} tick={tick} reason={}",
+                reason.as_str()
+            ),
+            ServerEvent::GameOver { tick } => write!(f, "game over tick={tick}"),
+        }
+    }
+}
+
+/// Why the endpoint could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    /// The certificate or key was rejected by TLS.
+    #[error("invalid server identity: {0}")]
+    Tls(#[from] rustls::Error),
+    /// QUIC rejected the TLS configuration.
+    #[error("TLS configuration unusable for QUIC: {0}")]
+    Quic(#[from] quinn::crypto::rustls::NoInitialCipherSuite),
+    /// Binding the UDP socket failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// Transport settings shared by server and clients: idle timeout well above
+/// the drop timeout (the relay decides drops, QUIC only cleans up), and
+/// keep-alives so an idle lobby connection stays open.
+pub fn transport_config() -> quinn::TransportConfig {
+    let mut transport = quinn::TransportConfig::default();
+    transport
+        .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
+            10_000,
+        ))))
+        .keep_alive_interval(Some(Duration::from_secs(1)))
+        .max_concurrent_bidi_streams(quinn::VarInt::from_u32(1))
+        .max_concurrent_uni_streams(quinn::VarInt::from_u32(0))
+        .datagram_receive_buffer_size(Some(256 * 1024));
+    transport
+}
+
+/// A server endpoint bound to `listen` with `identity`.
+pub fn endpoint(listen: SocketAddr, identity: &Identity) -> Result<quinn::Endpoint, EndpointError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])?
+        .with_no_client_auth()
+        .with_single_cert(vec![identity.cert.clone()], identity.private_key())?;
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)?;
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    config.transport_config(Arc::new(transport_config()));
+    quinn::Endpoint::server(config, listen).map_err(|source| EndpointError::Bind {
+        addr: listen,
+        source,
+    })
+}
+
+/// Serves games on `endpoint` until `shutdown` completes, then tells every
+/// client, closes every connection with a reason and waits for the
+/// endpoint to go idle. `events`, if given, receives what happened.
+pub async fn run(
+    endpoint: quinn::Endpoint,
+    config: Config,
+    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (session_tx, session_rx) = mpsc::channel(1024);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let hello_timeout = config.hello_timeout;
+    let session = session::Session::new(config, events.clone());
+    let session_task = tokio::spawn(
+        session
+            .run(session_rx, async move {
+                let mut stop_rx = stop_rx;
+                let _ = stop_rx.wait_for(|&stop| stop).await;
+            })
+            .instrument(tracing::info_span!("session")),
+    );
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            incoming = endpoint.accept() => match incoming {
+                Some(incoming) => {
+                    tokio::spawn(server::handle_connection(
+                        incoming,
+                        session_tx.clone(),
+                        hello_timeout,
+                        events.clone(),
+                    ));
+                }
+                None => break,
+            },
+            _ = &mut shutdown => break,
+        }
+    }
+    info!("shutting down");
+    let _ = stop_tx.send(true);
+    let _ = session_task.await;
+    endpoint.close(CLOSE_SHUTDOWN, b"the server is shutting down");
+    let _ = tokio::time::timeout(Duration::from_secs(2), endpoint.wait_idle()).await;
+}

@@ -1,0 +1,118 @@
+//! The server's TLS identity: a self-signed certificate kept on disk, so a
+//! restarted server keeps the fingerprint clients have pinned.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+const CERT_FILE: &str = "cert.der";
+const KEY_FILE: &str = "key.der";
+
+/// Why the identity could not be loaded or created.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    /// Reading or writing the identity directory failed.
+    #[error("cannot use identity file {path}: {source}")]
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// Only one of the two files exists: refusing to silently replace an
+    /// identity clients may have pinned.
+    #[error("identity in {0} is incomplete (need both {CERT_FILE} and {KEY_FILE}); remove the directory to create a new one")]
+    Incomplete(PathBuf),
+    /// Generating a certificate failed.
+    #[error("cannot generate a certificate: {0}")]
+    Generate(#[from] rcgen::Error),
+}
+
+/// A certificate and its private key.
+#[derive(Debug)]
+pub struct Identity {
+    /// DER certificate.
+    pub cert: CertificateDer<'static>,
+    /// PKCS#8 DER private key.
+    pub key: PrivatePkcs8KeyDer<'static>,
+}
+
+impl Identity {
+    /// Loads the identity from `dir`, creating it (and `dir`) on first use.
+    pub fn load_or_create(dir: &Path) -> Result<Identity, IdentityError> {
+        let cert_path = dir.join(CERT_FILE);
+        let key_path = dir.join(KEY_FILE);
+        let io_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| IdentityError::Io { path, source }
+        };
+        match (cert_path.exists(), key_path.exists()) {
+            (true, true) => {
+                let cert = fs::read(&cert_path).map_err(io_err(&cert_path))?;
+                let key = fs::read(&key_path).map_err(io_err(&key_path))?;
+                Ok(Identity {
+                    cert: CertificateDer::from(cert),
+                    key: PrivatePkcs8KeyDer::from(key),
+                })
+            }
+            (false, false) => {
+                let generated = rcgen::generate_simple_self_signed(vec!["lockstep".to_string()])?;
+                let cert = generated.cert.der().to_vec();
+                let key = generated.key_pair.serialize_der();
+                fs::create_dir_all(dir).map_err(io_err(dir))?;
+                fs::write(&key_path, &key).map_err(io_err(&key_path))?;
+                restrict_permissions(&key_path).map_err(io_err(&key_path))?;
+                fs::write(&cert_path, &cert).map_err(io_err(&cert_path))?;
+                Ok(Identity {
+                    cert: CertificateDer::from(cert),
+                    key: PrivatePkcs8KeyDer::from(key),
+                })
+            }
+            _ => Err(IdentityError::Incomplete(dir.to_path_buf())),
+        }
+    }
+
+    /// SHA-256 of the certificate, lower-case hex: what clients pin.
+    pub fn fingerprint(&self) -> String {
+        lockstep_protocol::fingerprint(&self.cert)
+    }
+
+    /// The key in the form rustls takes.
+    pub fn private_key(&self) -> PrivateKeyDer<'static> {
+        PrivateKeyDer::Pkcs8(self.key.clone_key())
+    }
+}
+
+#[cfg(unix)]
+fn restrict_permissions(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn restrict_permissions(_path: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identity_survives_a_restart() {
+        let dir = std::env::temp_dir().join(format!("lockstep-identity-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let first = Identity::load_or_create(&dir).unwrap();
+        let second = Identity::load_or_create(&dir).unwrap();
+        assert_eq!(first.fingerprint(), second.fingerprint());
+        assert_eq!(first.fingerprint().len(), 64);
+        fs::remove_file(dir.join(KEY_FILE)).unwrap();
+        assert!(matches!(
+            Identity::load_or_create(&dir),
+            Err(IdentityError::Incomplete(_))
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

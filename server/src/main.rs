@@ -1,0 +1,116 @@
+//! `lockstep-server`: parses arguments and runs the relay.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use lockstep_server::{Config, Identity};
+
+/// QUIC relay for lockstep games: collects every player's input for each
+/// tick and relays the complete set to everyone.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    /// UDP address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "0.0.0.0:7777")]
+    listen: SocketAddr,
+    /// Players needed before the game starts (1-64).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=64))]
+    players: u8,
+    /// Simulation ticks per second (1-240).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
+    tick_rate: u16,
+    /// Ticks between sampling an input and simulating it (1-60).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=60))]
+    input_delay: u8,
+    /// World seed (default: picked from the clock and printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Milliseconds of silence after which a player is dropped.
+    #[arg(long, default_value_t = 2000)]
+    drop_timeout_ms: u64,
+    /// Directory holding the server's certificate and key (created on
+    /// first start; keep it to keep the fingerprint clients pinned).
+    #[arg(long, env = "LOCKSTEP_IDENTITY_DIR", default_value_os_t = default_identity_dir())]
+    identity_dir: PathBuf,
+}
+
+fn default_identity_dir() -> PathBuf {
+    match std::env::var_os("HOME") {
+        Some(home) => PathBuf::from(home).join(".local/share/lockstep/server"),
+        None => PathBuf::from(".lockstep-server"),
+    }
+}
+
+fn seed_from_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1)
+}
+
+#[tokio::main]
+async fn main() {
+    if let Err(e) = run().await {
+        eprintln!("lockstep-server: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn run() -> anyhow::Result<()> {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let identity = Identity::load_or_create(&args.identity_dir)
+        .context("loading the server identity")?;
+    let endpoint = lockstep_server::endpoint(args.listen, &identity)?;
+    let addr = endpoint.local_addr().context("reading the bound address")?;
+    println!("listening on {addr} fingerprint={}", identity.fingerprint());
+    let config = Config {
+        players: args.players,
+        tick_rate: args.tick_rate,
+        input_delay: args.input_delay,
+        seed: args.seed.unwrap_or_else(seed_from_clock),
+        drop_timeout: Duration::from_millis(args.drop_timeout_ms),
+        ..Config::default()
+    };
+    let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
+    let printer = tokio::spawn(async move {
+        while let Some(event) = events_rx.recv().await {
+            println!("{event}");
+        }
+    });
+    lockstep_server::run(endpoint, config, Some(events_tx), shutdown_signal()).await;
+    let _ = printer.await;
+    Ok(())
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
