@@ -1,5 +1,105 @@
-//! lockstep client library.
+//! The lockstep client: a deterministic fixed-step game that runs in a
+//! window, headless as a bot, or offline.
+//!
+//! # How it works
+//!
+//! - [`sim`] is the game: a pure, deterministic [`sim::World`] stepped with
+//!   one input per player per tick, hashed with [`sim::World::hash`].
+//! - [`input_buffer`] is the lockstep gate: tick `t` runs only once the
+//!   server's bundle for `t` (every player's input) has arrived.
+//! - [`fixed_step`] is seed 001's accumulator: it decides how many ticks a
+//!   frame runs and the interpolation alpha; MAX_LOOPS in solo play only.
+//! - [`game`] glues the three for a networked game; [`net`] runs the QUIC
+//!   connection on its own thread; [`headless`] and [`window`] are the two
+//!   frontends that drive it; [`render`] only draws.
+//! - [`offline`] runs a whole game with bots and no network.
 #![forbid(unsafe_code)]
 
 pub mod bot;
+pub mod fixed_step;
+pub mod game;
+pub mod headless;
+pub mod input_buffer;
+pub mod net;
+pub mod offline;
+pub mod render;
+pub mod screenshot;
 pub mod sim;
+pub mod tls;
+pub mod window;
+
+use net::{Closed, LinkStats};
+
+/// Why a networked game ended other than by reaching `--ticks` or leaving.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PlayError {
+    /// The server refused to let us join.
+    #[error("the server refused to let us join: {0}")]
+    Refused(String),
+    /// The server ended the game.
+    #[error("the server ended the game: {0}")]
+    Ended(String),
+    /// The connection failed or was lost.
+    #[error("{0}")]
+    Lost(String),
+    /// The server removed us from the game (we were too slow or silent).
+    #[error("the server removed this player from the game")]
+    Dropped,
+}
+
+impl From<Closed> for PlayError {
+    fn from(closed: Closed) -> Self {
+        match closed {
+            Closed::Refused(reason) => PlayError::Refused(reason),
+            Closed::Ended(reason) => PlayError::Ended(reason),
+            Closed::Lost(reason) => PlayError::Lost(reason),
+            Closed::Left => PlayError::Lost("the connection was closed".into()),
+        }
+    }
+}
+
+/// How a finished game ended, for the last lines of stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameOutcome {
+    /// Ticks simulated.
+    pub tick: u32,
+    /// World hash after the last tick.
+    pub hash: u64,
+    /// Distinct ticks that waited for their bundle.
+    pub stalled_ticks: u64,
+    /// UDP bytes sent and received, from QUIC's statistics.
+    pub tx_bytes: u64,
+    /// See `tx_bytes`.
+    pub rx_bytes: u64,
+    /// Last smoothed round-trip time in microseconds.
+    pub rtt_us: u64,
+}
+
+impl GameOutcome {
+    /// The outcome of `game` with the last link statistics.
+    pub fn new(game: &game::NetGame, link: LinkStats) -> Self {
+        GameOutcome {
+            tick: game.current.tick().0,
+            hash: game.current.hash(),
+            stalled_ticks: game.stats().stalled_ticks,
+            tx_bytes: link.tx_bytes,
+            rx_bytes: link.rx_bytes,
+            rtt_us: link.rtt.as_micros() as u64,
+        }
+    }
+}
+
+/// The contract's last stdout line: `final tick=N hash=<16 hex digits>`.
+pub fn final_line(tick: u32, hash: u64) -> String {
+    format!("final tick={tick} hash={hash:016x}")
+}
+
+/// Warns on stderr when the server's certificate was not pinned.
+pub(crate) fn warn_if_unpinned(seen: &Option<String>) {
+    if let Some(fingerprint) = seen {
+        eprintln!(
+            "lockstep-client: warning: the server was not authenticated (no --fingerprint); \
+             its certificate fingerprint is {fingerprint}"
+        );
+    }
+}

@@ -93,10 +93,9 @@ impl Arena {
     /// balls at the start.
     pub fn ball_spawn(&self, rng: &mut Rng) -> Vec2 {
         let margin = Ball::RADIUS + Disc::RADIUS;
-        Vec2::new(
-            rng.range_f32(margin, self.width - margin),
-            rng.range_f32(margin, self.height - margin),
-        )
+        let x = rng.range_f32(margin, self.width - margin);
+        let y = rng.range_f32(margin, self.height - margin);
+        Vec2::new(x, y)
     }
 
     /// A random position in the central band, for a ball that was just
@@ -104,10 +103,9 @@ impl Arena {
     pub fn ball_respawn(&self, rng: &mut Rng) -> Vec2 {
         let half_band = self.width * 0.1;
         let centre = self.width * 0.5;
-        Vec2::new(
-            rng.range_f32(centre - half_band, centre + half_band),
-            rng.range_f32(Ball::RADIUS, self.height - Ball::RADIUS),
-        )
+        let x = rng.range_f32(centre - half_band, centre + half_band);
+        let y = rng.range_f32(Ball::RADIUS, self.height - Ball::RADIUS);
+        Vec2::new(x, y)
     }
 }
 

@@ -18,7 +18,7 @@ pub struct Disc {
 }
 
 impl Disc {
-    /// Nearly twice a ball's radius, so a disc can shepherd a ball and is
+    /// Half again a ball's radius, so a disc can shepherd a ball and is
     /// easy to see.
     pub const RADIUS: f32 = 30.0;
 }
@@ -39,7 +39,7 @@ pub struct Ball {
 }
 
 impl Ball {
-    /// Small enough that 96 balls (4x the default) cover about 5% of the
+    /// Small enough that 96 balls (4x the default) cover about 8% of the
     /// arena floor and still leave room to play.
-    pub const RADIUS: f32 = 16.0;
+    pub const RADIUS: f32 = 20.0;
 }

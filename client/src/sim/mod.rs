@@ -1,1 +1,350 @@
-//! Simulation.
+//! The deterministic game simulation.
+//!
+//! # The game
+//!
+//! Each player steers a disc around a walled [`Arena`] full of balls. Discs
+//! shove balls; balls bounce off each other, the walls and the goal posts.
+//! A ball that crosses a goal line through either opening scores one point
+//! for the player whose disc touched it last ([`Ball::last_touch`]), then
+//! respawns at a seeded random spot in the middle. A ball nobody touched
+//! since it spawned scores for nobody. Scores are kept per player
+//! ([`Score`]), for every player of the starting roster, including players
+//! removed later.
+//!
+//! # How it works
+//!
+//! [`World::step`] advances one fixed tick: apply each disc's input, move
+//! everything, resolve contacts (see `physics.rs` for the order), keep
+//! everything inside the walls, then score and respawn balls that went into
+//! a goal. [`World::hash`] folds the whole state into one `u64` that peers
+//! compare every so often; any difference, even in the last bit of one
+//! velocity, is a desync. Balls keep moving and collide many times a second,
+//! so a difference never stays hidden for long.
+//!
+//! # Determinism rules
+//!
+//! Every peer must compute the same bits from the same inputs, on any CPU and
+//! with any compiler settings. The simulation keeps these rules, and the
+//! workspace `clippy.toml` enforces what a lint can see:
+//!
+//! - **Fixed step, integer time.** Time is a tick count; the step length is
+//!   `1 / tick_rate`, one correctly rounded division. Wall-clock time never
+//!   enters: frame rate and machine speed only decide *when* a step runs.
+//! - **Only `+ - * /` and `sqrt` on floats.** IEEE 754 requires these to be
+//!   correctly rounded, so they give the same bits everywhere. Rust never
+//!   fuses a multiply and an add on its own, and every tier-1 target does
+//!   `f32` in SSE/NEON registers without flush-to-zero.
+//! - **No std transcendental functions** (`sin`, `cos`, `atan2`, `exp`,
+//!   `powf`, ...): they call the platform's math library, whose results
+//!   differ in the last bit between systems. If one is ever needed, use the
+//!   `libm` crate, which is the same Rust code everywhere.
+//! - **No `f32::min`/`f32::max`, no `mul_add`.** `min`/`max` differ in how
+//!   they treat NaN and signed zeros across versions and targets; `mul_add`
+//!   rounds once where `a * b + c` rounds twice, and is emulated in software
+//!   on some targets. Comparisons are written out instead.
+//! - **No NaN.** NaN bit patterns differ between CPUs (and so would the
+//!   hash), so every division is guarded against a zero divisor.
+//! - **glam is used for its plain arithmetic only.** In glam 0.30 `Vec2` is a
+//!   scalar struct whatever the features; `dot` is `x * x + y * y`, and the
+//!   workspace builds it with `scalar-math` and `libm`. Length clamping and
+//!   normalising are written out here rather than trusted to a library.
+//! - **No hash maps or sets, defined iteration order.** Everything is a `Vec`
+//!   walked in index order (discs in ascending player order), because
+//!   `HashMap` iteration order is randomised per process.
+//! - **Seeded RNG in the state.** The [`Rng`] is seeded from
+//!   [`WorldConfig::seed`] and stored in the [`World`], so a snapshot resumes
+//!   the same random stream.
+//! - **Everything in the hash.** Every field of [`World`] feeds
+//!   [`World::hash`], so no state can diverge unseen.
+
+mod arena;
+mod body;
+mod config;
+mod hash;
+mod physics;
+mod rng;
+mod steering;
+
+use glam::Vec2;
+use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
+use serde::{Deserialize, Serialize};
+
+pub use arena::Arena;
+pub use body::{Ball, Disc};
+pub use config::WorldConfig;
+pub use rng::Rng;
+
+use hash::Fnv1a;
+
+/// Goals scored by one player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Score {
+    /// The scorer.
+    pub player: PlayerId,
+    /// Balls they sent into a goal (either goal) as the last toucher.
+    pub goals: u32,
+}
+
+/// The whole game state.
+///
+/// Cloning a `World` is taking a snapshot: the clone, stepped with the same
+/// inputs, stays identical to the original (same [`hash`](Self::hash)).
+/// Serialising it carries the same guarantee.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct World {
+    /// The parameters the world was built from.
+    config: WorldConfig,
+    /// Steps taken so far.
+    tick: Tick,
+    /// Source of every random choice after construction (respawns).
+    rng: Rng,
+    /// Active players' discs, ascending by player id.
+    discs: Vec<Disc>,
+    /// All balls; their count never changes.
+    balls: Vec<Ball>,
+    /// One entry per player of the starting roster, ascending by id.
+    scores: Vec<Score>,
+    /// Cumulative count of body-body collisions, see [`World::collisions`].
+    collisions: u64,
+}
+
+impl World {
+    /// A new world at tick 0.
+    ///
+    /// `players` is the roster in ascending [`PlayerId`] order (ids may have
+    /// gaps); it is sorted and de-duplicated again here so that a careless
+    /// caller still gets the same world as everyone else. Discs start at
+    /// positions that depend only on their roster slot; balls start at
+    /// seeded random positions with seeded random velocities, so the arena is
+    /// busy from the first tick.
+    #[must_use]
+    pub fn new(config: WorldConfig, players: &[PlayerId]) -> World {
+        /// Largest initial ball speed along each axis, in units/s: lively
+        /// but well below the cap.
+        const SPAWN_SPEED: f32 = 250.0;
+
+        let arena = Arena::STANDARD;
+        let mut roster = players.to_vec();
+        roster.sort_unstable();
+        roster.dedup();
+
+        let discs = roster
+            .iter()
+            .enumerate()
+            .map(|(slot, &player)| Disc {
+                player,
+                pos: arena.disc_spawn(slot, roster.len()),
+                vel: Vec2::ZERO,
+                radius: Disc::RADIUS,
+            })
+            .collect();
+        let mut rng = Rng::new(config.seed);
+        let balls = (0..config.balls)
+            .map(|_| {
+                let pos = arena.ball_spawn(&mut rng);
+                let vel = random_velocity(&mut rng, SPAWN_SPEED);
+                Ball {
+                    pos,
+                    vel,
+                    radius: Ball::RADIUS,
+                    last_touch: None,
+                }
+            })
+            .collect();
+        let scores = roster
+            .iter()
+            .map(|&player| Score { player, goals: 0 })
+            .collect();
+
+        World {
+            config,
+            tick: Tick(0),
+            rng,
+            discs,
+            balls,
+            scores,
+            collisions: 0,
+        }
+    }
+
+    /// Advances one tick.
+    ///
+    /// `inputs` holds at most one entry per active player. An active player
+    /// with no entry behaves as [`Input::default()`] (nothing pressed);
+    /// entries for unknown or removed players are ignored; if a player has
+    /// several entries, the first counts.
+    pub fn step(&mut self, inputs: &[PlayerInput]) {
+        let dt = self.config.dt();
+        let arena = self.arena();
+        for disc in &mut self.discs {
+            let input = inputs
+                .iter()
+                .find(|entry| entry.player == disc.player)
+                .map_or(Input::default(), |entry| entry.input);
+            physics::drive_disc(disc, input, dt);
+        }
+        for ball in &mut self.balls {
+            physics::roll_ball(ball, dt);
+        }
+        let collisions = physics::resolve_contacts(&mut self.discs, &mut self.balls);
+        self.collisions = self.collisions.saturating_add(collisions);
+        for disc in &mut self.discs {
+            physics::confine_disc(disc, &arena);
+        }
+        for ball in &mut self.balls {
+            physics::bounce_ball_off_walls(ball, &arena);
+        }
+        self.score_goals(&arena);
+        self.tick = self.tick.next();
+    }
+
+    /// Credits and respawns every ball that is in a goal, in ball order.
+    fn score_goals(&mut self, arena: &Arena) {
+        /// Largest respawn speed along each axis, in units/s: a gentle nudge
+        /// so a respawned ball does not sit still.
+        const RESPAWN_SPEED: f32 = 150.0;
+
+        for ball in &mut self.balls {
+            if !arena.in_goal(ball.pos) {
+                continue;
+            }
+            if let Some(scorer) = ball.last_touch {
+                if let Some(score) = self.scores.iter_mut().find(|s| s.player == scorer) {
+                    score.goals = score.goals.saturating_add(1);
+                }
+            }
+            ball.pos = arena.ball_respawn(&mut self.rng);
+            ball.vel = random_velocity(&mut self.rng, RESPAWN_SPEED);
+            ball.last_touch = None;
+        }
+    }
+
+    /// Removes a player's disc, e.g. when they disconnect. Every peer must
+    /// call it before the same tick. Their score stays on the board, but
+    /// balls they touched last no longer score for them. Unknown id: no-op.
+    pub fn remove_player(&mut self, id: PlayerId) {
+        self.discs.retain(|disc| disc.player != id);
+        for ball in &mut self.balls {
+            if ball.last_touch == Some(id) {
+                ball.last_touch = None;
+            }
+        }
+    }
+
+    /// Number of steps taken so far (starts at `Tick(0)`).
+    #[must_use]
+    pub fn tick(&self) -> Tick {
+        self.tick
+    }
+
+    /// The parameters this world was built from.
+    #[must_use]
+    pub fn config(&self) -> WorldConfig {
+        self.config
+    }
+
+    /// The field everything moves in.
+    #[must_use]
+    pub fn arena(&self) -> Arena {
+        Arena::STANDARD
+    }
+
+    /// Active players' discs, ascending by player id.
+    #[must_use]
+    pub fn discs(&self) -> &[Disc] {
+        &self.discs
+    }
+
+    /// All balls, in a stable order (a respawned ball keeps its index).
+    #[must_use]
+    pub fn balls(&self) -> &[Ball] {
+        &self.balls
+    }
+
+    /// One entry per player of the starting roster, ascending by id,
+    /// including removed players.
+    #[must_use]
+    pub fn scores(&self) -> &[Score] {
+        &self.scores
+    }
+
+    /// Cumulative number of collisions between bodies (disc-disc, disc-ball,
+    /// ball-ball pairs that were moving into each other and exchanged
+    /// momentum). Wall and post bounces are not counted. Part of the state
+    /// and of the hash; useful to show how busy, and so how
+    /// divergence-sensitive, a run is.
+    #[must_use]
+    pub fn collisions(&self) -> u64 {
+        self.collisions
+    }
+
+    /// FNV-1a 64 checksum of the whole state. Peers compare it to detect a
+    /// desync, and golden values are pinned in tests, so the byte order below
+    /// is a contract: changing it (or any field's encoding) changes every
+    /// hash.
+    ///
+    /// Integers are little-endian; an `f32` is its IEEE-754 bit pattern as a
+    /// `u32` (`to_bits`); a list is its length as a `u32`, then its
+    /// elements. In order:
+    ///
+    /// 1. tick: `u32`
+    /// 2. RNG state: `u64`
+    /// 3. config: seed `u64`, tick_rate `u16`, balls `u16`
+    /// 4. collision count: `u64`
+    /// 5. discs (list), each: player `u8`, pos.x, pos.y, vel.x, vel.y,
+    ///    radius (`f32`s)
+    /// 6. balls (list), each: pos.x, pos.y, vel.x, vel.y, radius (`f32`s),
+    ///    last toucher: `0u8` for none, or `1u8` then the player `u8`
+    /// 7. scores (list), each: player `u8`, goals `u32`
+    #[must_use]
+    pub fn hash(&self) -> u64 {
+        let mut h = Fnv1a::new();
+        h.write_u32(self.tick.0);
+        h.write_u64(self.rng.state());
+        h.write_u64(self.config.seed);
+        h.write_u16(self.config.tick_rate);
+        h.write_u16(self.config.balls);
+        h.write_u64(self.collisions);
+        h.write_len(self.discs.len());
+        for disc in &self.discs {
+            h.write_u8(disc.player.0);
+            h.write_f32(disc.pos.x);
+            h.write_f32(disc.pos.y);
+            h.write_f32(disc.vel.x);
+            h.write_f32(disc.vel.y);
+            h.write_f32(disc.radius);
+        }
+        h.write_len(self.balls.len());
+        for ball in &self.balls {
+            h.write_f32(ball.pos.x);
+            h.write_f32(ball.pos.y);
+            h.write_f32(ball.vel.x);
+            h.write_f32(ball.vel.y);
+            h.write_f32(ball.radius);
+            match ball.last_touch {
+                None => h.write_u8(0),
+                Some(player) => {
+                    h.write_u8(1);
+                    h.write_u8(player.0);
+                }
+            }
+        }
+        h.write_len(self.scores.len());
+        for score in &self.scores {
+            h.write_u8(score.player.0);
+            h.write_u32(score.goals);
+        }
+        h.finish()
+    }
+}
+
+/// A velocity with each axis uniform in `[-max, max)`. The x draw comes
+/// first: the order of draws is part of the determinism contract.
+fn random_velocity(rng: &mut Rng, max: f32) -> Vec2 {
+    let x = rng.range_f32(-max, max);
+    let y = rng.range_f32(-max, max);
+    Vec2::new(x, y)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+//! The fixed-step accumulator of the flipcode tip (seed 001), in integer
+//! nanoseconds.
+//!
+//! Pure: the frontend measures the frame time and passes it in, then asks
+//! [`FixedStep::due`] before each game tick. The loop it drives is:
+//!
+//! ```text
+//! clock.begin_frame(elapsed_ns);
+//! while clock.due() {            // lag >= TICK and under this frame's cap
+//!     GameTickRun();             // networked: only if the gate says Step
+//!     clock.stepped();           // lag -= TICK
+//! }
+//! IndependentTickRun(frame);     // events, input sampling, UI
+//! let end = clock.end_frame();   // solo: may discard pending time
+//! GameDrawWithInterpolation(end.alpha);  // alpha = min(1, lag / TICK)
+//! ```
+//!
+//! Solo play applies flipcode's MAX_LOOPS guard: at most `max_loops` ticks
+//! per frame, and if more time is pending the excess is discarded (game time
+//! slows down instead of spiralling). Networked play may do neither, since
+//! the machines would disagree on game time: it never discards, and after a
+//! stall it catches up, at most `catch_up_per_frame` ticks per frame so the
+//! window stays responsive, until the lag is paid back.
+
+/// How the loop treats time it cannot simulate in one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Single player: cap ticks per frame and discard the rest.
+    Solo {
+        /// Flipcode's MAX_LOOPS.
+        max_loops: u32,
+    },
+    /// Lockstep: never discard; spread a catch-up over frames.
+    Networked {
+        /// Most ticks run before the next frame is drawn.
+        catch_up_per_frame: u32,
+    },
+}
+
+impl Policy {
+    /// MAX_LOOPS for solo play: 5 ticks (83 ms at 60 Hz) per frame before
+    /// game time slows down.
+    pub const SOLO: Policy = Policy::Solo { max_loops: 5 };
+    /// Networked play: up to 30 ticks (half a second of game at 60 Hz) per
+    /// frame while catching up, so a long catch-up still draws frames.
+    pub const NETWORKED: Policy = Policy::Networked {
+        catch_up_per_frame: 30,
+    };
+}
+
+/// What one frame did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameEnd {
+    /// Ticks run this frame.
+    pub steps: u32,
+    /// Interpolation factor between the previous and the current tick:
+    /// flipcode's percentWithinTick = min(1, lag / TICK).
+    pub alpha: f32,
+    /// Nanoseconds of pending time thrown away (solo only).
+    pub discarded_ns: u64,
+}
+
+/// The accumulator.
+#[derive(Debug, Clone)]
+pub struct FixedStep {
+    tick_ns: u64,
+    lag_ns: u64,
+    policy: Policy,
+    steps: u32,
+}
+
+impl FixedStep {
+    /// A loop for `tick_rate` ticks per second (at least 1).
+    pub fn new(tick_rate: u16, policy: Policy) -> Self {
+        FixedStep {
+            tick_ns: 1_000_000_000 / u64::from(tick_rate.max(1)),
+            lag_ns: 0,
+            policy,
+            steps: 0,
+        }
+    }
+
+    /// Nanoseconds of game time per tick.
+    pub fn tick_ns(&self) -> u64 {
+        self.tick_ns
+    }
+
+    /// Real time not yet simulated.
+    pub fn lag_ns(&self) -> u64 {
+        self.lag_ns
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Starts a frame that follows `elapsed_ns` of real time.
+    pub fn begin_frame(&mut self, elapsed_ns: u64) {
+        self.lag_ns = self.lag_ns.saturating_add(elapsed_ns);
+        self.steps = 0;
+    }
+
+    /// Whether a tick is due now (the caller may still be unable to run it
+    /// in networked play; then it simply does not call [`Self::stepped`]).
+    pub fn due(&self) -> bool {
+        let cap = match self.policy {
+            Policy::Solo { max_loops } => max_loops,
+            Policy::Networked { catch_up_per_frame } => catch_up_per_frame,
+        };
+        self.lag_ns >= self.tick_ns && self.steps < cap
+    }
+
+    /// One tick was simulated.
+    pub fn stepped(&mut self) {
+        self.lag_ns = self.lag_ns.saturating_sub(self.tick_ns);
+        self.steps += 1;
+    }
+
+    /// Ends the frame: solo play discards pending time beyond one tick
+    /// (flipcode: `time0 = time1 - TICK_TIME`), networked play keeps it all.
+    pub fn end_frame(&mut self) -> FrameEnd {
+        let mut discarded_ns = 0;
+        if matches!(self.policy, Policy::Solo { .. }) && self.lag_ns > self.tick_ns {
+            discarded_ns = self.lag_ns - self.tick_ns;
+            self.lag_ns = self.tick_ns;
+        }
+        let alpha = if self.lag_ns >= self.tick_ns {
+            1.0
+        } else {
+            self.lag_ns as f32 / self.tick_ns as f32
+        };
+        FrameEnd {
+            steps: self.steps,
+            alpha,
+            discarded_ns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Runs one frame where the gate allows `allowed` ticks at most.
+    fn frame(clock: &mut FixedStep, elapsed_ns: u64, allowed: u32) -> FrameEnd {
+        clock.begin_frame(elapsed_ns);
+        let mut run = 0;
+        while clock.due() && run < allowed {
+            clock.stepped();
+            run += 1;
+        }
+        clock.end_frame()
+    }
+
+    #[test]
+    fn runs_one_tick_per_tick_of_real_time_and_interpolates_the_rest() {
+        // 20 Hz and 33.3 ms frames: flipcode's example, 0,1,1,0,1,1... ticks.
+        let mut clock = FixedStep::new(20, Policy::SOLO);
+        // 33.333334 ms: rounded up so three frames are not 1 ns short of 100 ms.
+        let frame_ns = 33_333_334;
+        let steps: Vec<u32> = (0..6).map(|_| frame(&mut clock, frame_ns, u32::MAX).steps).collect();
+        assert_eq!(steps, vec![0, 1, 1, 0, 1, 1]);
+        let mut clock = FixedStep::new(20, Policy::SOLO);
+        let end = frame(&mut clock, 25 * MS, u32::MAX);
+        assert_eq!(end.steps, 0);
+        assert!((end.alpha - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn solo_caps_at_max_loops_and_discards_pending_time() {
+        let mut clock = FixedStep::new(100, Policy::Solo { max_loops: 3 });
+        // 100 ms at 10 ms per tick: only 3 ticks run, 60 ms are discarded
+        // and one tick stays pending (alpha 1).
+        let end = frame(&mut clock, 100 * MS, u32::MAX);
+        assert_eq!(end.steps, 3);
+        assert_eq!(end.discarded_ns, 60 * MS);
+        assert_eq!(end.alpha, 1.0);
+        assert_eq!(clock.lag_ns(), 10 * MS);
+        // Next frame starts from that one pending tick.
+        let end = frame(&mut clock, 5 * MS, u32::MAX);
+        assert_eq!((end.steps, end.discarded_ns), (1, 0));
+    }
+
+    #[test]
+    fn networked_never_caps_game_time_and_never_discards() {
+        let mut clock = FixedStep::new(
+            100,
+            Policy::Networked {
+                catch_up_per_frame: 3,
+            },
+        );
+        // A 100 ms stall: nothing may run.
+        let end = frame(&mut clock, 100 * MS, 0);
+        assert_eq!((end.steps, end.discarded_ns, end.alpha), (0, 0, 1.0));
+        assert_eq!(clock.lag_ns(), 100 * MS);
+        // The catch-up is spread over frames and every tick is run.
+        let mut total = 0;
+        for _ in 0..4 {
+            let end = frame(&mut clock, 0, u32::MAX);
+            assert!(end.steps <= 3);
+            assert_eq!(end.discarded_ns, 0);
+            total += end.steps;
+        }
+        assert_eq!(total, 10);
+        assert_eq!(clock.lag_ns(), 0);
+    }
+}

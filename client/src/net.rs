@@ -1,0 +1,438 @@
+//! The client's network side: a QUIC connection driven on its own thread.
+//!
+//! The game loop must not block on the network, and the simulation must not
+//! see tokio. So [`NetClient::connect`] starts a thread with a small tokio
+//! runtime that owns the connection; the frontend talks to it through two
+//! channels: [`NetCommand`]s in, [`NetEvent`]s out.
+//!
+//! The task keeps the local inputs the server has not acknowledged and puts
+//! all of them in every input datagram (so one lost datagram delays
+//! nothing), repeats them on a timer while the game waits, and forwards each
+//! newly received bundle exactly once.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use bytes::Bytes;
+use lockstep_protocol::{
+    decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
+    Input, InputDatagram, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN,
+    MAX_DATAGRAM_SIZE,
+};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::tls::FingerprintVerifier;
+
+/// Repeat unacknowledged inputs when nothing was sent for this long: about
+/// two ticks at 60 Hz, enough to repair a lost datagram before the stall
+/// becomes visible.
+const RESEND_AFTER: Duration = Duration::from_millis(30);
+
+/// Send something at least this often, even with nothing to repeat, so the
+/// server knows a stalled client is alive (its drop timeout is 2 s).
+const HEARTBEAT: Duration = Duration::from_millis(100);
+
+/// How often link statistics go to the frontend (HUD refresh rate).
+const STATS_EVERY: Duration = Duration::from_millis(250);
+
+/// Time allowed for the server to acknowledge our Leave before we close.
+const LEAVE_GRACE: Duration = Duration::from_millis(500);
+
+/// QUIC close code the client uses when it leaves on purpose.
+const CLOSE_LEAVE: quinn::VarInt = quinn::VarInt::from_u32(0);
+
+/// Where and as whom to connect.
+#[derive(Debug, Clone)]
+pub struct NetOptions {
+    /// Server address.
+    pub server: SocketAddr,
+    /// Player name.
+    pub name: String,
+    /// Expected certificate fingerprint (hex SHA-256), if pinned.
+    pub fingerprint: Option<String>,
+    /// Protocol version to announce (the real one except in tests).
+    pub protocol_version: u16,
+}
+
+/// Frontend → network.
+#[derive(Debug)]
+pub enum NetCommand {
+    /// The local input for a tick.
+    Input(Tick, Input),
+    /// Leave the game and close the connection.
+    Leave,
+}
+
+/// Link figures for the HUD and the end-of-game report.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LinkStats {
+    /// Smoothed round-trip time.
+    pub rtt: Duration,
+    /// UDP bytes sent so far.
+    pub tx_bytes: u64,
+    /// UDP bytes received so far.
+    pub rx_bytes: u64,
+}
+
+/// How the connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Closed {
+    /// We left on purpose.
+    Left,
+    /// The server refused us (one readable sentence).
+    Refused(String),
+    /// The server ended the game or shut down.
+    Ended(String),
+    /// The connection failed or was lost.
+    Lost(String),
+}
+
+/// Network → frontend.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NetEvent {
+    /// Connected; the server verified our Hello and we wait in the lobby.
+    Welcome {
+        /// Our slot.
+        player: PlayerId,
+        /// Players the game waits for.
+        players_needed: u8,
+        /// Fingerprint of the server's certificate when it was not pinned
+        /// with `--fingerprint` (the frontend warns about it).
+        unpinned_fingerprint: Option<String>,
+    },
+    /// The game starts.
+    Started(Start),
+    /// New bundles, each delivered once, contiguous from `first_tick`.
+    Bundles {
+        /// Tick of `bundles[0]`.
+        first_tick: Tick,
+        /// The bundles.
+        bundles: Vec<Bundle>,
+    },
+    /// Fresh link statistics.
+    Stats(LinkStats),
+    /// The connection is over; no more events follow.
+    Closed(Closed),
+}
+
+/// Handle to the network thread.
+#[derive(Debug)]
+pub struct NetClient {
+    commands: mpsc::UnboundedSender<NetCommand>,
+    events: std::sync::mpsc::Receiver<NetEvent>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl NetClient {
+    /// Starts connecting in the background; progress arrives as events.
+    pub fn connect(options: NetOptions) -> std::io::Result<NetClient> {
+        let (commands, command_rx) = mpsc::unbounded_channel();
+        let (event_tx, events) = std::sync::mpsc::channel();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let thread = std::thread::Builder::new()
+            .name("lockstep-net".into())
+            .spawn(move || {
+                let closed = runtime.block_on(connection(options, command_rx, event_tx.clone()));
+                let _ = event_tx.send(NetEvent::Closed(closed));
+            })?;
+        Ok(NetClient {
+            commands,
+            events,
+            thread: Some(thread),
+        })
+    }
+
+    /// Queues the local input for `tick`.
+    pub fn send_input(&self, tick: Tick, input: Input) {
+        // If the network thread is gone, a Closed event says why.
+        let _ = self.commands.send(NetCommand::Input(tick, input));
+    }
+
+    /// The event channel.
+    pub fn events(&self) -> &std::sync::mpsc::Receiver<NetEvent> {
+        &self.events
+    }
+
+    /// Tells the server we leave, then waits for the thread to close the
+    /// connection (bounded by the leave grace period).
+    pub fn leave(&mut self) {
+        let _ = self.commands.send(NetCommand::Leave);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for NetClient {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
+
+/// Error while running the connection, turned into [`Closed::Lost`].
+#[derive(Debug, thiserror::Error)]
+enum NetError {
+    #[error("cannot open a UDP socket: {0}")]
+    Socket(std::io::Error),
+    #[error("TLS setup failed: {0}")]
+    Tls(String),
+    #[error("cannot connect to {0}: {1}")]
+    Connect(SocketAddr, quinn::ConnectError),
+    #[error("{0}")]
+    Connection(#[from] quinn::ConnectionError),
+    #[error("control stream failed: {0}")]
+    Write(#[from] quinn::WriteError),
+    #[error("control stream failed: {0}")]
+    Read(#[from] quinn::ReadError),
+    #[error("the server closed the control stream")]
+    StreamEnded,
+    #[error("the server sent a malformed message: {0}")]
+    Decode(#[from] lockstep_protocol::DecodeError),
+    #[error("cannot encode a message: {0}")]
+    Encode(#[from] lockstep_protocol::EncodeError),
+}
+
+fn client_config(
+    fingerprint: Option<&str>,
+) -> Result<(quinn::ClientConfig, Arc<FingerprintVerifier>), NetError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = Arc::new(FingerprintVerifier::new(fingerprint, provider.clone()));
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| NetError::Tls(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier.clone())
+        .with_no_client_auth();
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+        .map_err(|e| NetError::Tls(e.to_string()))?;
+    let mut config = quinn::ClientConfig::new(Arc::new(crypto));
+    let mut transport = quinn::TransportConfig::default();
+    transport
+        .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
+            10_000,
+        ))))
+        .keep_alive_interval(Some(Duration::from_secs(1)));
+    config.transport_config(Arc::new(transport));
+    Ok((config, verifier))
+}
+
+/// Readable reason for a lost connection; uses the server's close reason
+/// when it gave one.
+fn describe(error: &quinn::ConnectionError) -> String {
+    match error {
+        quinn::ConnectionError::ApplicationClosed(close) => format!(
+            "the server closed the connection: {}",
+            String::from_utf8_lossy(&close.reason)
+        ),
+        quinn::ConnectionError::TimedOut => "the server stopped answering".to_string(),
+        other => format!("connection lost: {other}"),
+    }
+}
+
+async fn connection(
+    options: NetOptions,
+    mut commands: mpsc::UnboundedReceiver<NetCommand>,
+    events: std::sync::mpsc::Sender<NetEvent>,
+) -> Closed {
+    let bind: SocketAddr = if options.server.is_ipv6() {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    };
+    let endpoint = match quinn::Endpoint::client(bind) {
+        Ok(endpoint) => endpoint,
+        Err(e) => return Closed::Lost(NetError::Socket(e).to_string()),
+    };
+    let closed = match play(&endpoint, &options, &mut commands, &events).await {
+        Ok(closed) => closed,
+        Err(NetError::Connection(e)) => Closed::Lost(describe(&e)),
+        Err(e) => Closed::Lost(e.to_string()),
+    };
+    endpoint.close(CLOSE_LEAVE, b"client closed");
+    let _ = tokio::time::timeout(LEAVE_GRACE, endpoint.wait_idle()).await;
+    closed
+}
+
+async fn play(
+    endpoint: &quinn::Endpoint,
+    options: &NetOptions,
+    commands: &mut mpsc::UnboundedReceiver<NetCommand>,
+    events: &std::sync::mpsc::Sender<NetEvent>,
+) -> Result<Closed, NetError> {
+    let (config, verifier) = client_config(options.fingerprint.as_deref())?;
+    let conn = endpoint
+        .connect_with(config, options.server, "lockstep")
+        .map_err(|e| NetError::Connect(options.server, e))?
+        .await
+        .map_err(|e| match (&e, &options.fingerprint) {
+            (quinn::ConnectionError::TransportError(_), Some(_)) if verifier.seen().is_some() => {
+                NetError::Tls(format!(
+                    "the server's certificate fingerprint is {}, not the one given with --fingerprint",
+                    verifier.seen().unwrap_or_default()
+                ))
+            }
+            _ => NetError::Connection(e),
+        })?;
+    let (mut send, mut recv) = conn.open_bi().await?;
+    let hello = ClientMessage::Hello(Hello {
+        protocol_version: options.protocol_version,
+        name: options.name.clone(),
+    });
+    send.write_all(&encode_frame(&hello)?).await?;
+
+    let mut reader = FrameReader::new();
+    let mut chunk = [0u8; 4096];
+    let mut link = Link::default();
+    let mut stats = tokio::time::interval(STATS_EVERY);
+    let mut resend = tokio::time::interval(RESEND_AFTER / 3);
+    resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut started = false;
+    loop {
+        tokio::select! {
+            read = recv.read(&mut chunk) => {
+                let Some(n) = read? else {
+                    return Err(NetError::StreamEnded);
+                };
+                reader.push(&chunk[..n]);
+                while let Some(message) = reader.next_message::<ServerMessage>()? {
+                    match message {
+                        ServerMessage::Refused(refusal) => {
+                            conn.close(CLOSE_LEAVE, b"refused");
+                            return Ok(Closed::Refused(refusal.reason));
+                        }
+                        ServerMessage::Welcome { player, players_needed } => {
+                            let _ = events.send(NetEvent::Welcome {
+                                player,
+                                players_needed,
+                                unpinned_fingerprint: match options.fingerprint {
+                                    Some(_) => None,
+                                    None => verifier.seen(),
+                                },
+                            });
+                        }
+                        ServerMessage::Start(start) => {
+                            started = true;
+                            link.last_sent = Instant::now();
+                            let _ = events.send(NetEvent::Started(start));
+                        }
+                        ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
+                    }
+                }
+            }
+            datagram = conn.read_datagram() => {
+                let bytes = datagram?;
+                // A malformed datagram is dropped; the next one repeats it.
+                if let Ok(ServerDatagram::Bundles(d)) = decode(&bytes, MAX_DATAGRAM_SIZE) {
+                    if let Some(new) = link.receive(d) {
+                        let _ = events.send(new);
+                    }
+                }
+            }
+            command = commands.recv() => match command {
+                Some(NetCommand::Input(tick, input)) => {
+                    link.unacked.insert(tick, input);
+                    link.send(&conn);
+                }
+                Some(NetCommand::Leave) | None => {
+                    let _ = send.write_all(&encode_frame(&ClientMessage::Leave)?).await;
+                    let _ = send.finish();
+                    let _ = tokio::time::timeout(LEAVE_GRACE, conn.closed()).await;
+                    conn.close(CLOSE_LEAVE, b"player left");
+                    return Ok(Closed::Left);
+                }
+            },
+            _ = resend.tick(), if started => {
+                let idle = link.last_sent.elapsed();
+                if (!link.unacked.is_empty() && idle >= RESEND_AFTER) || idle >= HEARTBEAT {
+                    link.send(&conn);
+                }
+            }
+            _ = stats.tick() => {
+                let s = conn.stats();
+                let _ = events.send(NetEvent::Stats(LinkStats {
+                    rtt: conn.rtt(),
+                    tx_bytes: s.udp_tx.bytes,
+                    rx_bytes: s.udp_rx.bytes,
+                }));
+            }
+        }
+    }
+}
+
+/// Acknowledgement state of the datagram exchange.
+#[derive(Debug)]
+struct Link {
+    /// Local inputs the server has not confirmed, by tick.
+    unacked: BTreeMap<Tick, Input>,
+    /// First bundle tick not received yet.
+    received_through: Tick,
+    last_sent: Instant,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            unacked: BTreeMap::new(),
+            received_through: Tick(0),
+            last_sent: Instant::now(),
+        }
+    }
+}
+
+impl Link {
+    /// Applies a bundle datagram; returns the newly received bundles.
+    fn receive(&mut self, datagram: lockstep_protocol::BundleDatagram) -> Option<NetEvent> {
+        self.unacked = self.unacked.split_off(&datagram.inputs_ack);
+        if datagram.first_tick > self.received_through {
+            return None;
+        }
+        let skip = self.received_through.since(datagram.first_tick) as usize;
+        let new: Vec<Bundle> = datagram.bundles.into_iter().skip(skip).collect();
+        if new.is_empty() {
+            return None;
+        }
+        let first_tick = self.received_through;
+        self.received_through = first_tick.plus(new.len() as u32);
+        Some(NetEvent::Bundles {
+            first_tick,
+            bundles: new,
+        })
+    }
+
+    /// Sends every unacknowledged input (as many as fit) and our bundle ack.
+    fn send(&mut self, conn: &quinn::Connection) {
+        let first_tick = self
+            .unacked
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(self.received_through);
+        let mut datagram = InputDatagram {
+            bundles_ack: self.received_through,
+            first_tick,
+            inputs: self.unacked.values().copied().collect(),
+        };
+        let limit = conn.max_datagram_size().unwrap_or(0).min(MAX_DATAGRAM_SIZE);
+        let bytes = loop {
+            match encode(&ClientDatagram::Inputs(datagram.clone()), limit) {
+                Ok(bytes) => break bytes,
+                Err(_) if !datagram.inputs.is_empty() => {
+                    let keep = datagram.inputs.len() / 2;
+                    datagram.inputs.truncate(keep);
+                }
+                Err(_) => return,
+            }
+        };
+        // Failure means the connection is closing; its error arrives on
+        // read_datagram.
+        let _ = conn.send_datagram(Bytes::from(bytes));
+        self.last_sent = Instant::now();
+    }
+}

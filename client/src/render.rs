@@ -1,0 +1,825 @@
+//! Draws the game: arena, balls, discs, scores and the HUD.
+//!
+//! # How it works
+//!
+//! The frontend steps the simulation at a fixed rate and draws at whatever
+//! rate the display allows, so a frame usually falls between two ticks. It
+//! hands [`Renderer::draw`] the worlds before and after the current tick and
+//! how far between them the frame is (`alpha`); bodies are drawn at the
+//! linear interpolation of the two, which keeps motion smooth at any frame
+//! rate. Nothing here reads a clock or changes a world: the numbers the HUD
+//! shows arrive ready-made in [`Hud`].
+//!
+//! Every frame is laid out from the canvas' current output size: the arena,
+//! plus a margin for the goal nets and the score line, is scaled to fit the
+//! window with its aspect ratio kept and centred, with black bars on the
+//! sides that are left over. [`Renderer::world_to_screen`] exposes that
+//! mapping so tests can find where a body was drawn.
+//!
+//! Text uses the 8x8 font built into SDL2_gfx, enlarged by whole multiples
+//! (through the canvas scale) so it stays crisp.
+
+use glam::Vec2;
+use lockstep_protocol::PlayerId;
+use sdl2::gfx::primitives::DrawRenderer;
+use sdl2::pixels::Color;
+use sdl2::render::WindowCanvas;
+
+use crate::sim::{Arena, Ball, Disc, World};
+
+/// What the HUD shows; the frontend fills it every frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hud {
+    /// Frames drawn per second, as measured by the frontend.
+    pub fps: f32,
+    /// Simulation updates (ticks) per second: below the tick rate means the
+    /// game is stalling or the machine is too slow.
+    pub ups: f32,
+    /// The tick being shown.
+    pub tick: u32,
+    /// Ticks between sampling an input and simulating it: the lockstep
+    /// latency budget.
+    pub input_delay: u8,
+    /// Round-trip time to the server, once measured; `None` offline or
+    /// before the first measurement.
+    pub rtt_ms: Option<f32>,
+    /// Frames on which the simulation had to wait for someone's input.
+    pub stalls: u64,
+    /// The current world hash: players compare it by eye when hunting a
+    /// desync.
+    pub hash: u64,
+    /// One line about the session, e.g. "connected", "waiting for players
+    /// 2/3", "solo", "replay".
+    pub status: String,
+    /// A big centred message, e.g. "Waiting for players" or
+    /// "Disconnected: ...".
+    pub banner: Option<String>,
+}
+
+/// Player colours and names in slot order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Roster {
+    /// Every player of the session with their display name.
+    pub players: Vec<(PlayerId, String)>,
+    /// The local player, whose disc gets a white ring; `None` when
+    /// spectating or replaying.
+    pub me: Option<PlayerId>,
+}
+
+impl Roster {
+    /// The display name of `player`; a player missing from the roster is
+    /// still labelled, by id.
+    fn name(&self, player: PlayerId) -> String {
+        self.players
+            .iter()
+            .find(|(id, _)| *id == player)
+            .map_or_else(|| format!("P{player}"), |(_, name)| printable(name))
+    }
+}
+
+/// Player colours, indexed by player id. Bright and well apart in hue so
+/// discs and score entries tell players apart at a glance; none of them is
+/// close to the pale ball colour or the gold of the goals.
+const PALETTE: [Color; 8] = [
+    Color::RGB(255, 82, 82),   // red
+    Color::RGB(64, 156, 255),  // blue
+    Color::RGB(80, 220, 100),  // green
+    Color::RGB(190, 110, 255), // violet
+    Color::RGB(0, 220, 220),   // cyan
+    Color::RGB(255, 120, 200), // pink
+    Color::RGB(255, 140, 40),  // orange
+    Color::RGB(170, 230, 40),  // lime
+];
+
+/// The colour of a player's disc and score entry. Stable: it depends only
+/// on the id, so every peer shows each player in the same colour. Ids past
+/// the palette reuse it from the start.
+#[must_use]
+pub fn player_colour(id: PlayerId) -> Color {
+    PALETTE[usize::from(id.0) % PALETTE.len()]
+}
+
+/// Behind everything: the bars left over when the window's shape differs
+/// from the arena's.
+const LETTERBOX: Color = Color::RGB(0, 0, 0);
+/// The margin around the field, so the view reads as distinct from the bars.
+const SURROUND: Color = Color::RGB(20, 22, 30);
+/// The playing field: dark, so bright discs and balls stand out.
+const FIELD: Color = Color::RGB(30, 36, 50);
+/// Centre line and circle: visible but quieter than anything that moves.
+const MARKING: Color = Color::RGB(62, 72, 96);
+/// The walls.
+const WALL: Color = Color::RGB(170, 178, 196);
+/// Goal frames and posts.
+const GOAL: Color = Color::RGB(255, 196, 40);
+/// Goal interiors: the goal colour, see-through so the net reads as a space
+/// a ball enters.
+const GOAL_NET: Color = Color::RGBA(255, 196, 40, 90);
+/// Ball fill: pale, unlike any player colour.
+const BALL: Color = Color::RGB(250, 242, 205);
+/// Ball outline, so touching balls stay separate.
+const BALL_EDGE: Color = Color::RGB(120, 104, 60);
+/// The local player's ring.
+const ME_RING: Color = Color::RGB(255, 255, 255);
+/// Backing of HUD, score line and banner: dark and see-through, so text is
+/// readable over anything without hiding the game.
+const BACKING: Color = Color::RGBA(0, 0, 0, 170);
+/// HUD text.
+const HUD_TEXT: Color = Color::RGB(225, 230, 240);
+/// Banner text.
+const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
+
+/// World units shown around the field on every side: room for the goal nets
+/// behind the side walls and for the score line above the top wall.
+const MARGIN: f32 = 48.0;
+/// How far a goal net reaches behind its goal line, in world units.
+const GOAL_DEPTH: f32 = 36.0;
+/// Drawn wall thickness, in world units. Walls have no thickness in the
+/// simulation, so they are drawn entirely outside the field: a ball resting
+/// against a wall touches the drawn wall without overlapping it.
+const WALL_THICKNESS: f32 = 8.0;
+/// Thickness of a goal net's frame, in world units.
+const GOAL_FRAME: f32 = 3.0;
+/// Radius of a goal post's knob, in world units.
+const POST_RADIUS: f32 = 7.0;
+/// Radius of the centre circle, in world units.
+const CENTRE_CIRCLE: f32 = 110.0;
+/// A ball that moved further than this many radii in one tick was
+/// respawned after a goal, not moved: it is drawn where it is now instead
+/// of being smeared across the field.
+const TELEPORT_RADII: f32 = 4.0;
+/// Side of a glyph of the SDL2_gfx built-in font, in pixels at scale 1.
+const GLYPH: i32 = 8;
+/// Window height, in pixels, per step of text scale: text stays 8 px tall
+/// up to this height, becomes 16 px tall at twice it, and so on.
+const TEXT_STEP_HEIGHT: f32 = 720.0;
+/// Gap around text inside its backing, in pixels at scale 1.
+const PAD: i32 = 4;
+
+/// Draws frames; keeps only what must stay steady from frame to frame.
+#[derive(Debug, Default)]
+pub struct Renderer {
+    /// The widest HUD line seen so far, in characters. The HUD backing only
+    /// grows, so it does not twitch as digits come and go.
+    hud_columns: usize,
+}
+
+impl Renderer {
+    /// A renderer that has drawn nothing yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Draws the world at `lerp(previous, current, alpha)` (alpha in
+    /// `[0, 1]`, clamped) plus the HUD, fitted to the canvas' current output
+    /// size with the arena's aspect ratio kept (letterboxed) and centred.
+    ///
+    /// Draws in output pixels: it resets the canvas scale to 1 and expects
+    /// no logical size to be set. It does not present the canvas, so a
+    /// screenshot can still be taken before [`WindowCanvas::present`].
+    pub fn draw(
+        &mut self,
+        canvas: &mut WindowCanvas,
+        previous: &World,
+        current: &World,
+        alpha: f32,
+        roster: &Roster,
+        hud: &Hud,
+    ) -> Result<(), String> {
+        canvas.set_scale(1.0, 1.0)?;
+        let output = canvas.output_size()?;
+        let layout = Layout::fit(output, current.arena());
+        let alpha = if alpha.is_nan() {
+            1.0
+        } else {
+            alpha.clamp(0.0, 1.0)
+        };
+
+        canvas.set_draw_color(LETTERBOX);
+        canvas.clear();
+        draw_arena(canvas, &layout)?;
+        for (index, ball) in current.balls().iter().enumerate() {
+            let pos = ball_position(previous.balls().get(index), ball, alpha);
+            draw_ball(canvas, &layout, pos, ball.radius)?;
+        }
+        // Discs after balls: a disc shoving a ball stays whole on top of it.
+        // Names after all discs, so no disc hides a neighbour's name.
+        for disc in current.discs() {
+            let pos = disc_position(previous.discs(), disc, alpha);
+            draw_disc(canvas, &layout, pos, disc, roster.me == Some(disc.player))?;
+        }
+        for disc in current.discs() {
+            let pos = disc_position(previous.discs(), disc, alpha);
+            draw_name(canvas, &layout, pos, disc, roster)?;
+        }
+        draw_scores(canvas, &layout, current, roster)?;
+        self.draw_hud(canvas, &layout, hud)?;
+        if let Some(banner) = &hud.banner {
+            draw_banner(canvas, &layout, banner)?;
+        }
+        Ok(())
+    }
+
+    /// Maps a world position to the pixel it is drawn at on a canvas of the
+    /// given output size (used by the screenshot test to know where to
+    /// look).
+    #[must_use]
+    pub fn world_to_screen(output: (u32, u32), arena: Arena, pos: Vec2) -> (i32, i32) {
+        let screen = Layout::fit(output, arena).to_screen(pos);
+        (pixel(screen.x), pixel(screen.y))
+    }
+
+    /// The statistics block in the top-left corner of the window.
+    fn draw_hud(
+        &mut self,
+        canvas: &mut WindowCanvas,
+        layout: &Layout,
+        hud: &Hud,
+    ) -> Result<(), String> {
+        let lines = hud_lines(hud);
+        let widest = lines.iter().map(String::len).max().unwrap_or(0);
+        self.hud_columns = self.hud_columns.max(widest);
+
+        let size = layout.text_size;
+        let line_height = (GLYPH + 2) * size;
+        let (left, top) = (PAD * size, PAD * size);
+        let width = text_width(self.hud_columns, size) + 2 * PAD * size;
+        let height = count_i32(lines.len()) * line_height + 2 * PAD * size;
+        fill_box(canvas, left, top, width, height, BACKING)?;
+        for (row, line) in (0..).zip(&lines) {
+            let y = top + PAD * size + row * line_height;
+            text(canvas, left + PAD * size, y, size, line, HUD_TEXT)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the arena lands on a canvas: one scale factor and an offset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Layout {
+    /// The arena being drawn.
+    arena: Arena,
+    /// Pixels per world unit, the same along both axes.
+    scale: f32,
+    /// The pixel world position (0, 0) maps to.
+    origin: Vec2,
+    /// Integer text magnification for this window size.
+    text_size: i32,
+}
+
+impl Layout {
+    /// The largest view of the arena and its margin that fits `output`,
+    /// centred.
+    fn fit(output: (u32, u32), arena: Arena) -> Layout {
+        let size = Vec2::new(output.0 as f32, output.1 as f32);
+        let view = Vec2::new(arena.width, arena.height) + Vec2::splat(2.0 * MARGIN);
+        let scale = (size.x / view.x).min(size.y / view.y);
+        let corner = (size - view * scale) * 0.5;
+        // Truncation is the step function wanted: a new size every
+        // TEXT_STEP_HEIGHT pixels of height.
+        let text_size = ((size.y / TEXT_STEP_HEIGHT) as i32).max(1);
+        Layout {
+            arena,
+            scale,
+            origin: corner + Vec2::splat(MARGIN * scale),
+            text_size,
+        }
+    }
+
+    /// The pixel position of a world position.
+    fn to_screen(&self, pos: Vec2) -> Vec2 {
+        self.origin + pos * self.scale
+    }
+
+    /// A world length in pixels.
+    fn length(&self, world: f32) -> f32 {
+        world * self.scale
+    }
+}
+
+/// Where to draw a disc this frame: between its previous and current
+/// position, or at its current position if it only just joined.
+fn disc_position(previous: &[Disc], disc: &Disc, alpha: f32) -> Vec2 {
+    previous
+        .iter()
+        .find(|old| old.player == disc.player)
+        .map_or(disc.pos, |old| lerp(old.pos, disc.pos, alpha))
+}
+
+/// Where to draw a ball this frame: between its previous and current
+/// position, unless it respawned in between (or did not exist).
+fn ball_position(previous: Option<&Ball>, ball: &Ball, alpha: f32) -> Vec2 {
+    match previous {
+        Some(old) => {
+            let jump = TELEPORT_RADII * ball.radius;
+            if (ball.pos - old.pos).length_squared() > jump * jump {
+                ball.pos
+            } else {
+                lerp(old.pos, ball.pos, alpha)
+            }
+        }
+        None => ball.pos,
+    }
+}
+
+/// Linear interpolation from `a` (alpha 0) to `b` (alpha 1).
+fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
+    a + (b - a) * alpha
+}
+
+/// The HUD's lines, top to bottom.
+fn hud_lines(hud: &Hud) -> [String; 6] {
+    let rtt = hud
+        .rtt_ms
+        .map_or_else(|| "RTT -".to_owned(), |ms| format!("RTT {ms:.1} ms"));
+    [
+        format!("FPS {:.1}  UPS {:.1}", hud.fps, hud.ups),
+        format!("tick {}  delay {}", hud.tick, hud.input_delay),
+        rtt,
+        format!("stalls {}", hud.stalls),
+        // The high half is enough to compare by eye and fits the box.
+        format!("hash {:08x}", hud.hash >> 32),
+        printable(&hud.status),
+    ]
+}
+
+/// Floor, goal nets, markings, walls and posts.
+fn draw_arena(canvas: &mut WindowCanvas, layout: &Layout) -> Result<(), String> {
+    let arena = layout.arena;
+    let (top, bottom) = (arena.goal_top(), arena.goal_bottom());
+    let world_rect = |canvas: &mut WindowCanvas, from: Vec2, to: Vec2, colour: Color| {
+        let (a, b) = (layout.to_screen(from), layout.to_screen(to));
+        let (x, y) = (pixel(a.x), pixel(a.y));
+        fill_box(canvas, x, y, pixel(b.x) - x, pixel(b.y) - y, colour)
+    };
+
+    world_rect(
+        canvas,
+        Vec2::splat(-MARGIN),
+        Vec2::new(arena.width + MARGIN, arena.height + MARGIN),
+        SURROUND,
+    )?;
+    world_rect(
+        canvas,
+        Vec2::ZERO,
+        Vec2::new(arena.width, arena.height),
+        FIELD,
+    )?;
+
+    let mid = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
+    let mid_x = pixel(mid.x);
+    let field_top = pixel(layout.to_screen(Vec2::ZERO).y);
+    let field_bottom = pixel(layout.to_screen(Vec2::new(0.0, arena.height)).y);
+    let line = pixel(layout.length(3.0)).max(1);
+    fill_box(
+        canvas,
+        mid_x - line / 2,
+        field_top,
+        line,
+        field_bottom - field_top,
+        MARKING,
+    )?;
+    let circle = coord(layout.length(CENTRE_CIRCLE));
+    for ring in 0..line {
+        canvas.aa_circle(
+            coord(mid.x),
+            coord(mid.y),
+            circle - coord_i32(ring),
+            MARKING,
+        )?;
+    }
+    canvas.filled_circle(
+        coord(mid.x),
+        coord(mid.y),
+        coord(layout.length(6.0)),
+        MARKING,
+    )?;
+
+    // Goal nets, behind each side wall's opening.
+    world_rect(
+        canvas,
+        Vec2::new(-GOAL_DEPTH, top),
+        Vec2::new(0.0, bottom),
+        GOAL_NET,
+    )?;
+    world_rect(
+        canvas,
+        Vec2::new(arena.width, top),
+        Vec2::new(arena.width + GOAL_DEPTH, bottom),
+        GOAL_NET,
+    )?;
+    // Goal frames: the two sides and the back of each net, outside it.
+    let f = GOAL_FRAME;
+    let frames = [
+        (-GOAL_DEPTH - f, 0.0, -GOAL_DEPTH),
+        (
+            arena.width,
+            arena.width + GOAL_DEPTH + f,
+            arena.width + GOAL_DEPTH,
+        ),
+    ];
+    for (near, far, back) in frames {
+        world_rect(canvas, Vec2::new(near, top - f), Vec2::new(far, top), GOAL)?;
+        world_rect(
+            canvas,
+            Vec2::new(near, bottom),
+            Vec2::new(far, bottom + f),
+            GOAL,
+        )?;
+        let back_from = if back < 0.0 { back - f } else { back };
+        world_rect(
+            canvas,
+            Vec2::new(back_from, top),
+            Vec2::new(back_from + f, bottom),
+            GOAL,
+        )?;
+    }
+
+    // Walls, outside the field, with gaps at the goal openings.
+    let t = WALL_THICKNESS;
+    let (w, h) = (arena.width, arena.height);
+    let walls = [
+        (Vec2::new(-t, -t), Vec2::new(w + t, 0.0)),
+        (Vec2::new(-t, h), Vec2::new(w + t, h + t)),
+        (Vec2::new(-t, 0.0), Vec2::new(0.0, top)),
+        (Vec2::new(-t, bottom), Vec2::new(0.0, h)),
+        (Vec2::new(w, 0.0), Vec2::new(w + t, top)),
+        (Vec2::new(w, bottom), Vec2::new(w + t, h)),
+    ];
+    for (from, to) in walls {
+        world_rect(canvas, from, to, WALL)?;
+    }
+    for post in arena.posts() {
+        let at = layout.to_screen(post);
+        canvas.filled_circle(
+            coord(at.x),
+            coord(at.y),
+            coord(layout.length(POST_RADIUS)),
+            GOAL,
+        )?;
+    }
+    Ok(())
+}
+
+/// A pale ball with a dark rim.
+fn draw_ball(
+    canvas: &mut WindowCanvas,
+    layout: &Layout,
+    pos: Vec2,
+    radius: f32,
+) -> Result<(), String> {
+    let at = layout.to_screen(pos);
+    let (x, y) = (coord(at.x), coord(at.y));
+    let r = coord(layout.length(radius)).max(2);
+    ringed_circle(canvas, (x, y), r, BALL, (BALL_EDGE, 2))
+}
+
+/// A disc in its player's colour, ringed in white if it is the local
+/// player's and in a darker shade of its colour otherwise.
+fn draw_disc(
+    canvas: &mut WindowCanvas,
+    layout: &Layout,
+    pos: Vec2,
+    disc: &Disc,
+    mine: bool,
+) -> Result<(), String> {
+    let at = layout.to_screen(pos);
+    let (x, y) = (coord(at.x), coord(at.y));
+    let r = coord(layout.length(disc.radius)).max(3);
+    let colour = player_colour(disc.player);
+    let ring = if mine {
+        (ME_RING, 3)
+    } else {
+        (darker(colour), 2)
+    };
+    ringed_circle(canvas, (x, y), r, colour, ring)
+}
+
+/// A filled circle of radius `r` with a `ring.1` pixel wide rim in
+/// `ring.0`, anti-aliased on the outside. Drawn as two filled circles
+/// rather than stacked outlines, which leave gaps between them.
+fn ringed_circle(
+    canvas: &mut WindowCanvas,
+    (x, y): (i16, i16),
+    r: i16,
+    fill: Color,
+    ring: (Color, i16),
+) -> Result<(), String> {
+    let (rim, width) = ring;
+    canvas.filled_circle(x, y, r, rim)?;
+    canvas.filled_circle(x, y, r - width, fill)?;
+    canvas.aa_circle(x, y, r, rim)
+}
+
+/// The player's name, centred just above their disc.
+fn draw_name(
+    canvas: &mut WindowCanvas,
+    layout: &Layout,
+    pos: Vec2,
+    disc: &Disc,
+    roster: &Roster,
+) -> Result<(), String> {
+    let at = layout.to_screen(pos);
+    let size = layout.text_size;
+    let name = roster.name(disc.player);
+    let x = pixel(at.x) - text_width(name.len(), size) / 2;
+    let y = pixel(at.y - layout.length(disc.radius)) - (GLYPH + 3) * size;
+    // A dark copy one pixel down-right keeps the name readable over a ball
+    // or a marking of similar brightness.
+    text(canvas, x + size, y + size, size, &name, LETTERBOX)?;
+    text(canvas, x, y, size, &name, player_colour(disc.player))
+}
+
+/// Every player's goals in their colour, centred above the field.
+fn draw_scores(
+    canvas: &mut WindowCanvas,
+    layout: &Layout,
+    world: &World,
+    roster: &Roster,
+) -> Result<(), String> {
+    /// Spaces between two score entries.
+    const GAP: usize = 3;
+    let size = 2 * layout.text_size;
+    let entries: Vec<(String, Color)> = world
+        .scores()
+        .iter()
+        .map(|score| {
+            (
+                format!("{} {}", roster.name(score.player), score.goals),
+                player_colour(score.player),
+            )
+        })
+        .collect();
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let columns =
+        entries.iter().map(|(entry, _)| entry.len()).sum::<usize>() + GAP * (entries.len() - 1);
+    let width = text_width(columns, size);
+    let centre = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -MARGIN * 0.5));
+    let mut x = pixel(centre.x) - width / 2;
+    let y = pixel(centre.y) - GLYPH * size / 2;
+    fill_box(
+        canvas,
+        x - PAD * size,
+        y - PAD * size / 2,
+        width + 2 * PAD * size,
+        GLYPH * size + PAD * size,
+        BACKING,
+    )?;
+    for (entry, colour) in &entries {
+        text(canvas, x, y, size, entry, *colour)?;
+        x += text_width(entry.len() + GAP, size);
+    }
+    Ok(())
+}
+
+/// A big message across the middle of the window, on a strip as wide as
+/// the arena view.
+fn draw_banner(canvas: &mut WindowCanvas, layout: &Layout, banner: &str) -> Result<(), String> {
+    let banner = printable(banner);
+    let (w, h) = canvas.output_size()?;
+    let (w, h) = (coord_u32(w), coord_u32(h));
+    // Three times the usual text size, shrunk until it fits the window.
+    let mut size = 3 * layout.text_size;
+    while size > 1 && text_width(banner.len(), size) + 2 * PAD * size > w {
+        size -= 1;
+    }
+    let width = text_width(banner.len(), size);
+    let strip_height = GLYPH * size + 4 * PAD * size;
+    let strip_top = h / 2 - strip_height / 2;
+    let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
+    let view_right = pixel(layout.to_screen(Vec2::splat(layout.arena.width + MARGIN)).x);
+    fill_box(
+        canvas,
+        view_left,
+        strip_top,
+        view_right - view_left,
+        strip_height,
+        BACKING,
+    )?;
+    text(
+        canvas,
+        w / 2 - width / 2,
+        h / 2 - GLYPH * size / 2,
+        size,
+        &banner,
+        BANNER_TEXT,
+    )
+}
+
+/// Draws `s` with its top-left corner at pixel (`x`, `y`), magnified
+/// `size` times, then puts the canvas scale back.
+fn text(
+    canvas: &mut WindowCanvas,
+    x: i32,
+    y: i32,
+    size: i32,
+    s: &str,
+    colour: Color,
+) -> Result<(), String> {
+    let (old_x, old_y) = canvas.scale();
+    let size = size.max(1);
+    canvas.set_scale(size as f32, size as f32)?;
+    let drawn = canvas.string(coord_i32(x / size), coord_i32(y / size), s, colour);
+    canvas.set_scale(old_x, old_y)?;
+    drawn
+}
+
+/// Fills a `width` x `height` pixel rectangle whose top-left corner is
+/// (`x`, `y`); see-through colours blend. Nothing is drawn for an empty
+/// rectangle.
+fn fill_box(
+    canvas: &mut WindowCanvas,
+    x: i32,
+    y: i32,
+    width: i32,
+    height: i32,
+    colour: Color,
+) -> Result<(), String> {
+    if width <= 0 || height <= 0 {
+        return Ok(());
+    }
+    // SDL2_gfx boxes include both corners.
+    canvas.box_(
+        coord_i32(x),
+        coord_i32(y),
+        coord_i32(x + width - 1),
+        coord_i32(y + height - 1),
+        colour,
+    )
+}
+
+/// Pixel width of `columns` characters at text size `size`.
+fn text_width(columns: usize, size: i32) -> i32 {
+    count_i32(columns) * GLYPH * size
+}
+
+/// `colour` at 55% brightness, for outlines that belong to the same body.
+fn darker(colour: Color) -> Color {
+    let shade = |channel: u8| (u16::from(channel) * 55 / 100) as u8;
+    Color::RGB(shade(colour.r), shade(colour.g), shade(colour.b))
+}
+
+/// Text the built-in font can draw: printable ASCII, anything else shown as
+/// `?`. The font only has single-byte glyphs, and a NUL byte would make the
+/// SDL2 binding panic.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c == ' ' || c.is_ascii_graphic() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// The pixel a coordinate falls on; `as` saturates at the `i32` range.
+fn pixel(v: f32) -> i32 {
+    v.round() as i32
+}
+
+/// A pixel coordinate for SDL2_gfx, which takes `i16`, saturated.
+fn coord(v: f32) -> i16 {
+    v.round() as i16
+}
+
+/// An `i32` pixel coordinate for SDL2_gfx, saturated to `i16`.
+fn coord_i32(v: i32) -> i16 {
+    i16::try_from(v).unwrap_or(if v < 0 { i16::MIN } else { i16::MAX })
+}
+
+/// A window dimension as `i32` (dimensions never get near `i32::MAX`).
+fn coord_u32(v: u32) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
+/// A small count (lines, characters) as `i32`, saturated.
+fn count_i32(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ball_at(x: f32, y: f32) -> Ball {
+        Ball {
+            pos: Vec2::new(x, y),
+            vel: Vec2::ZERO,
+            radius: Ball::RADIUS,
+            last_touch: None,
+        }
+    }
+
+    fn disc_at(player: u8, x: f32, y: f32) -> Disc {
+        Disc {
+            player: PlayerId(player),
+            pos: Vec2::new(x, y),
+            vel: Vec2::ZERO,
+            radius: Disc::RADIUS,
+        }
+    }
+
+    #[test]
+    fn arena_centre_is_drawn_at_the_window_centre() {
+        let arena = Arena::STANDARD;
+        let centre = Vec2::new(arena.width * 0.5, arena.height * 0.5);
+        for output in [(1280, 720), (800, 800), (1920, 600)] {
+            let expected = ((output.0 / 2) as i32, (output.1 / 2) as i32);
+            assert_eq!(
+                Renderer::world_to_screen(output, arena, centre),
+                expected,
+                "{output:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_narrow_window_is_letterboxed_top_and_bottom() {
+        let arena = Arena::STANDARD;
+        let output = (800, 800);
+        let (left, top) = Renderer::world_to_screen(output, arena, Vec2::splat(-MARGIN));
+        let (right, bottom) = Renderer::world_to_screen(
+            output,
+            arena,
+            Vec2::new(arena.width + MARGIN, arena.height + MARGIN),
+        );
+        assert_eq!((left, right), (0, 800));
+        assert!(top > 100 && bottom < 700, "{top}..{bottom}");
+        assert_eq!(top, 800 - bottom);
+    }
+
+    #[test]
+    fn a_wide_window_is_pillarboxed_left_and_right() {
+        let arena = Arena::STANDARD;
+        let output = (2000, 600);
+        let (left, top) = Renderer::world_to_screen(output, arena, Vec2::splat(-MARGIN));
+        let (right, _) =
+            Renderer::world_to_screen(output, arena, Vec2::splat(arena.width + MARGIN));
+        assert_eq!(top, 0);
+        assert!(left > 0);
+        assert_eq!(left, 2000 - right);
+    }
+
+    #[test]
+    fn balls_are_drawn_between_ticks() {
+        let pos = ball_position(Some(&ball_at(100.0, 100.0)), &ball_at(110.0, 90.0), 0.5);
+        assert_eq!(pos, Vec2::new(105.0, 95.0));
+    }
+
+    #[test]
+    fn a_respawned_ball_is_drawn_where_it_is_not_smeared() {
+        let pos = ball_position(Some(&ball_at(-5.0, 450.0)), &ball_at(800.0, 300.0), 0.5);
+        assert_eq!(pos, Vec2::new(800.0, 300.0));
+    }
+
+    #[test]
+    fn discs_are_matched_by_player_not_by_index() {
+        let previous = [disc_at(0, 0.0, 0.0), disc_at(2, 100.0, 100.0)];
+        let pos = disc_position(&previous, &disc_at(2, 200.0, 100.0), 0.25);
+        assert_eq!(pos, Vec2::new(125.0, 100.0));
+    }
+
+    #[test]
+    fn a_disc_that_just_joined_is_drawn_where_it_is() {
+        let pos = disc_position(&[disc_at(0, 0.0, 0.0)], &disc_at(1, 50.0, 60.0), 0.5);
+        assert_eq!(pos, Vec2::new(50.0, 60.0));
+    }
+
+    #[test]
+    fn player_colours_are_distinct_and_cycle() {
+        for a in 0..PALETTE.len() {
+            for b in a + 1..PALETTE.len() {
+                assert_ne!(PALETTE[a], PALETTE[b]);
+            }
+        }
+        let len = PALETTE.len() as u8;
+        assert_eq!(player_colour(PlayerId(len + 1)), player_colour(PlayerId(1)));
+    }
+
+    #[test]
+    fn hud_shows_the_first_eight_hex_digits_of_the_hash() {
+        let hud = Hud {
+            hash: 0x1a2b_3c4d_5e6f_7081,
+            ..Hud::default()
+        };
+        assert_eq!(hud_lines(&hud)[4], "hash 1a2b3c4d");
+    }
+
+    #[test]
+    fn hud_shows_a_dash_until_the_rtt_is_known() {
+        let mut hud = Hud::default();
+        assert_eq!(hud_lines(&hud)[2], "RTT -");
+        hud.rtt_ms = Some(1.24);
+        assert_eq!(hud_lines(&hud)[2], "RTT 1.2 ms");
+    }
+
+    #[test]
+    fn names_the_font_cannot_draw_are_made_safe() {
+        assert_eq!(printable("Zoë\0x"), "Zo??x");
+    }
+}

@@ -1,0 +1,99 @@
+//! Server authentication by certificate fingerprint.
+//!
+//! The server uses a self-signed certificate, so there is no CA to check it
+//! against. Instead the client compares the SHA-256 of the certificate with
+//! the fingerprint the server printed at start (`--fingerprint`). The TLS
+//! handshake signature is still verified against that certificate, so a
+//! peer without the private key cannot impersonate the server.
+//!
+//! Without `--fingerprint` the client accepts any certificate but reports
+//! the fingerprint it saw, and the frontend warns about it on stderr.
+
+use std::sync::{Arc, Mutex};
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, Error, SignatureScheme};
+
+/// Checks the server's certificate against an expected fingerprint.
+#[derive(Debug)]
+pub struct FingerprintVerifier {
+    expected: Option<String>,
+    seen: Mutex<Option<String>>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl FingerprintVerifier {
+    /// `expected`: lower- or upper-case hex SHA-256 (colons allowed), or
+    /// `None` to accept any certificate and only record it.
+    pub fn new(expected: Option<&str>, provider: Arc<CryptoProvider>) -> Self {
+        let expected = expected.map(|hex| hex.replace(':', "").to_ascii_lowercase());
+        FingerprintVerifier {
+            expected,
+            seen: Mutex::new(None),
+            provider,
+        }
+    }
+
+    /// The fingerprint of the certificate the server presented, if any.
+    pub fn seen(&self) -> Option<String> {
+        self.seen.lock().ok().and_then(|seen| seen.clone())
+    }
+}
+
+impl ServerCertVerifier for FingerprintVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, Error> {
+        let actual = lockstep_protocol::fingerprint(end_entity);
+        if let Ok(mut seen) = self.seen.lock() {
+            *seen = Some(actual.clone());
+        }
+        match &self.expected {
+            Some(expected) if *expected != actual => Err(Error::General(format!(
+                "server certificate fingerprint {actual} does not match the expected {expected}"
+            ))),
+            _ => Ok(ServerCertVerified::assertion()),
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}

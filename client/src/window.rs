@@ -1,0 +1,487 @@
+//! The windowed frontend: SDL2 events, keyboard and game controllers, the
+//! fixed-step loop of seed 001, and drawing with interpolation.
+//!
+//! Every frame is flipcode's loop: run the ticks that are due (networked:
+//! only those whose bundle is here), then the IndependentTickRun (events,
+//! HUD figures), then draw `previous`→`current` at alpha.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
+use sdl2::controller::{Axis, Button, GameController};
+use sdl2::event::{Event, WindowEvent};
+use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
+
+use crate::bot::{Bot, Bots};
+use crate::fixed_step::{FixedStep, Policy};
+use crate::game::{NetGame, Step};
+use crate::net::{LinkStats, NetClient, NetEvent};
+use crate::render::{Hud, Renderer, Roster};
+use crate::sim::{World, WorldConfig};
+use crate::{GameOutcome, PlayError};
+
+/// Window placement and capture options shared by every windowed mode.
+#[derive(Debug, Clone, Default)]
+pub struct WindowOptions {
+    /// Title suffix (the player's name).
+    pub title: String,
+    /// Top-left corner, if not centred.
+    pub position: Option<(i32, i32)>,
+    /// Initial size.
+    pub size: (u32, u32),
+    /// Leave once this many ticks have been simulated.
+    pub ticks: Option<u32>,
+    /// Write a PNG of the window at `screenshot_tick`.
+    pub screenshot: Option<PathBuf>,
+    /// Tick at which to take the screenshot.
+    pub screenshot_tick: u32,
+    /// Drive the local player with a seeded bot instead of the keyboard.
+    pub bot: Option<u64>,
+}
+
+/// Frames per second drawn at most: the loop sleeps the rest of the frame
+/// instead of spinning, since vsync is not available everywhere (Xvfb).
+const MAX_FPS: u32 = 120;
+
+/// Why the windowed client stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    /// SDL2 could not set up the window or renderer.
+    #[error("cannot open a window: {0}")]
+    Sdl(String),
+    /// The game ended abnormally.
+    #[error(transparent)]
+    Play(#[from] PlayError),
+    /// The screenshot could not be written.
+    #[error(transparent)]
+    Screenshot(#[from] crate::screenshot::ScreenshotError),
+}
+
+struct Screen {
+    canvas: sdl2::render::WindowCanvas,
+    events: sdl2::EventPump,
+    controllers: sdl2::GameControllerSubsystem,
+    pad: Option<GameController>,
+    renderer: Renderer,
+    frames: RateMeter,
+    ticks: RateMeter,
+}
+
+impl Screen {
+    fn open(options: &WindowOptions) -> Result<Screen, WindowError> {
+        let sdl = sdl2::init().map_err(WindowError::Sdl)?;
+        let video = sdl.video().map_err(WindowError::Sdl)?;
+        let controllers = sdl.game_controller().map_err(WindowError::Sdl)?;
+        let mut builder = video.window(
+            &format!("lockstep — {}", options.title),
+            options.size.0,
+            options.size.1,
+        );
+        builder.resizable();
+        match options.position {
+            Some((x, y)) => builder.position(x, y),
+            None => builder.position_centered(),
+        };
+        let window = builder.build().map_err(|e| WindowError::Sdl(e.to_string()))?;
+        let canvas = window
+            .into_canvas()
+            .build()
+            .map_err(|e| WindowError::Sdl(e.to_string()))?;
+        let events = sdl.event_pump().map_err(WindowError::Sdl)?;
+        Ok(Screen {
+            canvas,
+            events,
+            controllers,
+            pad: None,
+            renderer: Renderer::new(),
+            frames: RateMeter::default(),
+            ticks: RateMeter::default(),
+        })
+    }
+
+    /// Handles window events; returns false when the user wants to leave.
+    fn pump(&mut self) -> bool {
+        for event in self.events.poll_iter() {
+            match event {
+                Event::Quit { .. }
+                | Event::KeyDown {
+                    keycode: Some(Keycode::Escape),
+                    ..
+                } => return false,
+                Event::ControllerDeviceAdded { which, .. } if self.pad.is_none() => {
+                    self.pad = self.controllers.open(which).ok();
+                }
+                Event::ControllerDeviceRemoved { .. } => self.pad = None,
+                Event::Window {
+                    win_event: WindowEvent::SizeChanged(..),
+                    ..
+                } => {}
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Samples the keyboard and the controller into one input.
+    fn sample(&self) -> Input {
+        let keys = KeyboardState::new(&self.events);
+        let mut buttons = Buttons::default();
+        let held = |codes: &[Scancode]| codes.iter().any(|&c| keys.is_scancode_pressed(c));
+        let map = [
+            (Buttons::UP, [Scancode::W, Scancode::Up]),
+            (Buttons::DOWN, [Scancode::S, Scancode::Down]),
+            (Buttons::LEFT, [Scancode::A, Scancode::Left]),
+            (Buttons::RIGHT, [Scancode::D, Scancode::Right]),
+            (Buttons::BOOST, [Scancode::Space, Scancode::LShift]),
+        ];
+        for (button, codes) in map {
+            if held(&codes) {
+                buttons = buttons.with(button);
+            }
+        }
+        let mut axes = None;
+        if let Some(pad) = &self.pad {
+            let pad_map = [
+                (Buttons::UP, Button::DPadUp),
+                (Buttons::DOWN, Button::DPadDown),
+                (Buttons::LEFT, Button::DPadLeft),
+                (Buttons::RIGHT, Button::DPadRight),
+                (Buttons::BOOST, Button::A),
+            ];
+            for (button, pad_button) in pad_map {
+                if pad.button(pad_button) {
+                    buttons = buttons.with(button);
+                }
+            }
+            axes = stick_axes(pad.axis(Axis::LeftX), pad.axis(Axis::LeftY));
+        }
+        Input { buttons, axes }
+    }
+
+    fn draw(
+        &mut self,
+        previous: &World,
+        current: &World,
+        alpha: f32,
+        roster: &Roster,
+        hud: &Hud,
+    ) -> Result<(), WindowError> {
+        self.renderer
+            .draw(&mut self.canvas, previous, current, alpha, roster, hud)
+            .map_err(WindowError::Sdl)
+    }
+
+    fn present(&mut self) {
+        self.canvas.present();
+        self.frames.add(1);
+    }
+}
+
+/// Left-stick deflection quantised to the wire's `i8` axes, or `None`
+/// inside the dead zone (so the buttons and D-pad keep working).
+fn stick_axes(x: i16, y: i16) -> Option<[i8; 2]> {
+    /// About 25% of full deflection: typical stick drift stays below it.
+    const DEAD_ZONE: i32 = 8000;
+    let (x, y) = (i32::from(x), i32::from(y));
+    if x * x + y * y < DEAD_ZONE * DEAD_ZONE {
+        return None;
+    }
+    let quantise = |v: i32| (v * 127 / 32768).clamp(-127, 127) as i8;
+    Some([quantise(x), quantise(y)])
+}
+
+/// Events per second over the last half second (FPS, UPS).
+#[derive(Debug)]
+struct RateMeter {
+    count: u32,
+    since: Instant,
+    rate: f32,
+}
+
+impl Default for RateMeter {
+    fn default() -> Self {
+        RateMeter {
+            count: 0,
+            since: Instant::now(),
+            rate: 0.0,
+        }
+    }
+}
+
+impl RateMeter {
+    fn add(&mut self, n: u32) {
+        self.count += n;
+        let elapsed = self.since.elapsed();
+        if elapsed >= Duration::from_millis(500) {
+            self.rate = self.count as f32 / elapsed.as_secs_f32();
+            self.count = 0;
+            self.since = Instant::now();
+        }
+    }
+}
+
+/// Sleeps out the rest of a frame started at `frame_start`.
+fn pace(frame_start: Instant) {
+    let budget = Duration::from_secs(1) / MAX_FPS;
+    if let Some(rest) = budget.checked_sub(frame_start.elapsed()) {
+        std::thread::sleep(rest);
+    }
+}
+
+/// Takes the screenshot if this frame shows the requested tick.
+fn capture(
+    screen: &Screen,
+    options: &mut WindowOptions,
+    tick: u32,
+) -> Result<(), WindowError> {
+    if tick >= options.screenshot_tick {
+        if let Some(path) = options.screenshot.take() {
+            crate::screenshot::save_png(&screen.canvas, &path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Plays a networked game in a window.
+pub fn run_networked(
+    mut net: NetClient,
+    mut options: WindowOptions,
+) -> Result<GameOutcome, WindowError> {
+    let mut screen = Screen::open(&options)?;
+    let lobby = World::new(WorldConfig::new(0, 60), &[]);
+    let mut hud = Hud {
+        fps: 0.0,
+        ups: 0.0,
+        tick: 0,
+        input_delay: 0,
+        rtt_ms: None,
+        stalls: 0,
+        hash: 0,
+        status: "connecting".into(),
+        banner: Some("Connecting...".into()),
+    };
+    let no_roster = Roster {
+        players: vec![],
+        me: None,
+    };
+    // The lobby: keep the window alive until Start.
+    let start = loop {
+        let frame_start = Instant::now();
+        if !screen.pump() {
+            net.leave();
+            return Err(PlayError::Lost("left before the game started".into()).into());
+        }
+        match net.events().try_recv() {
+            Ok(NetEvent::Started(start)) => break start,
+            Ok(NetEvent::Welcome {
+                players_needed,
+                unpinned_fingerprint,
+                ..
+            }) => {
+                crate::warn_if_unpinned(&unpinned_fingerprint);
+                hud.status = "in the lobby".into();
+                hud.banner = Some(format!("Waiting for {players_needed} players..."));
+            }
+            Ok(NetEvent::Stats(stats)) => hud.rtt_ms = Some(stats.rtt.as_secs_f32() * 1000.0),
+            Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed).into()),
+            Ok(NetEvent::Bundles { .. }) | Err(_) => {}
+        }
+        screen.draw(&lobby, &lobby, 1.0, &no_roster, &hud)?;
+        screen.present();
+        pace(frame_start);
+    };
+
+    let mut game = NetGame::new(&start);
+    for (tick, input) in game.initial_inputs() {
+        net.send_input(tick, input);
+    }
+    let mut bot = options.bot.map(|seed| Bot::for_player(seed, game.me));
+    let mut link = LinkStats::default();
+    hud.status = "connected".into();
+    hud.banner = None;
+    hud.input_delay = game.input_delay() as u8;
+    let mut last = Instant::now();
+    loop {
+        let frame_start = Instant::now();
+        game.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
+        last = frame_start;
+        while let Ok(event) = net.events().try_recv() {
+            match event {
+                NetEvent::Bundles {
+                    first_tick,
+                    bundles,
+                } => game.receive(first_tick, bundles),
+                NetEvent::Stats(stats) => link = stats,
+                NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
+                NetEvent::Welcome { .. } | NetEvent::Started(_) => {}
+            }
+        }
+        let mut steps = 0;
+        let mut waiting = false;
+        loop {
+            match game.step() {
+                Step::Ran(_) => {
+                    steps += 1;
+                    let input = match &mut bot {
+                        Some(bot) => bot.next_input(&game.current, game.me),
+                        None => screen.sample(),
+                    };
+                    net.send_input(game.schedule_local(), input);
+                    if options.ticks.is_some_and(|t| game.current.tick().0 >= t) {
+                        break;
+                    }
+                }
+                Step::Stalled(_) => {
+                    waiting = true;
+                    break;
+                }
+                Step::NotDue => break,
+            }
+        }
+        let end = game.end_frame();
+        // IndependentTickRun: events and HUD figures.
+        let keep_playing = screen.pump();
+        screen.ticks.add(steps);
+        hud.fps = screen.frames.rate;
+        hud.ups = screen.ticks.rate;
+        hud.tick = game.current.tick().0;
+        hud.stalls = game.stats().stalled_ticks;
+        hud.hash = game.current.hash();
+        hud.rtt_ms = Some(link.rtt.as_secs_f32() * 1000.0);
+        hud.status = if waiting {
+            "waiting for inputs".into()
+        } else {
+            "connected".into()
+        };
+        let roster = Roster {
+            players: game.roster.clone(),
+            me: Some(game.me),
+        };
+        screen.draw(&game.previous, &game.current, end.alpha, &roster, &hud)?;
+        capture(&screen, &mut options, hud.tick)?;
+        screen.present();
+        let finished = options.ticks.is_some_and(|t| game.current.tick().0 >= t);
+        if !keep_playing || finished {
+            net.leave();
+            return Ok(GameOutcome::new(&game, link));
+        }
+        if !game.is_playing() {
+            return Err(PlayError::Dropped.into());
+        }
+        pace(frame_start);
+    }
+}
+
+/// Solo play options.
+#[derive(Debug, Clone, Copy)]
+pub struct SoloOptions {
+    /// Bot opponents.
+    pub bots: u8,
+    /// World and bot seed.
+    pub seed: u64,
+    /// Ticks per second.
+    pub tick_rate: u16,
+    /// Flipcode's MAX_LOOPS guard.
+    pub max_loops: u32,
+}
+
+/// Plays alone against bots: no server, MAX_LOOPS on, pending time
+/// discarded when the machine cannot keep up.
+pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome, WindowError> {
+    let mut screen = Screen::open(&options)?;
+    let me = PlayerId(0);
+    let players: Vec<PlayerId> = (0..=solo.bots).map(PlayerId).collect();
+    let mut current = World::new(WorldConfig::new(solo.seed, solo.tick_rate), &players);
+    let mut previous = current.clone();
+    let mut bots = Bots::new(solo.seed, &players[1..]);
+    let mut my_bot = options.bot.map(|seed| Bot::for_player(seed, me));
+    let mut clock = FixedStep::new(
+        solo.tick_rate,
+        Policy::Solo {
+            max_loops: solo.max_loops,
+        },
+    );
+    let roster = Roster {
+        players: players
+            .iter()
+            .map(|&id| {
+                let name = if id == me {
+                    options.title.clone()
+                } else {
+                    format!("bot {}", id.0)
+                };
+                (id, name)
+            })
+            .collect(),
+        me: Some(me),
+    };
+    let mut hud = Hud {
+        fps: 0.0,
+        ups: 0.0,
+        tick: 0,
+        input_delay: 0,
+        rtt_ms: None,
+        stalls: 0,
+        hash: 0,
+        status: format!("solo, MAX_LOOPS {}", solo.max_loops),
+        banner: None,
+    };
+    let mut last = Instant::now();
+    loop {
+        let frame_start = Instant::now();
+        clock.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
+        last = frame_start;
+        let mut steps = 0;
+        while clock.due() && !options.ticks.is_some_and(|t| current.tick().0 >= t) {
+            let mine = match &mut my_bot {
+                Some(bot) => bot.next_input(&current, me),
+                None => screen.sample(),
+            };
+            let mut inputs = vec![PlayerInput {
+                player: me,
+                input: mine,
+            }];
+            inputs.extend(bots.inputs(&current));
+            previous.clone_from(&current);
+            current.step(&inputs);
+            clock.stepped();
+            steps += 1;
+        }
+        let end = clock.end_frame();
+        let keep_playing = screen.pump();
+        screen.ticks.add(steps);
+        hud.fps = screen.frames.rate;
+        hud.ups = screen.ticks.rate;
+        hud.tick = current.tick().0;
+        hud.hash = current.hash();
+        screen.draw(&previous, &current, end.alpha, &roster, &hud)?;
+        capture(&screen, &mut options, hud.tick)?;
+        screen.present();
+        let finished = options.ticks.is_some_and(|t| current.tick().0 >= t);
+        if !keep_playing || finished {
+            return Ok(GameOutcome {
+                tick: current.tick().0,
+                hash: current.hash(),
+                stalled_ticks: 0,
+                tx_bytes: 0,
+                rx_bytes: 0,
+                rtt_us: 0,
+            });
+        }
+        pace(frame_start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stick_inside_the_dead_zone_leaves_the_buttons_in_charge() {
+        assert_eq!(stick_axes(100, -200), None);
+        assert_eq!(stick_axes(32767, 0), Some([127, 0]));
+        assert_eq!(stick_axes(-32768, 0), Some([-127, 0]));
+        assert_eq!(stick_axes(0, 16384), Some([0, 63]));
+    }
+}
