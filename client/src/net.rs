@@ -184,6 +184,10 @@ enum NetError {
     Tls(String),
     #[error("cannot connect to {0}: {1}")]
     Connect(SocketAddr, quinn::ConnectError),
+    #[error("no lockstep server answered at {0} (is lockstep-server running there, and is its UDP port open?)")]
+    NoAnswer(SocketAddr),
+    #[error("the server's certificate fingerprint is {seen}, not {expected} as given with --fingerprint; refusing to connect")]
+    FingerprintMismatch { seen: String, expected: String },
     #[error("{0}")]
     Connection(#[from] quinn::ConnectionError),
     #[error("control stream failed: {0}")]
@@ -271,13 +275,16 @@ async fn play(
         .connect_with(config, options.server, "lockstep")
         .map_err(|e| NetError::Connect(options.server, e))?
         .await
-        .map_err(|e| match (&e, &options.fingerprint) {
-            (quinn::ConnectionError::TransportError(_), Some(_)) if verifier.seen().is_some() => {
-                NetError::Tls(format!(
-                    "the server's certificate fingerprint is {}, not the one given with --fingerprint",
-                    verifier.seen().unwrap_or_default()
-                ))
+        .map_err(|e| match (&e, &options.fingerprint, verifier.seen()) {
+            (quinn::ConnectionError::TransportError(_), Some(expected), Some(seen))
+                if !verifier.matches(&seen) =>
+            {
+                NetError::FingerprintMismatch {
+                    seen,
+                    expected: expected.clone(),
+                }
             }
+            (quinn::ConnectionError::TimedOut, _, _) => NetError::NoAnswer(options.server),
             _ => NetError::Connection(e),
         })?;
     let (mut send, mut recv) = conn.open_bi().await?;

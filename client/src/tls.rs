@@ -36,6 +36,11 @@ impl FingerprintVerifier {
         }
     }
 
+    /// Whether `fingerprint` is the expected one (always true if none is).
+    pub fn matches(&self, fingerprint: &str) -> bool {
+        self.expected.as_deref().is_none_or(|e| e == fingerprint)
+    }
+
     /// The fingerprint of the certificate the server presented, if any.
     pub fn seen(&self) -> Option<String> {
         self.seen.lock().ok().and_then(|seen| seen.clone())
@@ -55,11 +60,12 @@ impl ServerCertVerifier for FingerprintVerifier {
         if let Ok(mut seen) = self.seen.lock() {
             *seen = Some(actual.clone());
         }
-        match &self.expected {
-            Some(expected) if *expected != actual => Err(Error::General(format!(
-                "server certificate fingerprint {actual} does not match the expected {expected}"
-            ))),
-            _ => Ok(ServerCertVerified::assertion()),
+        if self.matches(&actual) {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(Error::General(format!(
+                "server certificate fingerprint {actual} is not the pinned one"
+            )))
         }
     }
 

@@ -1,0 +1,136 @@
+//! Loopback benchmark: one server and N headless bot clients at 60 Hz for a
+//! fixed number of ticks, as real processes over QUIC on 127.0.0.1.
+//!
+//! Prints per client: stalled ticks and UDP bytes per second in each
+//! direction (from quinn's connection statistics), and the server's CPU time
+//! (user + system, from /proc) per second of play.
+//!
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench loopback`
+//! Options (environment): LOCKSTEP_BENCH_CLIENTS (default 4),
+//! LOCKSTEP_BENCH_TICKS (default 3600, one minute at 60 Hz).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+fn env_or(key: &str, default: u32) -> u32 {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// CPU seconds (user + system) used so far by `pid`, from /proc/PID/stat.
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the parenthesised command name; utime and stime are
+    // fields 14 and 15 of the whole line.
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    // USER_HZ is 100 on every Linux configuration this runs on.
+    Some((utime + stime) / 100.0)
+}
+
+fn stat(line: &str, key: &str) -> u64 {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    values[values.len() / 2]
+}
+
+fn main() {
+    let clients = env_or("LOCKSTEP_BENCH_CLIENTS", 4);
+    let ticks = env_or("LOCKSTEP_BENCH_TICKS", 3600);
+    let client_bin = PathBuf::from(env!("CARGO_BIN_EXE_lockstep-client"));
+    let server_bin = client_bin.with_file_name("lockstep-server");
+    assert!(
+        server_bin.exists(),
+        "build the server first: cargo build --release --bins"
+    );
+    let identity = std::env::temp_dir().join(format!("lockstep-bench-{}", std::process::id()));
+    let mut server = Command::new(&server_bin)
+        .args(["--listen", "127.0.0.1:0", "--players", &clients.to_string()])
+        .arg("--identity-dir")
+        .arg(&identity)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server starts");
+    let mut lines = BufReader::new(server.stdout.take().expect("stdout")).lines();
+    let first = lines.next().and_then(Result::ok).expect("listening line");
+    let rest = first.strip_prefix("listening on ").expect("listening line");
+    let (addr, fingerprint) = rest.split_once(" fingerprint=").expect("fingerprint");
+    let started = Instant::now();
+    let children: Vec<_> = (0..clients)
+        .map(|i| {
+            Command::new(&client_bin)
+                .args(["--connect", addr, "--fingerprint", fingerprint, "--headless"])
+                .args(["--name", &format!("bench{i}"), "--bot", &i.to_string()])
+                .args(["--ticks", &ticks.to_string()])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("client starts")
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for mut child in children {
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .expect("stdout")
+            .read_to_string(&mut out)
+            .expect("client output");
+        let status = child.wait().expect("client exits");
+        assert!(status.success(), "a client failed: {out}");
+        rows.push(out);
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let server_cpu = cpu_seconds(server.id()).unwrap_or(f64::NAN);
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&identity);
+
+    let seconds = f64::from(ticks) / 60.0;
+    let mut up = Vec::new();
+    let mut down = Vec::new();
+    let mut hashes = Vec::new();
+    println!("loopback: {clients} clients, {ticks} ticks at 60 Hz ({seconds:.0} s of play, {wall:.1} s wall)");
+    for (i, out) in rows.iter().enumerate() {
+        let stats = out.lines().find(|l| l.starts_with("stats ")).unwrap_or("");
+        let last = out.lines().last().unwrap_or("");
+        hashes.push(last.to_string());
+        let tx = stat(stats, "tx_bytes") as f64 / seconds;
+        let rx = stat(stats, "rx_bytes") as f64 / seconds;
+        up.push(tx);
+        down.push(rx);
+        println!(
+            "  client {i}: stalled_ticks={} up={tx:.0} B/s down={rx:.0} B/s rtt_us={}  {last}",
+            stat(stats, "stalled_ticks"),
+            stat(stats, "rtt_us")
+        );
+    }
+    let (up_min, up_max) = (up.iter().cloned().fold(f64::MAX, f64::min), up.iter().cloned().fold(0.0, f64::max));
+    let (down_min, down_max) = (down.iter().cloned().fold(f64::MAX, f64::min), down.iter().cloned().fold(0.0, f64::max));
+    println!(
+        "  per client up: median {:.0} B/s (min {up_min:.0}, max {up_max:.0}); down: median {:.0} B/s (min {down_min:.0}, max {down_max:.0})",
+        median(&mut up),
+        median(&mut down)
+    );
+    println!(
+        "  server CPU: {server_cpu:.2} s over {wall:.1} s wall = {:.2}% of one core",
+        100.0 * server_cpu / wall
+    );
+    let same = hashes.iter().all(|h| *h == hashes[0]);
+    println!("  identical final hashes: {same}");
+    assert!(same, "clients disagree: {hashes:?}");
+}

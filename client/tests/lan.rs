@@ -1,0 +1,122 @@
+//! A server and headless clients over real QUIC on loopback, as separate
+//! processes.
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use support::{client_bin, Client, Server};
+
+#[test]
+fn three_bots_finish_600_ticks_on_the_same_hash() {
+    let mut server = Server::start(3, &["--seed", "11"]);
+    let clients: Vec<Client> = (0..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), i, 600))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    let finished: Vec<_> = clients
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(60)))
+        .collect();
+    let finals: Vec<(u32, String)> = finished.iter().map(|f| f.final_line()).collect();
+    assert!(finals.iter().all(|f| f.0 == 600), "{finals:?}");
+    assert!(finals.iter().all(|f| f.1 == finals[0].1), "{finals:?}");
+    // Everyone left after tick 600, so nobody was dropped before it.
+    for line in server.seen.iter().filter(|l| l.starts_with("dropped")) {
+        let tick: u32 = line
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("tick="))
+            .and_then(|t| t.parse().ok())
+            .expect("drop tick");
+        assert!(tick >= 600, "{line}");
+    }
+}
+
+#[test]
+fn a_bot_killed_mid_game_is_dropped_and_the_others_stay_in_lockstep() {
+    let mut server = Server::start(4, &["--seed", "12"]);
+    let mut clients: Vec<Client> = (0..4)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 100 + i, 600))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(3));
+    let victim = clients.remove(1);
+    let pid = victim.child.id();
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let drop_line = server.wait_for("name=bot1", Duration::from_secs(10));
+    let drop_line = if drop_line.starts_with("dropped") {
+        drop_line
+    } else {
+        server.wait_for("dropped player=", Duration::from_secs(10))
+    };
+    assert!(drop_line.contains("name=bot1"), "{drop_line}");
+    assert!(drop_line.contains("reason=timeout"), "{drop_line}");
+    let drop_tick: u32 = drop_line
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("tick="))
+        .and_then(|t| t.parse().ok())
+        .expect("drop tick");
+    assert!(drop_tick > 0 && drop_tick < 600, "{drop_line}");
+    let finals: Vec<(u32, String)> = clients
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(60)).final_line())
+        .collect();
+    assert_eq!(finals.len(), 3);
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 600);
+}
+
+#[test]
+fn a_client_with_another_protocol_version_is_refused_clearly() {
+    let server = Server::start(2, &[]);
+    let finished = Client::spawn(
+        "old",
+        Command::new(client_bin()).args([
+            "--connect",
+            &server.addr,
+            "--name",
+            "old",
+            "--headless",
+            "--protocol-version",
+            "999",
+        ]),
+    )
+    .finish(Duration::from_secs(20));
+    assert!(!finished.success);
+    let stderr = finished.stderr.trim();
+    assert!(
+        stderr.contains("refused") && stderr.contains("protocol version mismatch"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("999"), "{stderr}");
+    assert!(!finished.stdout.contains("final"), "{}", finished.stdout);
+}
+
+#[test]
+fn a_wrong_fingerprint_is_refused_before_joining() {
+    let server = Server::start(2, &[]);
+    let finished = Client::spawn(
+        "pinned",
+        Command::new(client_bin()).args([
+            "--connect",
+            &server.addr,
+            "--headless",
+            "--name",
+            "pinned",
+            "--fingerprint",
+            &"ab".repeat(32),
+        ]),
+    )
+    .finish(Duration::from_secs(20));
+    assert!(!finished.success);
+    assert!(
+        finished.stderr.contains("fingerprint"),
+        "{}",
+        finished.stderr
+    );
+}

@@ -1,0 +1,247 @@
+//! Shared helpers for the end-to-end tests: real processes on loopback.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The client binary built for this test run.
+pub fn client_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_lockstep-client"))
+}
+
+/// The server binary, built next to the client (`make test` builds every
+/// binary first; `cargo test` alone may not).
+pub fn server_bin() -> PathBuf {
+    let path = client_bin().with_file_name("lockstep-server");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --bins` first (make test does)",
+        path.display()
+    );
+    path
+}
+
+/// A running server process, killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub addr: String,
+    pub fingerprint: String,
+    lines: mpsc::Receiver<String>,
+    pub seen: Vec<String>,
+    _identity: TempDir,
+}
+
+impl Server {
+    pub fn start(players: u8, extra: &[&str]) -> Server {
+        let identity = TempDir::new("identity");
+        let mut child = Command::new(server_bin())
+            .args(["--listen", "127.0.0.1:0", "--players", &players.to_string()])
+            .arg("--identity-dir")
+            .arg(&identity.0)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("server starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = child.stderr.take().expect("piped stderr");
+        std::thread::spawn(move || {
+            // Drain the log so the server never blocks on a full pipe.
+            let mut sink = Vec::new();
+            let _ = BufReader::new(stderr).read_to_end(&mut sink);
+        });
+        let first = lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("server prints its address");
+        let rest = first
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {first:?}"));
+        let (addr, fingerprint) = rest.split_once(" fingerprint=").expect("fingerprint");
+        assert_eq!(fingerprint.len(), 64, "{first}");
+        Server {
+            addr: addr.to_string(),
+            fingerprint: fingerprint.to_string(),
+            child,
+            lines,
+            seen: vec![first],
+            _identity: identity,
+        }
+    }
+
+    /// Waits for a stdout line containing `needle`; returns it.
+    pub fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
+            return line.clone();
+        }
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!(
+                    "server never printed {needle:?}; it printed:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client process, killed when dropped.
+pub struct Client {
+    pub child: Child,
+    pub name: String,
+}
+
+impl Client {
+    pub fn headless_bot(server: &Server, name: &str, seed: u64, ticks: u32) -> Client {
+        let child = Command::new(client_bin())
+            .args(["--connect", &server.addr, "--name", name, "--headless"])
+            .args(["--fingerprint", &server.fingerprint])
+            .args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("client starts");
+        Client {
+            child,
+            name: name.to_string(),
+        }
+    }
+
+    pub fn spawn(name: &str, command: &mut Command) -> Client {
+        let child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("client starts");
+        Client {
+            child,
+            name: name.to_string(),
+        }
+    }
+
+    /// Waits for the process to exit (killing it after `timeout`).
+    pub fn finish(mut self, timeout: Duration) -> Finished {
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                panic!("client {} did not finish within {timeout:?}", self.name);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stdout = String::new();
+        let mut stderr = String::new();
+        if let Some(mut out) = self.child.stdout.take() {
+            let _ = out.read_to_string(&mut stdout);
+        }
+        if let Some(mut err) = self.child.stderr.take() {
+            let _ = err.read_to_string(&mut stderr);
+        }
+        Finished {
+            name: self.name.clone(),
+            success: status.success(),
+            stdout,
+            stderr,
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client that exited.
+#[derive(Debug)]
+pub struct Finished {
+    pub name: String,
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Finished {
+    /// The `final tick=N hash=H` line, parsed.
+    pub fn final_line(&self) -> (u32, String) {
+        assert!(
+            self.success,
+            "{} failed:\nstdout: {}\nstderr: {}",
+            self.name, self.stdout, self.stderr
+        );
+        let last = self.stdout.lines().last().unwrap_or_default();
+        let rest = last
+            .strip_prefix("final tick=")
+            .unwrap_or_else(|| panic!("{}: last line is {last:?}", self.name));
+        let (tick, hash) = rest.split_once(" hash=").expect("hash field");
+        assert_eq!(hash.len(), 16, "{last}");
+        (tick.parse().expect("tick number"), hash.to_string())
+    }
+
+    /// A `key=value` field of the `stats` line.
+    pub fn stat(&self, key: &str) -> u64 {
+        let line = self
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("stats "))
+            .unwrap_or_else(|| panic!("{}: no stats line in {:?}", self.name, self.stdout));
+        line.split_whitespace()
+            .find_map(|field| field.strip_prefix(&format!("{key}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{}: no {key} in {line:?}", self.name))
+    }
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> TempDir {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "lockstep-test-{label}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&path).expect("temp dir");
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the system packages lockstep needs, when they are missing.
+# Debian/Ubuntu: through apt-get (with sudo when not root). Elsewhere: says
+# what to install and stops.
+set -euo pipefail
+
+packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth)
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "lockstep needs a Rust toolchain (cargo): see https://rustup.rs" >&2
+  exit 1
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  if pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1; then
+    exit 0
+  fi
+  cat >&2 <<MSG
+This is not a Debian/Ubuntu system, so lockstep cannot install its system
+packages for you. Install these with your package manager, then run make again:
+  - SDL2 development files        (e.g. SDL2-devel, sdl2)
+  - SDL2_gfx development files    (e.g. SDL2_gfx-devel, sdl2_gfx)
+  - Xvfb and xvfb-run             (only for 'make test')
+MSG
+  exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing missing system packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "Please install as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
