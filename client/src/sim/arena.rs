@@ -79,8 +79,8 @@ impl Arena {
     /// evenly down their side. Depends only on the slot, so every peer
     /// agrees without communicating.
     #[must_use]
-    pub fn disc_spawn(&self, slot: usize, count: usize) -> Vec2 {
-        let column = if slot % 2 == 0 { 0.25 } else { 0.75 };
+    pub(crate) fn disc_spawn(&self, slot: usize, count: usize) -> Vec2 {
+        let column = if slot.is_multiple_of(2) { 0.25 } else { 0.75 };
         let rows = count.div_ceil(2);
         let row = slot / 2;
         // Exact for any roster a u8 player id allows: small integers convert
@@ -91,7 +91,7 @@ impl Arena {
 
     /// A random position anywhere on the field, clear of the walls, for the
     /// balls at the start.
-    pub fn ball_spawn(&self, rng: &mut Rng) -> Vec2 {
+    pub(crate) fn ball_spawn(&self, rng: &mut Rng) -> Vec2 {
         let margin = Ball::RADIUS + Disc::RADIUS;
         let x = rng.range_f32(margin, self.width - margin);
         let y = rng.range_f32(margin, self.height - margin);
@@ -100,7 +100,7 @@ impl Arena {
 
     /// A random position in the central band, for a ball that was just
     /// scored: far from both goals so it cannot be scored again at once.
-    pub fn ball_respawn(&self, rng: &mut Rng) -> Vec2 {
+    pub(crate) fn ball_respawn(&self, rng: &mut Rng) -> Vec2 {
         let half_band = self.width * 0.1;
         let centre = self.width * 0.5;
         let x = rng.range_f32(centre - half_band, centre + half_band);

@@ -38,14 +38,15 @@
 //!   `powf`, ...): they call the platform's math library, whose results
 //!   differ in the last bit between systems. If one is ever needed, use the
 //!   `libm` crate, which is the same Rust code everywhere.
-//! - **No `f32::min`/`f32::max`, no `mul_add`.** `min`/`max` differ in how
-//!   they treat NaN and signed zeros across versions and targets; `mul_add`
-//!   rounds once where `a * b + c` rounds twice, and is emulated in software
-//!   on some targets. Comparisons are written out instead.
+//! - **No `f32::min`/`f32::max`, no `mul_add`.** `min`/`max` leave the sign
+//!   of a zero result unspecified (it can differ by target and optimisation
+//!   level); without FMA hardware `mul_add` calls the C library's `fma`,
+//!   which has been wrong on some systems. Comparisons and `a * b + c` are
+//!   written out instead.
 //! - **No NaN.** NaN bit patterns differ between CPUs (and so would the
 //!   hash), so every division is guarded against a zero divisor.
 //! - **glam is used for its plain arithmetic only.** In glam 0.30 `Vec2` is a
-//!   scalar struct whatever the features; `dot` is `x * x + y * y`, and the
+//!   scalar struct whatever the features; `dot` is two products and a sum, and the
 //!   workspace builds it with `scalar-math` and `libm`. Length clamping and
 //!   normalising are written out here rather than trusted to a library.
 //! - **No hash maps or sets, defined iteration order.** Everything is a `Vec`
@@ -89,7 +90,8 @@ pub struct Score {
 ///
 /// Cloning a `World` is taking a snapshot: the clone, stepped with the same
 /// inputs, stays identical to the original (same [`hash`](Self::hash)).
-/// Serialising it carries the same guarantee.
+/// Serialising it carries the same guarantee, with any serializer that keeps
+/// `f32` bits exactly (postcard does).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct World {
     /// The parameters the world was built from.

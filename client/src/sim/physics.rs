@@ -36,23 +36,28 @@ const BALL_DRAG: f32 = 0.1;
 /// at contact, so they cannot pass through each other.
 const BALL_MAX_SPEED: f32 = 900.0;
 
-/// Inverse masses (1 / mass). A disc weighs four balls, so it pushes balls
-/// around but a crowd of balls still slows it down.
+/// Inverse mass (1 / mass) of a disc. A disc weighs four balls, so it
+/// pushes balls around but a crowd of balls still slows it down.
 const DISC_INV_MASS: f32 = 0.25;
+/// Inverse mass of a ball, the unit of mass.
 const BALL_INV_MASS: f32 = 1.0;
 
-/// Restitution (bounciness) per kind of contact. Balls are lively (0.9 and
-/// up) to keep the arena busy; discs are damped so players keep control.
+/// Restitution (bounciness) between balls: lively, so balls keep bouncing
+/// around and collisions stay frequent.
 const BALL_BALL_RESTITUTION: f32 = 0.95;
+/// Restitution between a disc and a ball: a hit sends the ball off briskly.
 const DISC_BALL_RESTITUTION: f32 = 0.9;
+/// Restitution between discs: damped, so players who bump keep control.
 const DISC_DISC_RESTITUTION: f32 = 0.6;
+/// Restitution of walls and posts for balls: most of the speed survives.
 const BALL_WALL_RESTITUTION: f32 = 0.9;
+/// Restitution of walls for discs: low, so a disc steered into a wall
+/// stays there instead of being thrown back.
 const DISC_WALL_RESTITUTION: f32 = 0.3;
 
-/// Below this centre distance two bodies are treated as exactly on top of
-/// each other and pushed apart along +x: dividing by a tiny distance would
-/// give a huge or non-finite normal, and NaN bit patterns differ between
-/// CPUs.
+/// Below this centre distance two bodies count as coincident and are pushed
+/// apart along +x: coincident centres have no direction between them, and
+/// 0 / 0 would be NaN, whose bit patterns differ between CPUs.
 const MIN_NORMAL_LENGTH: f32 = 1e-4;
 
 /// Applies one tick of input to a disc and moves it.

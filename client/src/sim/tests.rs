@@ -248,23 +248,3 @@ fn the_configured_number_of_balls_spawns() {
     };
     assert_eq!(World::new(config, &PLAYERS).balls().len(), 96);
 }
-
-#[test]
-fn scratch_stats() {
-    for balls in [24u16, 96] {
-        let config = WorldConfig { balls, ..WorldConfig::new(5, TICK_RATE) };
-        let mut world = World::new(config, &PLAYERS);
-        let mut bots = Bots::new(5, &PLAYERS);
-        let mut speed_sum = 0.0f64;
-        let mut n = 0u64;
-        for t in 0..20_000 {
-            let inputs = bots.inputs(&world);
-            world.step(&inputs);
-            if t % 60 == 0 {
-                for b in world.balls() { speed_sum += f64::from(b.vel.length()); n += 1; }
-            }
-        }
-        let goals: u32 = world.scores().iter().map(|s| s.goals).sum();
-        println!("balls {balls} coll/s {} goals {goals} mean ball speed {:.0}", world.collisions() as f64 / (20_000.0/60.0), speed_sum / n as f64);
-    }
-}
