@@ -12,7 +12,8 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+
+use lockstep_client::clock;
 
 fn env_or(key: &str, default: u32) -> u32 {
     std::env::var(key)
@@ -41,9 +42,14 @@ fn stat(line: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn median(values: &mut [f64]) -> f64 {
+/// (median, min, max) of a non-empty sample.
+fn spread(values: &mut [f64]) -> (f64, f64, f64) {
     values.sort_by(|a, b| a.total_cmp(b));
-    values[values.len() / 2]
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
 }
 
 fn main() {
@@ -68,11 +74,17 @@ fn main() {
     let first = lines.next().and_then(Result::ok).expect("listening line");
     let rest = first.strip_prefix("listening on ").expect("listening line");
     let (addr, fingerprint) = rest.split_once(" fingerprint=").expect("fingerprint");
-    let started = Instant::now();
+    let started = clock::now();
     let children: Vec<_> = (0..clients)
         .map(|i| {
             Command::new(&client_bin)
-                .args(["--connect", addr, "--fingerprint", fingerprint, "--headless"])
+                .args([
+                    "--connect",
+                    addr,
+                    "--fingerprint",
+                    fingerprint,
+                    "--headless",
+                ])
                 .args(["--name", &format!("bench{i}"), "--bot", &i.to_string()])
                 .args(["--ticks", &ticks.to_string()])
                 .stdout(Stdio::piped())
@@ -94,7 +106,7 @@ fn main() {
         assert!(status.success(), "a client failed: {out}");
         rows.push(out);
     }
-    let wall = started.elapsed().as_secs_f64();
+    let wall = clock::since(started).as_secs_f64();
     let server_cpu = cpu_seconds(server.id()).unwrap_or(f64::NAN);
     let _ = server.kill();
     let _ = server.wait();
@@ -119,12 +131,11 @@ fn main() {
             stat(stats, "rtt_us")
         );
     }
-    let (up_min, up_max) = (up.iter().cloned().fold(f64::MAX, f64::min), up.iter().cloned().fold(0.0, f64::max));
-    let (down_min, down_max) = (down.iter().cloned().fold(f64::MAX, f64::min), down.iter().cloned().fold(0.0, f64::max));
+    let (up_median, up_min, up_max) = spread(&mut up);
+    let (down_median, down_min, down_max) = spread(&mut down);
     println!(
-        "  per client up: median {:.0} B/s (min {up_min:.0}, max {up_max:.0}); down: median {:.0} B/s (min {down_min:.0}, max {down_max:.0})",
-        median(&mut up),
-        median(&mut down)
+        "  per client up: median {up_median:.0} B/s (min {up_min:.0}, max {up_max:.0}); \
+         down: median {down_median:.0} B/s (min {down_min:.0}, max {down_max:.0})"
     );
     println!(
         "  server CPU: {server_cpu:.2} s over {wall:.1} s wall = {:.2}% of one core",

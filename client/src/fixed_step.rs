@@ -161,7 +161,9 @@ mod tests {
         let mut clock = FixedStep::new(20, Policy::SOLO);
         // 33.333334 ms: rounded up so three frames are not 1 ns short of 100 ms.
         let frame_ns = 33_333_334;
-        let steps: Vec<u32> = (0..6).map(|_| frame(&mut clock, frame_ns, u32::MAX).steps).collect();
+        let steps: Vec<u32> = (0..6)
+            .map(|_| frame(&mut clock, frame_ns, u32::MAX).steps)
+            .collect();
         assert_eq!(steps, vec![0, 1, 1, 0, 1, 1]);
         let mut clock = FixedStep::new(20, Policy::SOLO);
         let end = frame(&mut clock, 25 * MS, u32::MAX);

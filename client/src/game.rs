@@ -58,7 +58,11 @@ impl NetGame {
         NetGame {
             previous: world.clone(),
             current: world,
-            roster: start.roster.iter().map(|r| (r.id, r.name.clone())).collect(),
+            roster: start
+                .roster
+                .iter()
+                .map(|r| (r.id, r.name.clone()))
+                .collect(),
             me: start.you,
             buffer: InputBuffer::new(start.input_delay.max(1)),
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),

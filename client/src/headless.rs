@@ -1,11 +1,12 @@
 //! The client without a window: same network, gate and loop, no drawing.
 //! Used for bots, tests and benchmarks.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lockstep_protocol::{Input, Start};
 
 use crate::bot::Bot;
+use crate::clock;
 use crate::game::{NetGame, Step};
 use crate::net::{Closed, LinkStats, NetClient, NetEvent};
 use crate::{GameOutcome, PlayError};
@@ -44,7 +45,7 @@ pub fn run(mut net: NetClient, options: HeadlessOptions) -> Result<GameOutcome, 
     }
     let mut bot = options.bot.map(|seed| Bot::for_player(seed, game.me));
     let mut link = LinkStats::default();
-    let mut last = Instant::now();
+    let mut last = clock::now();
     loop {
         // IndependentTickRun: take what the network delivered.
         while let Ok(event) = net.events().try_recv() {
@@ -58,7 +59,7 @@ pub fn run(mut net: NetClient, options: HeadlessOptions) -> Result<GameOutcome, 
                 NetEvent::Welcome { .. } | NetEvent::Started(_) => {}
             }
         }
-        let now = Instant::now();
+        let now = clock::now();
         game.begin_frame(now.duration_since(last).as_nanos() as u64);
         last = now;
         let mut stalled = false;

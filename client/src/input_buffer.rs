@@ -151,7 +151,10 @@ mod tests {
         let mut buffer = InputBuffer::new(3);
         assert_eq!(buffer.receive(Tick(0), [bundle(0), bundle(1)]), 2);
         // A repeat overlapping what is held adds only the new tick.
-        assert_eq!(buffer.receive(Tick(0), [bundle(9), bundle(9), bundle(2)]), 1);
+        assert_eq!(
+            buffer.receive(Tick(0), [bundle(9), bundle(9), bundle(2)]),
+            1
+        );
         assert_eq!(mark(buffer.poll()), (0, 0));
         assert_eq!(mark(buffer.poll()), (1, 1));
         // A repeat of already simulated ticks adds nothing.

@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bot;
+pub mod clock;
 pub mod fixed_step;
 pub mod game;
 pub mod headless;

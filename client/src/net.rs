@@ -18,9 +18,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Input, InputDatagram, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN,
-    MAX_DATAGRAM_SIZE,
+    decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello, Input,
+    InputDatagram, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;

@@ -14,6 +14,7 @@ use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
 use crate::bot::{Bot, Bots};
+use crate::clock;
 use crate::fixed_step::{FixedStep, Policy};
 use crate::game::{NetGame, Step};
 use crate::net::{LinkStats, NetClient, NetEvent};
@@ -83,7 +84,9 @@ impl Screen {
             Some((x, y)) => builder.position(x, y),
             None => builder.position_centered(),
         };
-        let window = builder.build().map_err(|e| WindowError::Sdl(e.to_string()))?;
+        let window = builder
+            .build()
+            .map_err(|e| WindowError::Sdl(e.to_string()))?;
         let canvas = window
             .into_canvas()
             .build()
@@ -187,7 +190,7 @@ fn stick_axes(x: i16, y: i16) -> Option<[i8; 2]> {
     if x * x + y * y < DEAD_ZONE * DEAD_ZONE {
         return None;
     }
-    let quantise = |v: i32| (v * 127 / 32768).clamp(-127, 127) as i8;
+    let quantise = |v: i32| (v * 127 / 32767).clamp(-127, 127) as i8;
     Some([quantise(x), quantise(y)])
 }
 
@@ -203,7 +206,7 @@ impl Default for RateMeter {
     fn default() -> Self {
         RateMeter {
             count: 0,
-            since: Instant::now(),
+            since: clock::now(),
             rate: 0.0,
         }
     }
@@ -212,11 +215,11 @@ impl Default for RateMeter {
 impl RateMeter {
     fn add(&mut self, n: u32) {
         self.count += n;
-        let elapsed = self.since.elapsed();
+        let elapsed = clock::since(self.since);
         if elapsed >= Duration::from_millis(500) {
             self.rate = self.count as f32 / elapsed.as_secs_f32();
             self.count = 0;
-            self.since = Instant::now();
+            self.since = clock::now();
         }
     }
 }
@@ -224,17 +227,13 @@ impl RateMeter {
 /// Sleeps out the rest of a frame started at `frame_start`.
 fn pace(frame_start: Instant) {
     let budget = Duration::from_secs(1) / MAX_FPS;
-    if let Some(rest) = budget.checked_sub(frame_start.elapsed()) {
+    if let Some(rest) = budget.checked_sub(clock::since(frame_start)) {
         std::thread::sleep(rest);
     }
 }
 
 /// Takes the screenshot if this frame shows the requested tick.
-fn capture(
-    screen: &Screen,
-    options: &mut WindowOptions,
-    tick: u32,
-) -> Result<(), WindowError> {
+fn capture(screen: &Screen, options: &mut WindowOptions, tick: u32) -> Result<(), WindowError> {
     if tick >= options.screenshot_tick {
         if let Some(path) = options.screenshot.take() {
             crate::screenshot::save_png(&screen.canvas, &path)?;
@@ -267,7 +266,7 @@ pub fn run_networked(
     };
     // The lobby: keep the window alive until Start.
     let start = loop {
-        let frame_start = Instant::now();
+        let frame_start = clock::now();
         if !screen.pump() {
             net.leave();
             return Err(PlayError::Lost("left before the game started".into()).into());
@@ -301,9 +300,9 @@ pub fn run_networked(
     hud.status = "connected".into();
     hud.banner = None;
     hud.input_delay = game.input_delay() as u8;
-    let mut last = Instant::now();
+    let mut last = clock::now();
     loop {
-        let frame_start = Instant::now();
+        let frame_start = clock::now();
         game.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
         last = frame_start;
         while let Ok(event) = net.events().try_recv() {
@@ -396,7 +395,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
     let mut previous = current.clone();
     let mut bots = Bots::new(solo.seed, &players[1..]);
     let mut my_bot = options.bot.map(|seed| Bot::for_player(seed, me));
-    let mut clock = FixedStep::new(
+    let mut fixed = FixedStep::new(
         solo.tick_rate,
         Policy::Solo {
             max_loops: solo.max_loops,
@@ -427,13 +426,13 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
         status: format!("solo, MAX_LOOPS {}", solo.max_loops),
         banner: None,
     };
-    let mut last = Instant::now();
+    let mut last = clock::now();
     loop {
-        let frame_start = Instant::now();
-        clock.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
+        let frame_start = clock::now();
+        fixed.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
         last = frame_start;
         let mut steps = 0;
-        while clock.due() && !options.ticks.is_some_and(|t| current.tick().0 >= t) {
+        while fixed.due() && options.ticks.is_none_or(|t| current.tick().0 < t) {
             let mine = match &mut my_bot {
                 Some(bot) => bot.next_input(&current, me),
                 None => screen.sample(),
@@ -445,10 +444,10 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
             inputs.extend(bots.inputs(&current));
             previous.clone_from(&current);
             current.step(&inputs);
-            clock.stepped();
+            fixed.stepped();
             steps += 1;
         }
-        let end = clock.end_frame();
+        let end = fixed.end_frame();
         let keep_playing = screen.pump();
         screen.ticks.add(steps);
         hud.fps = screen.frames.rate;

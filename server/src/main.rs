@@ -44,6 +44,10 @@ fn default_identity_dir() -> PathBuf {
     }
 }
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "only picks a default seed; the chosen seed is printed and sent to every client"
+)]
 fn seed_from_clock() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -65,12 +69,11 @@ async fn run() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let identity = Identity::load_or_create(&args.identity_dir)
-        .context("loading the server identity")?;
+    let identity =
+        Identity::load_or_create(&args.identity_dir).context("loading the server identity")?;
     let endpoint = lockstep_server::endpoint(args.listen, &identity)?;
     let addr = endpoint.local_addr().context("reading the bound address")?;
     println!("listening on {addr} fingerprint={}", identity.fingerprint());

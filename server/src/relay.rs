@@ -271,7 +271,7 @@ impl Relay {
             }
         }
         self.slots
-            .retain(|_, slot| !slot.drop.is_some_and(|d| d.tick <= tick));
+            .retain(|_, slot| slot.drop.is_none_or(|d| d.tick > tick));
         Some(bundle)
     }
 
@@ -401,7 +401,11 @@ mod tests {
         );
         relay.complete();
         let d = bundles(&relay, P0);
-        let got: Vec<u8> = d.bundles.iter().map(|b| b.inputs[0].input.buttons.0).collect();
+        let got: Vec<u8> = d
+            .bundles
+            .iter()
+            .map(|b| b.inputs[0].input.buttons.0)
+            .collect();
         assert_eq!(got, vec![1, 1, 2]);
         // Inputs for already bundled ticks are repeats, never a second bundle.
         assert_eq!(relay.receive(P0, &repeat, Duration::ZERO).repeated, 2);
@@ -417,7 +421,10 @@ mod tests {
             inputs: vec![input(1)],
         };
         assert_eq!(relay.receive(P0, &far, Duration::ZERO).out_of_window, 1);
-        assert_eq!(relay.receive(PlayerId(7), &far, Duration::ZERO), InputOutcome::default());
+        assert_eq!(
+            relay.receive(PlayerId(7), &far, Duration::ZERO),
+            InputOutcome::default()
+        );
     }
 
     #[test]

@@ -171,7 +171,9 @@ impl Session {
             Err(Refusal { reason })
         };
         if self.relay.is_some() {
-            return refuse("a game is already running on this server; try again when it ends".into());
+            return refuse(
+                "a game is already running on this server; try again when it ends".into(),
+            );
         }
         if name.trim().is_empty() || name.chars().count() > MAX_NAME_CHARS {
             return refuse(format!(
@@ -229,7 +231,11 @@ impl Session {
                 roster: roster.clone(),
                 you: id,
             };
-            if member.control.try_send(ServerMessage::Start(start)).is_err() {
+            if member
+                .control
+                .try_send(ServerMessage::Start(start))
+                .is_err()
+            {
                 warn!(player = %id, "could not queue Start; the drop timeout will remove it");
             }
         }
@@ -301,7 +307,9 @@ impl Session {
             .collect();
         for id in departed {
             if let Some(member) = self.members.remove(&id) {
-                member.conn.close(crate::CLOSE_DROPPED, b"removed from the game");
+                member
+                    .conn
+                    .close(crate::CLOSE_DROPPED, b"removed from the game");
             }
         }
         if relay.is_empty() {

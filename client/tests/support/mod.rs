@@ -1,12 +1,19 @@
 //! Shared helpers for the end-to-end tests: real processes on loopback.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    missing_docs,
+    reason = "test helpers; not every test uses each"
+)]
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use lockstep_client::clock;
 
 /// The client binary built for this test run.
 pub fn client_bin() -> PathBuf {
@@ -82,12 +89,12 @@ impl Server {
 
     /// Waits for a stdout line containing `needle`; returns it.
     pub fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
+        let deadline = clock::now() + timeout;
         if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
             return line.clone();
         }
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.saturating_duration_since(clock::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
                     self.seen.push(line.clone());
@@ -147,12 +154,12 @@ impl Client {
 
     /// Waits for the process to exit (killing it after `timeout`).
     pub fn finish(mut self, timeout: Duration) -> Finished {
-        let deadline = Instant::now() + timeout;
+        let deadline = clock::now() + timeout;
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
                 break status;
             }
-            if Instant::now() >= deadline {
+            if clock::now() >= deadline {
                 let _ = self.child.kill();
                 panic!("client {} did not finish within {timeout:?}", self.name);
             }
@@ -227,14 +234,10 @@ pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(label: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "lockstep-test-{label}-{}-{nanos}",
-            std::process::id()
-        ));
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("lockstep-test-{label}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&path).expect("temp dir");
         TempDir(path)
     }

@@ -1,0 +1,22 @@
+//! The one place the client reads the wall clock.
+//!
+//! The simulation, the lockstep gate and the fixed-step accumulator are
+//! given elapsed time as numbers and never read a clock (`clippy.toml`
+//! forbids it). Only the frontends need real time, to measure frames and to
+//! sleep, and they take it from here.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "frontends measure real time here and pass it into the pure core"
+)]
+
+use std::time::{Duration, Instant};
+
+/// The current instant.
+pub fn now() -> Instant {
+    Instant::now()
+}
+
+/// Real time since `earlier`.
+pub fn since(earlier: Instant) -> Duration {
+    earlier.elapsed()
+}

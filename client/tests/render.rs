@@ -1,0 +1,184 @@
+//! A real SDL2 window under Xvfb: the screenshot must show every disc and
+//! ball where the simulation says they are.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use lockstep_client::offline::{self, SimOptions};
+use lockstep_client::render::{player_colour, Renderer};
+use lockstep_client::screenshot::load_png_rgb;
+use lockstep_client::sim::WorldConfig;
+use support::{client_bin, Client, Server, TempDir};
+
+/// The HUD block (top left) and the score strip (top centre) are drawn over
+/// the arena; points under them are not checked.
+const OVERLAY_HEIGHT: i32 = 80;
+
+/// Runs `args` of the client inside a fresh Xvfb display.
+fn under_xvfb(name: &str, args: &[&str]) -> Client {
+    assert!(
+        Path::new("/usr/bin/xvfb-run").exists(),
+        "xvfb-run is missing: install xvfb and xauth (make test does)"
+    );
+    let client = client_bin();
+    let mut command = Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(client)
+        .args(args);
+    Client::spawn(name, &mut command)
+}
+
+fn pixel(image: &(u32, u32, Vec<u8>), (x, y): (i32, i32)) -> [u8; 3] {
+    let (w, _, data) = image;
+    let i = (y as usize * *w as usize + x as usize) * 3;
+    [data[i], data[i + 1], data[i + 2]]
+}
+
+fn close(a: [u8; 3], b: [u8; 3], tolerance: i32) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(&x, y)| (i32::from(x) - i32::from(y)).abs() <= tolerance)
+}
+
+#[test]
+fn the_screenshot_shows_discs_and_balls_where_the_simulation_puts_them() {
+    let dir = TempDir::new("render");
+    let shot = dir.0.join("solo.png");
+    let shot_arg = shot.to_string_lossy().to_string();
+    // Solo with the local disc played by bot 9 and world seed 9 is exactly
+    // the offline game with seed 9, so the test knows where things are.
+    let finished = under_xvfb(
+        "solo",
+        &[
+            "solo",
+            "--bots",
+            "2",
+            "--seed",
+            "9",
+            "--bot",
+            "9",
+            "--ticks",
+            "90",
+            "--screenshot",
+            &shot_arg,
+            "--screenshot-tick",
+            "90",
+            "--window-size",
+            "1280x720",
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    let (tick, hash) = finished.final_line();
+    let world = offline::run(SimOptions {
+        players: 3,
+        seed: 9,
+        ticks: 90,
+        balls: WorldConfig::DEFAULT_BALLS,
+        tick_rate: 60,
+    });
+    assert_eq!(tick, 90);
+    assert_eq!(hash, format!("{:016x}", world.hash()));
+
+    let image = load_png_rgb(&shot).expect("screenshot is a PNG");
+    assert_eq!((image.0, image.1), (1280, 720));
+    let arena = world.arena();
+    for disc in world.discs() {
+        let at = Renderer::world_to_screen((1280, 720), arena, disc.pos);
+        if at.1 < OVERLAY_HEIGHT {
+            continue;
+        }
+        let c = player_colour(disc.player);
+        let seen = pixel(&image, at);
+        assert!(
+            close(seen, [c.r, c.g, c.b], 40),
+            "disc of player {} at {at:?}: pixel {seen:?}, expected {:?}",
+            disc.player,
+            (c.r, c.g, c.b)
+        );
+    }
+    // Balls are light; the floor is dark. Each ball's centre must be light.
+    let light = |p: [u8; 3]| p.iter().map(|&v| u32::from(v)).sum::<u32>() > 450;
+    let mut checked = 0;
+    for ball in world.balls() {
+        let at = Renderer::world_to_screen((1280, 720), arena, ball.pos);
+        if at.1 < OVERLAY_HEIGHT {
+            continue;
+        }
+        let overlaps_disc = world
+            .discs()
+            .iter()
+            .any(|d| (d.pos - ball.pos).length() < d.radius + ball.radius);
+        if overlaps_disc {
+            continue;
+        }
+        checked += 1;
+        let seen = pixel(&image, at);
+        assert!(light(seen), "ball at {at:?}: pixel {seen:?} is not a ball");
+    }
+    assert!(checked >= 15, "only {checked} balls could be checked");
+    // And an empty spot of the floor is dark: the check above can fail.
+    let corner = Renderer::world_to_screen(
+        (1280, 720),
+        arena,
+        glam::Vec2::new(arena.width * 0.5, arena.height - 5.0),
+    );
+    assert!(
+        !light(pixel(&image, corner))
+            || world.balls().iter().any(|b| {
+                (b.pos - glam::Vec2::new(arena.width * 0.5, arena.height - 5.0)).length() < 40.0
+            })
+    );
+}
+
+#[test]
+fn a_windowed_client_stays_in_lockstep_with_headless_bots() {
+    let mut server = Server::start(3, &["--seed", "21"]);
+    let dir = TempDir::new("window");
+    let shot = dir.0.join("net.png");
+    let shot_arg = shot.to_string_lossy().to_string();
+    let window = under_xvfb(
+        "window",
+        &[
+            "--connect",
+            &server.addr,
+            "--fingerprint",
+            &server.fingerprint,
+            "--name",
+            "windowed",
+            "--bot",
+            "5",
+            "--ticks",
+            "300",
+            "--screenshot",
+            &shot_arg,
+            "--screenshot-tick",
+            "240",
+        ],
+    );
+    let bots: Vec<Client> = (0..2)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), i, 300))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(20));
+    let mut finals = vec![window.finish(Duration::from_secs(60)).final_line()];
+    for bot in bots {
+        finals.push(bot.finish(Duration::from_secs(60)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    let image = load_png_rgb(&shot).expect("screenshot is a PNG");
+    for id in 0..3 {
+        let c = player_colour(lockstep_protocol::PlayerId(id));
+        let (_, _, data) = &image;
+        let found = data
+            .chunks_exact(3)
+            .filter(|p| close([p[0], p[1], p[2]], [c.r, c.g, c.b], 10))
+            .count();
+        assert!(
+            found > 300,
+            "player {id}'s colour covers only {found} pixels"
+        );
+    }
+}
