@@ -8,13 +8,15 @@
 //!
 //! The window is 1280x720 unless a size is given. Three bots play 120
 //! ticks; the frame is drawn halfway between the last two ticks with a
-//! sample HUD and a banner. After saving, the example checks the picture:
+//! sample HUD and saved to the given path, then drawn again with a banner
+//! and saved next to it with `-banner` added to the file name. After
+//! saving, the example checks the first picture:
 //! every disc's interpolated centre, mapped with
 //! [`Renderer::world_to_screen`], must show that player's colour, and a
 //! window whose shape differs from the arena's must have black bars. It
 //! exits with an error if not.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use glam::Vec2;
@@ -58,7 +60,7 @@ fn main() -> anyhow::Result<()> {
         ],
         me: Some(PlayerId(0)),
     };
-    let hud = Hud {
+    let mut hud = Hud {
         fps: 59.8,
         ups: 60.0,
         tick: world.tick().0,
@@ -67,7 +69,7 @@ fn main() -> anyhow::Result<()> {
         stalls: 0,
         hash: world.hash(),
         status: "connected".to_owned(),
-        banner: Some("render demo".to_owned()),
+        banner: None,
     };
 
     let sdl = sdl2::init().map_err(anyhow::Error::msg)?;
@@ -91,19 +93,34 @@ fn main() -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)
         .context("drawing the frame")?;
     save_png(&canvas, &path).context("saving the screenshot")?;
-    canvas.present();
     println!("saved {}", path.display());
+    check_picture(&path, &previous, &world, alpha)?;
 
-    check_picture(&path, &previous, &world, alpha)
+    hud.banner = Some("Waiting for players 2/3".to_owned());
+    hud.status = "waiting for players 2/3".to_owned();
+    renderer
+        .draw(&mut canvas, &previous, &world, alpha, &roster, &hud)
+        .map_err(anyhow::Error::msg)
+        .context("drawing the frame with a banner")?;
+    let banner_path = with_suffix(&path, "-banner");
+    save_png(&canvas, &banner_path).context("saving the banner screenshot")?;
+    canvas.present();
+    println!("saved {}", banner_path.display());
+    Ok(())
+}
+
+/// `path` with `suffix` added to the file name, before the extension.
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}{suffix}.{}", ext.to_string_lossy()),
+        None => format!("{stem}{suffix}"),
+    };
+    path.with_file_name(name)
 }
 
 /// Checks the saved picture against where the renderer says it drew.
-fn check_picture(
-    path: &std::path::Path,
-    previous: &World,
-    current: &World,
-    alpha: f32,
-) -> anyhow::Result<()> {
+fn check_picture(path: &Path, previous: &World, current: &World, alpha: f32) -> anyhow::Result<()> {
     let (width, height, pixels) = load_png_rgb(path).context("loading the screenshot")?;
     let pixel_at = |(x, y): (i32, i32)| -> anyhow::Result<[u8; 3]> {
         let (x, y) = (u32::try_from(x)?, u32::try_from(y)?);

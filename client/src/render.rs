@@ -142,6 +142,11 @@ const WALL_THICKNESS: f32 = 8.0;
 const GOAL_FRAME: f32 = 3.0;
 /// Radius of a goal post's knob, in world units.
 const POST_RADIUS: f32 = 7.0;
+/// Width of the centre line and circle, in world units: thin, they are
+/// only for orientation.
+const MARKING_WIDTH: f32 = 3.0;
+/// Radius of the centre spot, in world units.
+const CENTRE_SPOT: f32 = 6.0;
 /// Radius of the centre circle, in world units.
 const CENTRE_CIRCLE: f32 = 110.0;
 /// A ball that moved further than this many radii in one tick was
@@ -150,8 +155,9 @@ const CENTRE_CIRCLE: f32 = 110.0;
 const TELEPORT_RADII: f32 = 4.0;
 /// Side of a glyph of the SDL2_gfx built-in font, in pixels at scale 1.
 const GLYPH: i32 = 8;
-/// Window height, in pixels, per step of text scale: text stays 8 px tall
-/// up to this height, becomes 16 px tall at twice it, and so on.
+/// Window height, in pixels, per step of text scale: text is 8 px tall in a
+/// window about this high (a 720p window), 16 px at twice it, and so on,
+/// switching halfway between.
 const TEXT_STEP_HEIGHT: f32 = 720.0;
 /// Gap around text inside its backing, in pixels at scale 1.
 const PAD: i32 = 4;
@@ -159,8 +165,10 @@ const PAD: i32 = 4;
 /// Draws frames; keeps only what must stay steady from frame to frame.
 #[derive(Debug, Default)]
 pub struct Renderer {
-    /// The widest HUD line seen so far, in characters. The HUD backing only
-    /// grows, so it does not twitch as digits come and go.
+    /// The widest statistics line seen so far, in characters. The HUD
+    /// backing never gets narrower than this, so it does not twitch as
+    /// digits come and go. The status line is left out: a long message
+    /// widens the backing only while it is shown.
     hud_columns: usize,
 }
 
@@ -238,13 +246,15 @@ impl Renderer {
         hud: &Hud,
     ) -> Result<(), String> {
         let lines = hud_lines(hud);
-        let widest = lines.iter().map(String::len).max().unwrap_or(0);
+        let [statistics @ .., status] = &lines;
+        let widest = statistics.iter().map(String::len).max().unwrap_or(0);
         self.hud_columns = self.hud_columns.max(widest);
+        let columns = self.hud_columns.max(status.len());
 
         let size = layout.text_size;
         let line_height = (GLYPH + 2) * size;
         let (left, top) = (PAD * size, PAD * size);
-        let width = text_width(self.hud_columns, size) + 2 * PAD * size;
+        let width = text_width(columns, size) + 2 * PAD * size;
         let height = count_i32(lines.len()) * line_height + 2 * PAD * size;
         fill_box(canvas, left, top, width, height, BACKING)?;
         for (row, line) in (0..).zip(&lines) {
@@ -274,11 +284,11 @@ impl Layout {
     fn fit(output: (u32, u32), arena: Arena) -> Layout {
         let size = Vec2::new(output.0 as f32, output.1 as f32);
         let view = Vec2::new(arena.width, arena.height) + Vec2::splat(2.0 * MARGIN);
-        let scale = (size.x / view.x).min(size.y / view.y);
+        // The tighter axis decides; the other gets bars.
+        let (across, down) = (size.x / view.x, size.y / view.y);
+        let scale = if across < down { across } else { down };
         let corner = (size - view * scale) * 0.5;
-        // Truncation is the step function wanted: a new size every
-        // TEXT_STEP_HEIGHT pixels of height.
-        let text_size = ((size.y / TEXT_STEP_HEIGHT) as i32).max(1);
+        let text_size = ((size.y / TEXT_STEP_HEIGHT).round() as i32).max(1);
         Layout {
             arena,
             scale,
@@ -288,12 +298,12 @@ impl Layout {
     }
 
     /// The pixel position of a world position.
-    fn to_screen(&self, pos: Vec2) -> Vec2 {
+    fn to_screen(self, pos: Vec2) -> Vec2 {
         self.origin + pos * self.scale
     }
 
     /// A world length in pixels.
-    fn length(&self, world: f32) -> f32 {
+    fn length(self, world: f32) -> f32 {
         world * self.scale
     }
 }
@@ -328,7 +338,7 @@ fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
     a + (b - a) * alpha
 }
 
-/// The HUD's lines, top to bottom.
+/// The HUD's lines, top to bottom: statistics, then the status line.
 fn hud_lines(hud: &Hud) -> [String; 6] {
     let rtt = hud
         .rtt_ms
@@ -347,98 +357,33 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
 /// Floor, goal nets, markings, walls and posts.
 fn draw_arena(canvas: &mut WindowCanvas, layout: &Layout) -> Result<(), String> {
     let arena = layout.arena;
+    let (w, h) = (arena.width, arena.height);
+    let view = (Vec2::splat(-MARGIN), Vec2::new(w, h) + Vec2::splat(MARGIN));
+    world_rect(canvas, layout, view, SURROUND)?;
+    world_rect(canvas, layout, (Vec2::ZERO, Vec2::new(w, h)), FIELD)?;
+    draw_markings(canvas, layout)?;
+
     let (top, bottom) = (arena.goal_top(), arena.goal_bottom());
-    let world_rect = |canvas: &mut WindowCanvas, from: Vec2, to: Vec2, colour: Color| {
-        let (a, b) = (layout.to_screen(from), layout.to_screen(to));
-        let (x, y) = (pixel(a.x), pixel(a.y));
-        fill_box(canvas, x, y, pixel(b.x) - x, pixel(b.y) - y, colour)
-    };
-
-    world_rect(
-        canvas,
-        Vec2::splat(-MARGIN),
-        Vec2::new(arena.width + MARGIN, arena.height + MARGIN),
-        SURROUND,
-    )?;
-    world_rect(
-        canvas,
-        Vec2::ZERO,
-        Vec2::new(arena.width, arena.height),
-        FIELD,
-    )?;
-
-    let mid = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
-    let mid_x = pixel(mid.x);
-    let field_top = pixel(layout.to_screen(Vec2::ZERO).y);
-    let field_bottom = pixel(layout.to_screen(Vec2::new(0.0, arena.height)).y);
-    let line = pixel(layout.length(3.0)).max(1);
-    fill_box(
-        canvas,
-        mid_x - line / 2,
-        field_top,
-        line,
-        field_bottom - field_top,
-        MARKING,
-    )?;
-    let circle = coord(layout.length(CENTRE_CIRCLE));
-    for ring in 0..line {
-        canvas.aa_circle(
-            coord(mid.x),
-            coord(mid.y),
-            circle - coord_i32(ring),
-            MARKING,
-        )?;
-    }
-    canvas.filled_circle(
-        coord(mid.x),
-        coord(mid.y),
-        coord(layout.length(6.0)),
-        MARKING,
-    )?;
-
-    // Goal nets, behind each side wall's opening.
-    world_rect(
-        canvas,
-        Vec2::new(-GOAL_DEPTH, top),
-        Vec2::new(0.0, bottom),
-        GOAL_NET,
-    )?;
-    world_rect(
-        canvas,
-        Vec2::new(arena.width, top),
-        Vec2::new(arena.width + GOAL_DEPTH, bottom),
-        GOAL_NET,
-    )?;
-    // Goal frames: the two sides and the back of each net, outside it.
     let f = GOAL_FRAME;
-    let frames = [
-        (-GOAL_DEPTH - f, 0.0, -GOAL_DEPTH),
-        (
-            arena.width,
-            arena.width + GOAL_DEPTH + f,
-            arena.width + GOAL_DEPTH,
-        ),
-    ];
-    for (near, far, back) in frames {
-        world_rect(canvas, Vec2::new(near, top - f), Vec2::new(far, top), GOAL)?;
-        world_rect(
-            canvas,
-            Vec2::new(near, bottom),
-            Vec2::new(far, bottom + f),
-            GOAL,
-        )?;
-        let back_from = if back < 0.0 { back - f } else { back };
-        world_rect(
-            canvas,
-            Vec2::new(back_from, top),
-            Vec2::new(back_from + f, bottom),
-            GOAL,
-        )?;
+    // Each net, then its frame: a bar along each post's side and one along
+    // the back, all outside the net. `out` points away from the field.
+    for (line, out) in [(0.0, -1.0), (w, 1.0)] {
+        let back = line + out * GOAL_DEPTH;
+        let end = back + out * f;
+        let rects = [
+            ((line, top), (back, bottom), GOAL_NET),
+            ((line, top - f), (end, top), GOAL),
+            ((line, bottom), (end, bottom + f), GOAL),
+            ((back, top), (end, bottom), GOAL),
+        ];
+        for ((x0, y0), (x1, y1), colour) in rects {
+            let corners = (Vec2::new(x0, y0), Vec2::new(x1, y1));
+            world_rect(canvas, layout, corners, colour)?;
+        }
     }
 
     // Walls, outside the field, with gaps at the goal openings.
     let t = WALL_THICKNESS;
-    let (w, h) = (arena.width, arena.height);
     let walls = [
         (Vec2::new(-t, -t), Vec2::new(w + t, 0.0)),
         (Vec2::new(-t, h), Vec2::new(w + t, h + t)),
@@ -447,19 +392,48 @@ fn draw_arena(canvas: &mut WindowCanvas, layout: &Layout) -> Result<(), String> 
         (Vec2::new(w, 0.0), Vec2::new(w + t, top)),
         (Vec2::new(w, bottom), Vec2::new(w + t, h)),
     ];
-    for (from, to) in walls {
-        world_rect(canvas, from, to, WALL)?;
+    for wall in walls {
+        world_rect(canvas, layout, wall, WALL)?;
     }
     for post in arena.posts() {
         let at = layout.to_screen(post);
-        canvas.filled_circle(
-            coord(at.x),
-            coord(at.y),
-            coord(layout.length(POST_RADIUS)),
-            GOAL,
-        )?;
+        let r = coord(layout.length(POST_RADIUS));
+        canvas.filled_circle(coord(at.x), coord(at.y), r, GOAL)?;
     }
     Ok(())
+}
+
+/// The centre line, centre circle and centre spot.
+fn draw_markings(canvas: &mut WindowCanvas, layout: &Layout) -> Result<(), String> {
+    let arena = layout.arena;
+    let mid = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
+    let (x, y) = (coord(mid.x), coord(mid.y));
+    let line = coord(layout.length(MARKING_WIDTH)).max(1);
+    let half = MARKING_WIDTH * 0.5;
+    let centre_line = (
+        Vec2::new(arena.width * 0.5 - half, 0.0),
+        Vec2::new(arena.width * 0.5 + half, arena.height),
+    );
+    world_rect(canvas, layout, centre_line, MARKING)?;
+    let circle = coord(layout.length(CENTRE_CIRCLE));
+    for inset in 0..line {
+        canvas.aa_circle(x, y, circle - inset, MARKING)?;
+    }
+    canvas.filled_circle(x, y, coord(layout.length(CENTRE_SPOT)), MARKING)
+}
+
+/// Fills the rectangle between two opposite world corners, in either order.
+fn world_rect(
+    canvas: &mut WindowCanvas,
+    layout: &Layout,
+    (a, b): (Vec2, Vec2),
+    colour: Color,
+) -> Result<(), String> {
+    let (a, b) = (layout.to_screen(a), layout.to_screen(b));
+    let (ax, bx) = (pixel(a.x), pixel(b.x));
+    let (ay, by) = (pixel(a.y), pixel(b.y));
+    let (x, y) = (ax.min(bx), ay.min(by));
+    fill_box(canvas, x, y, (bx - ax).abs(), (by - ay).abs(), colour)
 }
 
 /// A pale ball with a dark rim.
@@ -472,7 +446,8 @@ fn draw_ball(
     let at = layout.to_screen(pos);
     let (x, y) = (coord(at.x), coord(at.y));
     let r = coord(layout.length(radius)).max(2);
-    ringed_circle(canvas, (x, y), r, BALL, (BALL_EDGE, 2))
+    let rim = ring_size(layout);
+    ringed_circle(canvas, (x, y), r, BALL, (BALL_EDGE, rim))
 }
 
 /// A disc in its player's colour, ringed in white if it is the local
@@ -489,11 +464,17 @@ fn draw_disc(
     let r = coord(layout.length(disc.radius)).max(3);
     let colour = player_colour(disc.player);
     let ring = if mine {
-        (ME_RING, 3)
+        (ME_RING, 3 * ring_size(layout))
     } else {
-        (darker(colour), 2)
+        (darker(colour), 2 * ring_size(layout))
     };
     ringed_circle(canvas, (x, y), r, colour, ring)
+}
+
+/// Unit of rim width, in pixels: rims thicken with the text, so bodies
+/// keep their look in a big window.
+fn ring_size(layout: &Layout) -> i16 {
+    i16::try_from(layout.text_size).unwrap_or(1)
 }
 
 /// A filled circle of radius `r` with a `ring.1` pixel wide rim in
@@ -525,7 +506,7 @@ fn draw_name(
     let name = roster.name(disc.player);
     let x = pixel(at.x) - text_width(name.len(), size) / 2;
     let y = pixel(at.y - layout.length(disc.radius)) - (GLYPH + 3) * size;
-    // A dark copy one pixel down-right keeps the name readable over a ball
+    // A dark copy one font pixel down-right keeps the name readable over a ball
     // or a marking of similar brightness.
     text(canvas, x + size, y + size, size, &name, LETTERBOX)?;
     text(canvas, x, y, size, &name, player_colour(disc.player))
@@ -557,15 +538,19 @@ fn draw_scores(
     let columns =
         entries.iter().map(|(entry, _)| entry.len()).sum::<usize>() + GAP * (entries.len() - 1);
     let width = text_width(columns, size);
-    let centre = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -MARGIN * 0.5));
-    let mut x = pixel(centre.x) - width / 2;
-    let y = pixel(centre.y) - GLYPH * size / 2;
+    let height = GLYPH * size + PAD * size;
+    // Just above the top wall; in a window too flat for that, as high as
+    // the window allows, over the wall.
+    let above_wall = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -WALL_THICKNESS));
+    let top = (pixel(above_wall.y) - height - 1).max(0);
+    let mut x = pixel(above_wall.x) - width / 2;
+    let y = top + PAD * size / 2;
     fill_box(
         canvas,
         x - PAD * size,
-        y - PAD * size / 2,
+        top,
         width + 2 * PAD * size,
-        GLYPH * size + PAD * size,
+        height,
         BACKING,
     )?;
     for (entry, colour) in &entries {
@@ -579,30 +564,31 @@ fn draw_scores(
 /// the arena view.
 fn draw_banner(canvas: &mut WindowCanvas, layout: &Layout, banner: &str) -> Result<(), String> {
     let banner = printable(banner);
-    let (w, h) = canvas.output_size()?;
-    let (w, h) = (coord_u32(w), coord_u32(h));
-    // Three times the usual text size, shrunk until it fits the window.
+    let arena = layout.arena;
+    let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
+    let view_right = pixel(layout.to_screen(Vec2::splat(arena.width + MARGIN)).x);
+    let view_width = view_right - view_left;
+    // Three times the usual text size, shrunk until it fits the view.
     let mut size = 3 * layout.text_size;
-    while size > 1 && text_width(banner.len(), size) + 2 * PAD * size > w {
+    while size > 1 && text_width(banner.len(), size) + 2 * PAD * size > view_width {
         size -= 1;
     }
-    let width = text_width(banner.len(), size);
+    let centre = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
+    let (x, y) = (pixel(centre.x), pixel(centre.y));
     let strip_height = GLYPH * size + 4 * PAD * size;
-    let strip_top = h / 2 - strip_height / 2;
-    let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
-    let view_right = pixel(layout.to_screen(Vec2::splat(layout.arena.width + MARGIN)).x);
     fill_box(
         canvas,
         view_left,
-        strip_top,
-        view_right - view_left,
+        y - strip_height / 2,
+        view_width,
         strip_height,
         BACKING,
     )?;
+    let width = text_width(banner.len(), size);
     text(
         canvas,
-        w / 2 - width / 2,
-        h / 2 - GLYPH * size / 2,
+        x - width / 2,
+        y - GLYPH * size / 2,
         size,
         &banner,
         BANNER_TEXT,
@@ -610,7 +596,8 @@ fn draw_banner(canvas: &mut WindowCanvas, layout: &Layout, banner: &str) -> Resu
 }
 
 /// Draws `s` with its top-left corner at pixel (`x`, `y`), magnified
-/// `size` times, then puts the canvas scale back.
+/// `size` times, then puts the canvas scale back. Text from outside (names,
+/// status, banner) must go through [`printable`] first.
 fn text(
     canvas: &mut WindowCanvas,
     x: i32,
@@ -690,11 +677,6 @@ fn coord(v: f32) -> i16 {
 /// An `i32` pixel coordinate for SDL2_gfx, saturated to `i16`.
 fn coord_i32(v: i32) -> i16 {
     i16::try_from(v).unwrap_or(if v < 0 { i16::MIN } else { i16::MAX })
-}
-
-/// A window dimension as `i32` (dimensions never get near `i32::MAX`).
-fn coord_u32(v: u32) -> i32 {
-    i32::try_from(v).unwrap_or(i32::MAX)
 }
 
 /// A small count (lines, characters) as `i32`, saturated.
@@ -792,10 +774,8 @@ mod tests {
 
     #[test]
     fn player_colours_are_distinct_and_cycle() {
-        for a in 0..PALETTE.len() {
-            for b in a + 1..PALETTE.len() {
-                assert_ne!(PALETTE[a], PALETTE[b]);
-            }
+        for (i, a) in PALETTE.iter().enumerate() {
+            assert!(!PALETTE[i + 1..].contains(a), "{a:?} appears twice");
         }
         let len = PALETTE.len() as u8;
         assert_eq!(player_colour(PlayerId(len + 1)), player_colour(PlayerId(1)));

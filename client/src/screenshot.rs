@@ -35,6 +35,9 @@ pub enum ScreenshotError {
     /// The file is not a PNG this decoder understands.
     #[error("could not decode the PNG: {0}")]
     Decode(#[from] png::DecodingError),
+    /// The decoder returned a colour layout this loader does not convert.
+    #[error("unsupported PNG colour type {0:?}")]
+    ColorType(png::ColorType),
 }
 
 /// Writes the canvas' current back buffer to `path` as an 8-bit RGB PNG
@@ -93,8 +96,8 @@ pub fn load_png_rgb(path: &Path) -> Result<(u32, u32, Vec<u8>), ScreenshotError>
             .chunks_exact(2)
             .flat_map(|p| [p[0], p[0], p[0]])
             .collect(),
-        // normalize_to_color8 expands palettes to RGB or RGBA.
-        png::ColorType::Indexed => unreachable!("palette PNGs are expanded while decoding"),
+        // normalize_to_color8 expands palettes, so this is not expected.
+        other => return Err(ScreenshotError::ColorType(other)),
     };
     Ok((info.width, info.height, rgb))
 }

@@ -120,3 +120,29 @@ fn a_wrong_fingerprint_is_refused_before_joining() {
         finished.stderr
     );
 }
+
+#[test]
+fn ctrl_c_on_the_server_ends_the_game_for_every_client_with_a_reason() {
+    let mut server = Server::start(2, &[]);
+    let clients: Vec<Client> = (0..2)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), i, 100_000))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(1));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(interrupted.success());
+    for client in clients {
+        let finished = client.finish(Duration::from_secs(20));
+        assert!(!finished.success, "{finished:?}");
+        assert!(
+            finished.stderr.contains("the server is shutting down"),
+            "{}",
+            finished.stderr
+        );
+    }
+    let status = server.child.wait().expect("server exits");
+    assert!(status.success(), "server exit status {status}");
+}

@@ -138,6 +138,19 @@ fn a_cloned_snapshot_continues_exactly_like_the_original() {
 }
 
 #[test]
+fn a_serialized_snapshot_restores_the_exact_state() {
+    let (mut world, mut bots) = game(4);
+    play(&mut world, &mut bots, 500);
+    let bytes = postcard::to_stdvec(&world).unwrap();
+    let mut restored: World = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(restored, world);
+    let mut restored_bots = bots.clone();
+    play(&mut world, &mut bots, 500);
+    play(&mut restored, &mut restored_bots, 500);
+    assert_eq!(restored.hash(), world.hash());
+}
+
+#[test]
 fn bots_cause_more_than_10_collisions_per_second() {
     const SECONDS: u32 = 20;
     let (mut world, mut bots) = game(5);
