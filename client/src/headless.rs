@@ -21,10 +21,10 @@ pub struct HeadlessOptions {
 }
 
 /// Waits in the lobby until the game starts.
-pub(crate) fn wait_for_start(net: &NetClient) -> Result<Start, PlayError> {
+fn wait_for_start(net: &NetClient) -> Result<(Start, std::time::Instant), PlayError> {
     loop {
         match net.events().recv() {
-            Ok(NetEvent::Started(start)) => return Ok(start),
+            Ok(NetEvent::Started { start, at }) => return Ok((start, at)),
             Ok(NetEvent::Welcome {
                 unpinned_fingerprint,
                 ..
@@ -38,14 +38,14 @@ pub(crate) fn wait_for_start(net: &NetClient) -> Result<Start, PlayError> {
 
 /// Plays until `options.ticks`, or until the connection ends.
 pub fn run(mut net: NetClient, options: HeadlessOptions) -> Result<GameOutcome, PlayError> {
-    let start = wait_for_start(&net)?;
+    let (start, started_at) = wait_for_start(&net)?;
     let mut game = NetGame::new(&start);
     for (tick, input) in game.initial_inputs() {
         net.send_input(tick, input);
     }
     let mut bot = options.bot.map(|seed| Bot::for_player(seed, game.me));
     let mut link = LinkStats::default();
-    let mut last = clock::now();
+    let mut last = started_at;
     loop {
         // IndependentTickRun: take what the network delivered.
         while let Ok(event) = net.events().try_recv() {
@@ -56,7 +56,7 @@ pub fn run(mut net: NetClient, options: HeadlessOptions) -> Result<GameOutcome, 
                 } => game.receive(first_tick, bundles),
                 NetEvent::Stats(stats) => link = stats,
                 NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
-                NetEvent::Welcome { .. } | NetEvent::Started(_) => {}
+                NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
             }
         }
         let now = clock::now();

@@ -103,8 +103,15 @@ pub enum NetEvent {
         /// with `--fingerprint` (the frontend warns about it).
         unpinned_fingerprint: Option<String>,
     },
-    /// The game starts.
-    Started(Start),
+    /// The game starts. `at` is when Start arrived: every client starts its
+    /// game clock from that moment, however long its frontend takes to
+    /// notice, so the clients' clocks agree to within the network delay.
+    Started {
+        /// Game parameters and roster.
+        start: Start,
+        /// When the network thread received it.
+        at: std::time::Instant,
+    },
     /// New bundles, each delivered once, contiguous from `first_tick`.
     Bundles {
         /// Tick of `bundles[0]`.
@@ -326,7 +333,10 @@ async fn play(
                         ServerMessage::Start(start) => {
                             started = true;
                             link.last_sent = Instant::now();
-                            let _ = events.send(NetEvent::Started(start));
+                            let _ = events.send(NetEvent::Started {
+                                start,
+                                at: Instant::now().into_std(),
+                            });
                         }
                         ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
                     }

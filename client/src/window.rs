@@ -265,14 +265,14 @@ pub fn run_networked(
         me: None,
     };
     // The lobby: keep the window alive until Start.
-    let start = loop {
+    let (start, started_at) = loop {
         let frame_start = clock::now();
         if !screen.pump() {
             net.leave();
             return Err(PlayError::Lost("left before the game started".into()).into());
         }
         match net.events().try_recv() {
-            Ok(NetEvent::Started(start)) => break start,
+            Ok(NetEvent::Started { start, at }) => break (start, at),
             Ok(NetEvent::Welcome {
                 players_needed,
                 unpinned_fingerprint,
@@ -300,7 +300,7 @@ pub fn run_networked(
     hud.status = "connected".into();
     hud.banner = None;
     hud.input_delay = game.input_delay() as u8;
-    let mut last = clock::now();
+    let mut last = started_at;
     loop {
         let frame_start = clock::now();
         game.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
@@ -313,7 +313,7 @@ pub fn run_networked(
                 } => game.receive(first_tick, bundles),
                 NetEvent::Stats(stats) => link = stats,
                 NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
-                NetEvent::Welcome { .. } | NetEvent::Started(_) => {}
+                NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
             }
         }
         let mut steps = 0;
