@@ -11,11 +11,10 @@
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::Instant;
 
-use lockstep_client::bot::Bots;
-use lockstep_client::sim::{World, WorldConfig};
-use lockstep_protocol::PlayerId;
+use lockstep_client::clock;
+use lockstep_client::offline::{self, SimOptions};
+use lockstep_client::sim::WorldConfig;
 
 /// Repetitions per scenario: enough for a median that ignores a noisy run.
 const REPETITIONS: usize = 10;
@@ -23,7 +22,7 @@ const REPETITIONS: usize = 10;
 const TICKS: u32 = 20_000;
 const TICK_RATE: u16 = 60;
 const SEED: u64 = 0x5EED;
-const PLAYERS: [PlayerId; 4] = [PlayerId(0), PlayerId(1), PlayerId(2), PlayerId(3)];
+const PLAYERS: u8 = 4;
 
 /// What one repetition measured and produced.
 struct Run {
@@ -33,22 +32,19 @@ struct Run {
     goals: u32,
 }
 
-/// Plays one game of [`TICKS`] ticks and times it. Reading the clock is the
-/// point here, and it happens outside the simulation.
-#[allow(clippy::disallowed_methods)]
+/// Plays one offline game of [`TICKS`] ticks (exactly what
+/// `lockstep-client sim` runs) and times it.
 fn run_once(balls: u16) -> Run {
-    let config = WorldConfig {
+    let options = SimOptions {
+        players: PLAYERS,
+        seed: SEED,
+        ticks: TICKS,
         balls,
-        ..WorldConfig::new(SEED, TICK_RATE)
+        tick_rate: TICK_RATE,
     };
-    let mut world = World::new(config, &PLAYERS);
-    let mut bots = Bots::new(SEED, &PLAYERS);
-    let start = Instant::now();
-    for _ in 0..TICKS {
-        let inputs = bots.inputs(&world);
-        world.step(black_box(&inputs));
-    }
-    let elapsed = start.elapsed().as_secs_f64();
+    let start = clock::now();
+    let world = offline::run(black_box(options));
+    let elapsed = clock::since(start).as_secs_f64();
     Run {
         ticks_per_second: f64::from(TICKS) / elapsed,
         hash: black_box(world.hash()),
