@@ -6,8 +6,9 @@
 //! hands each sampled local input back, and draws `previous`/`current` at
 //! the returned alpha.
 
-use lockstep_protocol::{Bundle, Input, PlayerId, Start, Tick};
+use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick};
 
+use crate::desync::{DesyncDump, History, DEFAULT_HISTORY};
 use crate::fixed_step::{FixedStep, FrameEnd, Policy};
 use crate::input_buffer::{Gate, InputBuffer};
 use crate::sim::{World, WorldConfig};
@@ -15,9 +16,15 @@ use crate::sim::{World, WorldConfig};
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// Tick `.0` was simulated: sample the local input and pass it to
-    /// [`NetGame::schedule_local`].
-    Ran(Tick),
+    /// A tick was simulated: sample the local input and pass it to
+    /// [`NetGame::schedule_local`], and send the hash report if any.
+    Ran {
+        /// The world's tick after the step.
+        tick: Tick,
+        /// `(tick, hash)` to report to the server: every
+        /// `hash_interval` ticks.
+        report: Option<(Tick, u64)>,
+    },
     /// A tick is due but its bundle has not arrived.
     Stalled(Tick),
     /// No tick is due in this frame.
@@ -31,6 +38,25 @@ pub struct GameStats {
     pub stalled_ticks: u64,
     /// Ticks simulated.
     pub ticks: u64,
+}
+
+/// Client-side options of a networked game.
+#[derive(Debug, Clone, Copy)]
+pub struct GameOptions {
+    /// Ticks of snapshots kept for desync dumps.
+    pub history: usize,
+    /// Nudge one value by one ulp once the world reaches this tick (fault
+    /// injection for desync tests).
+    pub inject_desync_at: Option<Tick>,
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions {
+            history: DEFAULT_HISTORY,
+            inject_desync_at: None,
+        }
+    }
 }
 
 /// A running networked game.
@@ -48,11 +74,15 @@ pub struct NetGame {
     clock: FixedStep,
     stats: GameStats,
     last_stall: Option<Tick>,
+    history: History,
+    hash_interval: u32,
+    inject_desync_at: Option<Tick>,
+    name: String,
 }
 
 impl NetGame {
     /// A game as described by the server's Start.
-    pub fn new(start: &Start) -> NetGame {
+    pub fn new(start: &Start, options: GameOptions) -> NetGame {
         let ids: Vec<PlayerId> = start.roster.iter().map(|r| r.id).collect();
         let world = World::new(WorldConfig::new(start.seed, start.tick_rate), &ids);
         NetGame {
@@ -68,6 +98,15 @@ impl NetGame {
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),
             stats: GameStats::default(),
             last_stall: None,
+            history: History::new(options.history),
+            hash_interval: u32::from(start.hash_interval.max(1)),
+            inject_desync_at: options.inject_desync_at,
+            name: start
+                .roster
+                .iter()
+                .find(|r| r.id == start.you)
+                .map(|r| r.name.clone())
+                .unwrap_or_default(),
         }
     }
 
@@ -99,9 +138,20 @@ impl NetGame {
                     self.roster.retain(|(id, _)| *id != left);
                 }
                 self.current.step(&bundle.inputs);
+                let now = self.current.tick();
+                if self.inject_desync_at == Some(now) {
+                    self.current.nudge_one_ulp();
+                }
+                let hash = self.current.hash();
+                self.history.record(&bundle, &self.current, hash);
                 self.clock.stepped();
                 self.stats.ticks += 1;
-                Step::Ran(tick)
+                debug_assert_eq!(now, tick.next());
+                let report = now
+                    .0
+                    .is_multiple_of(self.hash_interval)
+                    .then_some((now, hash));
+                Step::Ran { tick: now, report }
             }
             Gate::Stall(tick) => {
                 if self.last_stall != Some(tick) {
@@ -136,6 +186,25 @@ impl NetGame {
     /// Counters so far.
     pub fn stats(&self) -> GameStats {
         self.stats
+    }
+
+    /// The dump for a desync the server announced, if the tick is still in
+    /// the history.
+    pub fn desync_dump(&self, notice: &DesyncNotice) -> Option<DesyncDump> {
+        self.history.dump(notice.tick, self.me, &self.name)
+    }
+
+    /// Readable names of the players a notice says diverged.
+    pub fn names(&self, players: &[PlayerId]) -> Vec<String> {
+        players
+            .iter()
+            .map(|id| {
+                self.roster
+                    .iter()
+                    .find(|(p, _)| p == id)
+                    .map_or_else(|| format!("player {id}"), |(_, name)| name.clone())
+            })
+            .collect()
     }
 
     /// Whether we are still in the game (not removed by the server).

@@ -17,15 +17,18 @@
 
 pub mod bot;
 pub mod clock;
+pub mod desync;
 pub mod fixed_step;
 pub mod game;
 pub mod headless;
 pub mod input_buffer;
 pub mod net;
 pub mod offline;
+pub mod play;
 pub mod render;
 pub mod screenshot;
 pub mod sim;
+pub mod synctest;
 pub mod tls;
 pub mod window;
 

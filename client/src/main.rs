@@ -1,17 +1,21 @@
 //! `lockstep-client`: parses arguments and runs the chosen mode.
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use lockstep_client::headless::{self, HeadlessOptions};
+use lockstep_client::desync::{diff_worlds, DesyncDump, DEFAULT_HISTORY};
+use lockstep_client::game::GameOptions;
+use lockstep_client::headless;
 use lockstep_client::net::{NetClient, NetOptions};
 use lockstep_client::offline::{self, SimOptions};
+use lockstep_client::play::PlayOptions;
 use lockstep_client::sim::WorldConfig;
+use lockstep_client::synctest::{self, SyncTestOptions};
 use lockstep_client::window::{self, SoloOptions, WindowOptions};
 use lockstep_client::{final_line, GameOutcome};
-use lockstep_protocol::PROTOCOL_VERSION;
+use lockstep_protocol::{Tick, PROTOCOL_VERSION};
 
 /// Deterministic lockstep game client: join a server in a window or as a
 /// headless bot, play solo, or run the simulation offline.
@@ -44,6 +48,16 @@ struct PlayArgs {
     bot: Option<u64>,
     #[command(flatten)]
     window: WindowArgs,
+    /// Where desync dumps are written when the server reports a desync.
+    #[arg(long, value_name = "DIR", default_value = "desync")]
+    dump_dir: PathBuf,
+    /// Ticks of snapshots kept for desync dumps.
+    #[arg(long, value_name = "TICKS", default_value_t = DEFAULT_HISTORY)]
+    history: usize,
+    /// Fault injection: nudge one value of the world by one ulp when it
+    /// reaches this tick, to see a desync detected and diagnosed.
+    #[arg(long, value_name = "TICK")]
+    inject_desync_at: Option<u32>,
     /// Protocol version to announce (for testing refusals).
     #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
     protocol_version: u16,
@@ -88,6 +102,38 @@ enum Command {
         /// Ticks per second (sets the fixed dt).
         #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
         tick_rate: u16,
+    },
+    /// Prove the snapshot and the hash cover the whole state: every tick,
+    /// restore the snapshot from D ticks back, re-simulate D ticks and
+    /// compare hashes with the straight run.
+    Synctest {
+        /// Ticks to run.
+        #[arg(long, default_value_t = 600)]
+        ticks: u32,
+        /// How many ticks back each check restores from.
+        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+        check_distance: u32,
+        /// World and bot seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Players (each driven by a bot).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=64))]
+        players: u8,
+        /// Balls in the arena.
+        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
+        balls: u16,
+    },
+    /// Compare two desync dumps (.json or .bin) and print the fields that
+    /// differ, with both values and their bit patterns. Exits 1 if they
+    /// differ.
+    DesyncDiff {
+        /// First dump.
+        a: PathBuf,
+        /// Second dump.
+        b: PathBuf,
+        /// Most differences printed.
+        #[arg(long, default_value_t = 20)]
+        max: usize,
     },
     /// Play alone against bots in a window (MAX_LOOPS guard on).
     Solo {
@@ -172,6 +218,26 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             });
             Ok(vec![final_line(world.tick().0, world.hash())])
         }
+        Some(Command::Synctest {
+            ticks,
+            check_distance,
+            seed,
+            players,
+            balls,
+        }) => {
+            let report = synctest::run(SyncTestOptions {
+                sim: SimOptions {
+                    players,
+                    seed,
+                    ticks,
+                    balls,
+                    tick_rate: 60,
+                },
+                check_distance,
+            })?;
+            Ok(vec![final_line(report.tick, report.hash)])
+        }
+        Some(Command::DesyncDiff { a, b, max }) => desync_diff(&a, &b, max),
         Some(Command::Solo {
             bots,
             seed,
@@ -214,19 +280,22 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         protocol_version: args.protocol_version,
     })
     .context("starting the network thread")?;
+    let play = PlayOptions {
+        bot: args.bot,
+        ticks: args.window.ticks,
+        dump_dir: args.dump_dir.clone(),
+        game: GameOptions {
+            history: args.history,
+            inject_desync_at: args.inject_desync_at.map(Tick),
+        },
+    };
     let outcome = if args.headless {
         if args.window.screenshot.is_some() {
             bail!("--screenshot needs a window; drop --headless");
         }
-        headless::run(
-            net,
-            HeadlessOptions {
-                bot: args.bot,
-                ticks: args.window.ticks,
-            },
-        )?
+        headless::run(net, play)?
     } else {
-        window::run_networked(net, window_options(&args.window, name, args.bot))?
+        window::run_networked(net, window_options(&args.window, name, args.bot), play)?
     };
     Ok(report(outcome))
 }
@@ -241,6 +310,49 @@ fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowO
         screenshot_tick: args.screenshot_tick,
         bot,
     }
+}
+
+/// `desync-diff`: prints the differing fields; an error (exit 1) when the
+/// worlds differ, like diff(1).
+fn desync_diff(a: &Path, b: &Path, max: usize) -> anyhow::Result<Vec<String>> {
+    let left = DesyncDump::load(a)?;
+    let right = DesyncDump::load(b)?;
+    let mut lines = vec![
+        format!(
+            "a: {} ({}) tick={} hash={}",
+            a.display(),
+            left.name,
+            left.tick,
+            left.hash
+        ),
+        format!(
+            "b: {} ({}) tick={} hash={}",
+            b.display(),
+            right.name,
+            right.tick,
+            right.hash
+        ),
+    ];
+    if left.tick != right.tick {
+        lines.push(format!(
+            "note: the dumps are of different ticks ({} and {})",
+            left.tick, right.tick
+        ));
+    }
+    let diffs = diff_worlds(&left.world, &right.world);
+    if diffs.is_empty() {
+        lines.push("no difference: the worlds are identical".into());
+        return Ok(lines);
+    }
+    lines.push(format!("differing fields: {}", diffs.len()));
+    lines.extend(diffs.iter().take(max).map(|d| format!("  {d}")));
+    if diffs.len() > max {
+        lines.push(format!("  ... and {} more (see --max)", diffs.len() - max));
+    }
+    for line in &lines {
+        println!("{line}");
+    }
+    bail!("the dumps differ (differing fields: {})", diffs.len())
 }
 
 fn resolve(connect: &str) -> anyhow::Result<SocketAddr> {

@@ -18,8 +18,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello, Input,
-    InputDatagram, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN, MAX_DATAGRAM_SIZE,
+    decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, DesyncNotice, FrameReader,
+    Hello, Input, InputDatagram, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN,
+    MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -62,6 +63,8 @@ pub struct NetOptions {
 pub enum NetCommand {
     /// The local input for a tick.
     Input(Tick, Input),
+    /// Report the world hash at a tick to the server.
+    Report(Tick, u64),
     /// Leave the game and close the connection.
     Leave,
 }
@@ -121,6 +124,8 @@ pub enum NetEvent {
     },
     /// Fresh link statistics.
     Stats(LinkStats),
+    /// The server found that peers' hashes differ.
+    Desync(DesyncNotice),
     /// The connection is over; no more events follow.
     Closed(Closed),
 }
@@ -152,6 +157,11 @@ impl NetClient {
             events,
             thread: Some(thread),
         })
+    }
+
+    /// Queues a hash report for the server.
+    pub fn report_hash(&self, tick: Tick, hash: u64) {
+        let _ = self.commands.send(NetCommand::Report(tick, hash));
     }
 
     /// Queues the local input for `tick`.
@@ -339,6 +349,9 @@ async fn play(
                             });
                         }
                         ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
+                        ServerMessage::Desync(notice) => {
+                            let _ = events.send(NetEvent::Desync(notice));
+                        }
                     }
                 }
             }
@@ -355,6 +368,9 @@ async fn play(
                 Some(NetCommand::Input(tick, input)) => {
                     link.unacked.insert(tick, input);
                     link.send(&conn);
+                }
+                Some(NetCommand::Report(tick, hash)) => {
+                    send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
                 }
                 Some(NetCommand::Leave) | None => {
                     let _ = send.write_all(&encode_frame(&ClientMessage::Leave)?).await;

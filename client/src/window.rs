@@ -16,8 +16,8 @@ use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 use crate::bot::{Bot, Bots};
 use crate::clock;
 use crate::fixed_step::{FixedStep, Policy};
-use crate::game::{NetGame, Step};
-use crate::net::{LinkStats, NetClient, NetEvent};
+use crate::net::{NetClient, NetEvent};
+use crate::play::{NetPlay, PlayOptions};
 use crate::render::{Hud, Renderer, Roster};
 use crate::sim::{World, WorldConfig};
 use crate::{GameOutcome, PlayError};
@@ -31,7 +31,8 @@ pub struct WindowOptions {
     pub position: Option<(i32, i32)>,
     /// Initial size.
     pub size: (u32, u32),
-    /// Leave once this many ticks have been simulated.
+    /// Leave once this many ticks have been simulated (solo play; a
+    /// networked game takes it from its [`PlayOptions`]).
     pub ticks: Option<u32>,
     /// Write a PNG of the window at `screenshot_tick`.
     pub screenshot: Option<PathBuf>,
@@ -246,6 +247,7 @@ fn capture(screen: &Screen, options: &mut WindowOptions, tick: u32) -> Result<()
 pub fn run_networked(
     mut net: NetClient,
     mut options: WindowOptions,
+    play_options: PlayOptions,
 ) -> Result<GameOutcome, WindowError> {
     let mut screen = Screen::open(&options)?;
     let lobby = World::new(WorldConfig::new(0, 60), &[]);
@@ -284,88 +286,54 @@ pub fn run_networked(
             }
             Ok(NetEvent::Stats(stats)) => hud.rtt_ms = Some(stats.rtt.as_secs_f32() * 1000.0),
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed).into()),
-            Ok(NetEvent::Bundles { .. }) | Err(_) => {}
+            Ok(NetEvent::Bundles { .. } | NetEvent::Desync(_)) | Err(_) => {}
         }
         screen.draw(&lobby, &lobby, 1.0, &no_roster, &hud)?;
         screen.present();
         pace(frame_start);
     };
 
-    let mut game = NetGame::new(&start);
-    for (tick, input) in game.initial_inputs() {
-        net.send_input(tick, input);
-    }
-    let mut bot = options.bot.map(|seed| Bot::for_player(seed, game.me));
-    let mut link = LinkStats::default();
+    let mut play = NetPlay::start(net, &start, started_at, play_options);
     hud.status = "connected".into();
     hud.banner = None;
-    hud.input_delay = game.input_delay() as u8;
-    let mut last = started_at;
+    hud.input_delay = play.game.input_delay() as u8;
     loop {
         let frame_start = clock::now();
-        game.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
-        last = frame_start;
-        while let Ok(event) = net.events().try_recv() {
-            match event {
-                NetEvent::Bundles {
-                    first_tick,
-                    bundles,
-                } => game.receive(first_tick, bundles),
-                NetEvent::Stats(stats) => link = stats,
-                NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
-                NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
-            }
-        }
-        let mut steps = 0;
-        let mut waiting = false;
-        loop {
-            match game.step() {
-                Step::Ran(_) => {
-                    steps += 1;
-                    let input = match &mut bot {
-                        Some(bot) => bot.next_input(&game.current, game.me),
-                        None => screen.sample(),
-                    };
-                    net.send_input(game.schedule_local(), input);
-                    if options.ticks.is_some_and(|t| game.current.tick().0 >= t) {
-                        break;
-                    }
-                }
-                Step::Stalled(_) => {
-                    waiting = true;
-                    break;
-                }
-                Step::NotDue => break,
-            }
-        }
-        let end = game.end_frame();
+        play.drain()?;
+        let frame = play.run_ticks(frame_start, || screen.sample());
         // IndependentTickRun: events and HUD figures.
         let keep_playing = screen.pump();
-        screen.ticks.add(steps);
+        screen.ticks.add(frame.steps);
+        let game = &play.game;
         hud.fps = screen.frames.rate;
         hud.ups = screen.ticks.rate;
         hud.tick = game.current.tick().0;
         hud.stalls = game.stats().stalled_ticks;
         hud.hash = game.current.hash();
-        hud.rtt_ms = Some(link.rtt.as_secs_f32() * 1000.0);
-        hud.status = if waiting {
+        hud.rtt_ms = Some(play.link.rtt.as_secs_f32() * 1000.0);
+        hud.status = if frame.stalled {
             "waiting for inputs".into()
         } else {
             "connected".into()
         };
+        hud.banner.clone_from(&play.desync);
         let roster = Roster {
             players: game.roster.clone(),
             me: Some(game.me),
         };
-        screen.draw(&game.previous, &game.current, end.alpha, &roster, &hud)?;
+        screen.draw(
+            &game.previous,
+            &game.current,
+            frame.end.alpha,
+            &roster,
+            &hud,
+        )?;
         capture(&screen, &mut options, hud.tick)?;
         screen.present();
-        let finished = options.ticks.is_some_and(|t| game.current.tick().0 >= t);
-        if !keep_playing || finished {
-            net.leave();
-            return Ok(GameOutcome::new(&game, link));
+        if !keep_playing || frame.finished {
+            return Ok(play.finish());
         }
-        if !game.is_playing() {
+        if !play.game.is_playing() {
             return Err(PlayError::Dropped.into());
         }
         pace(frame_start);

@@ -197,6 +197,7 @@ mod tests {
                 id: PlayerId(0),
                 name: "ada".into(),
             }],
+            hash_interval: 15,
             you: PlayerId(0),
         });
         let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
@@ -242,6 +243,25 @@ mod tests {
         assert_eq!(
             hex(&encode(&sample_bundles(), MAX_DATAGRAM_SIZE).unwrap()),
             "0009070200020011000100018140010101000000"
+        );
+
+        let report = ClientMessage::HashReport {
+            tick: Tick(300),
+            hash: 0x0123_4567_89ab_cdef,
+        };
+        assert_eq!(
+            hex(&encode(&report, MAX_MESSAGE_SIZE).unwrap()),
+            "02ac02ef9bafcdf8acd19101"
+        );
+
+        let desync = ServerMessage::Desync(DesyncNotice {
+            tick: Tick(300),
+            diverged: vec![PlayerId(2)],
+            majority: Some(1),
+        });
+        assert_eq!(
+            hex(&encode(&desync, MAX_MESSAGE_SIZE).unwrap()),
+            "04ac0201020101"
         );
 
         let refused = ServerMessage::Refused(Refusal {

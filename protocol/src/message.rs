@@ -13,6 +13,14 @@ pub enum ClientMessage {
     /// The player leaves on purpose (Esc, `--ticks` reached). The server drops
     /// it after the last tick it sent an input for.
     Leave,
+    /// The hash of the client's world after `tick` ticks, sent every
+    /// [`Start::hash_interval`] ticks so the server can compare peers.
+    HashReport {
+        /// World tick the hash belongs to (a multiple of the interval).
+        tick: Tick,
+        /// `World::hash()` at that tick.
+        hash: u64,
+    },
 }
 
 /// A client introducing itself.
@@ -45,6 +53,20 @@ pub enum ServerMessage {
         /// One readable sentence.
         reason: String,
     },
+    /// Peers reported different hashes for a tick.
+    Desync(DesyncNotice),
+}
+
+/// The server's verdict on a tick where the reported hashes differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DesyncNotice {
+    /// The tick whose hashes differ (the first reported one).
+    pub tick: Tick,
+    /// Players whose hash differs from the majority; every reporter when
+    /// there is no majority (for example one player against one).
+    pub diverged: Vec<PlayerId>,
+    /// The hash most players reported, if a strict majority agreed.
+    pub majority: Option<u64>,
 }
 
 /// Why a client was refused.
@@ -65,6 +87,8 @@ pub struct Start {
     pub input_delay: u8,
     /// Every player, in slot order.
     pub roster: Vec<RosterEntry>,
+    /// Clients report their world hash every this many ticks.
+    pub hash_interval: u16,
     /// The receiving client's own slot.
     pub you: PlayerId,
 }

@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod hash_check;
 mod identity;
 mod relay;
 mod server;
@@ -31,6 +32,7 @@ use lockstep_protocol::{PlayerId, Tick, ALPN};
 use tokio::sync::mpsc;
 use tracing::{info, Instrument};
 
+pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
 pub use relay::{Drop, DropReason, InputOutcome, Relay, INPUT_WINDOW, MAX_UNACKED_BUNDLES};
 pub use session::MAX_NAME_CHARS;
@@ -59,6 +61,21 @@ pub struct Config {
     pub drop_timeout: Duration,
     /// Time a new connection has to say Hello.
     pub hello_timeout: Duration,
+    /// Clients report their world hash every this many ticks.
+    pub hash_interval: u16,
+    /// What a detected desync does to the game.
+    pub on_desync: OnDesync,
+}
+
+/// What the server does when peers' hashes differ.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnDesync {
+    /// Announce it and keep playing (the diverged clients keep running, so
+    /// their later reports and dumps can still be studied).
+    #[default]
+    Continue,
+    /// Announce it and end the game for everyone.
+    Stop,
 }
 
 impl Default for Config {
@@ -70,6 +87,8 @@ impl Default for Config {
             seed: 1,
             drop_timeout: Duration::from_secs(2),
             hello_timeout: Duration::from_secs(5),
+            hash_interval: 15,
+            on_desync: OnDesync::Continue,
         }
     }
 }
@@ -109,6 +128,13 @@ pub enum ServerEvent {
         /// Why.
         reason: DropReason,
     },
+    /// Peers reported different hashes.
+    Desync {
+        /// The first tick whose hashes differ.
+        tick: Tick,
+        /// Names of the players newly found diverged.
+        diverged: Vec<String>,
+    },
     /// Every player left; the server is back in the lobby.
     GameOver {
         /// First tick that was never bundled.
@@ -136,6 +162,9 @@ impl std::fmt::Display for ServerEvent {
                 "dropped player={player} name={name} tick={tick} reason={}",
                 reason.as_str()
             ),
+            ServerEvent::Desync { tick, diverged } => {
+                write!(f, "desync tick={tick} diverged={}", diverged.join(","))
+            }
             ServerEvent::GameOver { tick } => write!(f, "game over tick={tick}"),
         }
     }

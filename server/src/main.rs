@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use lockstep_server::{Config, Identity};
+use lockstep_server::{Config, Identity, OnDesync};
 
 /// QUIC relay for lockstep games: collects every player's input for each
 /// tick and relays the complete set to everyone.
@@ -31,10 +31,23 @@ struct Args {
     /// Milliseconds of silence after which a player is dropped.
     #[arg(long, default_value_t = 2000)]
     drop_timeout_ms: u64,
+    /// Clients report their world hash every this many ticks (1-3600).
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u16).range(1..=3600))]
+    hash_interval: u16,
+    /// What a desync does: `continue` announces it and plays on, `stop`
+    /// announces it and ends the game.
+    #[arg(long, value_enum, default_value_t = DesyncAction::Continue)]
+    on_desync: DesyncAction,
     /// Directory holding the server's certificate and key (created on
     /// first start; keep it to keep the fingerprint clients pinned).
     #[arg(long, env = "LOCKSTEP_IDENTITY_DIR", default_value_os_t = default_identity_dir())]
     identity_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum DesyncAction {
+    Continue,
+    Stop,
 }
 
 fn default_identity_dir() -> PathBuf {
@@ -83,6 +96,11 @@ async fn run() -> anyhow::Result<()> {
         input_delay: args.input_delay,
         seed: args.seed.unwrap_or_else(seed_from_clock),
         drop_timeout: Duration::from_millis(args.drop_timeout_ms),
+        hash_interval: args.hash_interval,
+        on_desync: match args.on_desync {
+            DesyncAction::Continue => OnDesync::Continue,
+            DesyncAction::Stop => OnDesync::Stop,
+        },
         ..Config::default()
     };
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();

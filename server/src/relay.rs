@@ -148,6 +148,16 @@ impl Relay {
         self.slots.keys().copied()
     }
 
+    /// Players that take part in `tick`: active, and not dropped at or
+    /// before it.
+    pub fn players_at(&self, tick: Tick) -> Vec<PlayerId> {
+        self.slots
+            .iter()
+            .filter(|(_, slot)| slot.drop.is_none_or(|d| d.tick > tick))
+            .map(|(&id, _)| id)
+            .collect()
+    }
+
     /// Whether no player is left: the game is over.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()

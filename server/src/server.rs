@@ -210,6 +210,12 @@ async fn relay_traffic(
                                     return "server stopping".into();
                                 }
                             }
+                            Ok(Some(ClientMessage::HashReport { tick, hash })) => {
+                                let report = SessionEvent::HashReport(conn_id, tick, hash);
+                                if session.send(report).await.is_err() {
+                                    return "server stopping".into();
+                                }
+                            }
                             Ok(Some(ClientMessage::Hello(_))) => debug!("repeated Hello ignored"),
                             Ok(None) => break,
                             Err(e) => {

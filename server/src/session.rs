@@ -9,14 +9,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    InputDatagram, PlayerId, Refusal, RosterEntry, ServerMessage, Start, MAX_DATAGRAM_SIZE,
+    DesyncNotice, InputDatagram, PlayerId, Refusal, RosterEntry, ServerMessage, Start, Tick,
+    MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
+use crate::hash_check::HashCheck;
 use crate::relay::{Drop, DropReason, Relay};
-use crate::{Config, ServerEvent};
+use crate::{Config, OnDesync, ServerEvent};
 
 /// How often the session checks timeouts and repeats unacknowledged
 /// bundles. Well under one 60 Hz tick, so a lost datagram during a stall is
@@ -50,6 +52,8 @@ pub(crate) enum SessionEvent {
     Inputs(ConnId, InputDatagram),
     /// The client said Leave.
     Leave(ConnId),
+    /// The client's world hash at a tick.
+    HashReport(ConnId, Tick, u64),
     /// The connection is gone (closed, lost, or broke the protocol).
     Disconnected(ConnId, String),
 }
@@ -67,6 +71,7 @@ pub(crate) struct Session {
     config: Config,
     members: BTreeMap<PlayerId, Member>,
     relay: Option<Relay>,
+    hashes: HashCheck,
     epoch: Instant,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 }
@@ -77,6 +82,7 @@ impl Session {
             config,
             members: BTreeMap::new(),
             relay: None,
+            hashes: HashCheck::new(),
             epoch: Instant::now(),
             events,
         }
@@ -146,6 +152,12 @@ impl Session {
                 self.advance();
             }
             SessionEvent::Leave(conn_id) => self.remove(conn_id, DropReason::Left, "left"),
+            SessionEvent::HashReport(conn_id, tick, hash) => {
+                if let Some(player) = self.player_of(conn_id) {
+                    self.hashes.report(player, tick, hash);
+                    self.judge_hashes();
+                }
+            }
             SessionEvent::Disconnected(conn_id, why) => {
                 self.remove(conn_id, DropReason::Disconnected, &why)
             }
@@ -229,6 +241,7 @@ impl Session {
                 tick_rate: self.config.tick_rate,
                 input_delay: self.config.input_delay,
                 roster: roster.clone(),
+                hash_interval: self.config.hash_interval,
                 you: id,
             };
             if member
@@ -241,6 +254,7 @@ impl Session {
         }
         let ids: Vec<PlayerId> = self.members.keys().copied().collect();
         self.relay = Some(Relay::new(&ids, self.config.drop_timeout, self.now()));
+        self.hashes = HashCheck::new();
         info!(players = ids.len(), seed = self.config.seed, "game started");
         self.emit(ServerEvent::Started {
             players: roster.into_iter().map(|r| r.name).collect(),
@@ -318,6 +332,62 @@ impl Session {
             self.emit(ServerEvent::GameOver { tick });
             self.relay = None;
         }
+    }
+
+    /// Compares the hash reports that are complete and announces desyncs.
+    fn judge_hashes(&mut self) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let desyncs = self.hashes.judge(|tick| relay.players_at(tick));
+        for desync in desyncs {
+            let names: Vec<String> = desync
+                .diverged
+                .iter()
+                .map(|id| {
+                    self.members
+                        .get(id)
+                        .map_or_else(|| format!("player{id}"), |m| m.name.clone())
+                })
+                .collect();
+            warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, "desync");
+            self.emit(ServerEvent::Desync {
+                tick: desync.tick,
+                diverged: names.clone(),
+            });
+            let notice = ServerMessage::Desync(DesyncNotice {
+                tick: desync.tick,
+                diverged: desync.diverged.clone(),
+                majority: desync.majority,
+            });
+            for member in self.members.values() {
+                let _ = member.control.try_send(notice.clone());
+            }
+            if self.config.on_desync == OnDesync::Stop {
+                self.end_game(&format!(
+                    "desync at tick {}: {} diverged",
+                    desync.tick,
+                    names.join(", ")
+                ));
+                return;
+            }
+        }
+    }
+
+    /// Ends the running game for everyone with `reason`.
+    fn end_game(&mut self, reason: &str) {
+        let tick = self.relay.as_ref().map_or(Tick(0), Relay::next_tick);
+        for member in self.members.values() {
+            let _ = member.control.try_send(ServerMessage::Ended {
+                reason: reason.to_string(),
+            });
+        }
+        // The connection tasks see the members go: their writers flush the
+        // Ended message and the clients close.
+        self.members.clear();
+        self.relay = None;
+        info!(%tick, %reason, "game ended by the server");
+        self.emit(ServerEvent::GameOver { tick });
     }
 
     fn poll(&mut self) {

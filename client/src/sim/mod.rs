@@ -233,6 +233,22 @@ impl World {
         }
     }
 
+    /// Fault injection for desync tests (`--inject-desync-at`): moves the
+    /// first ball (or, with no balls, the first disc) one ulp to the right,
+    /// the smallest change a float can make. Returns the changed field's
+    /// path as `desync-diff` prints it, or `None` if the world is empty.
+    pub fn nudge_one_ulp(&mut self) -> Option<&'static str> {
+        let (x, path) = if let Some(ball) = self.balls.first_mut() {
+            (&mut ball.pos.x, "balls[0].pos.x")
+        } else if let Some(disc) = self.discs.first_mut() {
+            (&mut disc.pos.x, "discs[0].pos.x")
+        } else {
+            return None;
+        };
+        *x = f32::from_bits(x.to_bits() + 1);
+        Some(path)
+    }
+
     /// Number of steps taken so far (starts at `Tick(0)`).
     #[must_use]
     pub fn tick(&self) -> Tick {
