@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps build demo test determinism clean
 
 all: build
 
@@ -23,6 +23,13 @@ demo: build
 test: deps
 	$(CARGO) build --bins
 	$(CARGO) test --workspace
+
+# Builds the client under eight compiler configurations (debug, release,
+# opt-level 1 and s, fat LTO, target-cpu x86-64, x86-64-v3 and native) and
+# checks they all end the golden games on the same, pinned hashes. Takes
+# minutes, so it is not part of `make test`; see DETERMINISM.md.
+determinism: deps
+	@scripts/determinism.sh
 
 clean:
 	$(CARGO) clean

@@ -1,4 +1,4 @@
-//! The one place the client reads the wall clock.
+//! The one place the client reads the wall clock (and the date).
 //!
 //! The simulation, the lockstep gate and the fixed-step accumulator are
 //! given elapsed time as numbers and never read a clock (`clippy.toml`
@@ -19,4 +19,12 @@ pub fn now() -> Instant {
 /// Real time since `earlier`.
 pub fn since(earlier: Instant) -> Duration {
     earlier.elapsed()
+}
+
+/// Seconds since the Unix epoch (UTC), for timestamps in files; never used
+/// by the simulation.
+pub fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

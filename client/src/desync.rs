@@ -69,6 +69,11 @@ impl History {
         });
     }
 
+    /// The most recent frame.
+    pub fn latest(&self) -> Option<&Frame> {
+        self.frames.back()
+    }
+
     /// The frame whose world is at `tick`, if still kept.
     pub fn at(&self, tick: Tick) -> Option<&Frame> {
         self.frames.iter().find(|f| f.world.tick() == tick)

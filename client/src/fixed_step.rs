@@ -1,11 +1,14 @@
 //! The fixed-step accumulator of the flipcode tip (seed 001), in integer
-//! nanoseconds.
+//! nanoseconds: the one implementation behind every fixed-step loop of the
+//! client, the networked game, solo play, replays and the `fixed`,
+//! `fixed-max`, `fixed-interp` and `mixed` strategies of the game loop lab
+//! (see [`crate::loops`]).
 //!
 //! Pure: the frontend measures the frame time and passes it in, then asks
 //! [`FixedStep::due`] before each game tick. The loop it drives is:
 //!
 //! ```text
-//! clock.begin_frame(elapsed_ns);
+//! clock.begin_frame(elapsed_ns);  // solo: may clamp to the maximum delta
 //! while clock.due() {            // lag >= TICK and under this frame's cap
 //!     GameTickRun();             // networked: only if the gate says Step
 //!     clock.stepped();           // lag -= TICK
@@ -15,20 +18,29 @@
 //! GameDrawWithInterpolation(end.alpha);  // alpha = min(1, lag / TICK)
 //! ```
 //!
-//! Solo play applies flipcode's MAX_LOOPS guard: at most `max_loops` ticks
-//! per frame, and if more time is pending the excess is discarded (game time
-//! slows down instead of spiralling). Networked play may do neither, since
-//! the machines would disagree on game time: it never discards, and after a
-//! stall it catches up, at most `catch_up_per_frame` ticks per frame so the
-//! window stays responsive, until the lag is paid back.
+//! Solo play may slow game time down instead of spiralling, in the two ways
+//! the seeds describe: seed 000's maximum delta counts at most that much
+//! real time per frame, and flipcode's MAX_LOOPS guard runs at most
+//! `max_loops` ticks per frame and discards whatever is still pending.
+//! Networked play may do neither, since the machines would disagree on game
+//! time: it never discards, and after a stall it catches up, at most
+//! `catch_up_per_frame` ticks per frame so the window stays responsive,
+//! until the lag is paid back.
 
 /// How the loop treats time it cannot simulate in one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
-    /// Single player: cap ticks per frame and discard the rest.
+    /// Single player: game time may fall behind real time.
     Solo {
-        /// Flipcode's MAX_LOOPS.
-        max_loops: u32,
+        /// Seed 000's maximum delta: a frame counts at most this much real
+        /// time, the rest is discarded before it reaches the accumulator.
+        /// `None`: every nanosecond counts.
+        max_delta_ns: Option<u64>,
+        /// Flipcode's MAX_LOOPS: at most this many ticks per frame, and
+        /// the time still pending after them is discarded down to one
+        /// tick. `None`: no guard, so a tick that costs more real time
+        /// than it represents starts the spiral of death.
+        max_loops: Option<u32>,
     },
     /// Lockstep: never discard; spread a catch-up over frames.
     Networked {
@@ -40,12 +52,20 @@ pub enum Policy {
 impl Policy {
     /// MAX_LOOPS for solo play: 5 ticks (83 ms at 60 Hz) per frame before
     /// game time slows down.
-    pub const SOLO: Policy = Policy::Solo { max_loops: 5 };
+    pub const SOLO: Policy = Policy::flipcode(5);
     /// Networked play: up to 30 ticks (half a second of game at 60 Hz) per
     /// frame while catching up, so a long catch-up still draws frames.
     pub const NETWORKED: Policy = Policy::Networked {
         catch_up_per_frame: 30,
     };
+
+    /// Flipcode's solo loop: MAX_LOOPS and discarding, no maximum delta.
+    pub const fn flipcode(max_loops: u32) -> Policy {
+        Policy::Solo {
+            max_delta_ns: None,
+            max_loops: Some(max_loops),
+        }
+    }
 }
 
 /// What one frame did.
@@ -56,7 +76,8 @@ pub struct FrameEnd {
     /// Interpolation factor between the previous and the current tick:
     /// flipcode's percentWithinTick = min(1, lag / TICK).
     pub alpha: f32,
-    /// Nanoseconds of pending time thrown away (solo only).
+    /// Nanoseconds of real time thrown away this frame, by the maximum
+    /// delta or by MAX_LOOPS (solo only).
     pub discarded_ns: u64,
 }
 
@@ -67,16 +88,26 @@ pub struct FixedStep {
     lag_ns: u64,
     policy: Policy,
     steps: u32,
+    /// Real time the maximum delta cut off at the start of this frame.
+    clamped_ns: u64,
 }
 
 impl FixedStep {
     /// A loop for `tick_rate` ticks per second (at least 1).
     pub fn new(tick_rate: u16, policy: Policy) -> Self {
+        Self::with_tick_ns(1_000_000_000 / u64::from(tick_rate.max(1)), policy)
+    }
+
+    /// A loop whose tick lasts `tick_ns` nanoseconds (at least 1): tick
+    /// lengths that are no whole fraction of a second, such as the seeds'
+    /// worked examples.
+    pub fn with_tick_ns(tick_ns: u64, policy: Policy) -> Self {
         FixedStep {
-            tick_ns: 1_000_000_000 / u64::from(tick_rate.max(1)),
+            tick_ns: tick_ns.max(1),
             lag_ns: 0,
             policy,
             steps: 0,
+            clamped_ns: 0,
         }
     }
 
@@ -95,9 +126,18 @@ impl FixedStep {
         self.policy
     }
 
-    /// Starts a frame that follows `elapsed_ns` of real time.
+    /// Starts a frame that follows `elapsed_ns` of real time; solo play
+    /// with a maximum delta counts at most that much of it.
     pub fn begin_frame(&mut self, elapsed_ns: u64) {
-        self.lag_ns = self.lag_ns.saturating_add(elapsed_ns);
+        let counted = match self.policy {
+            Policy::Solo {
+                max_delta_ns: Some(max),
+                ..
+            } if elapsed_ns > max => max,
+            _ => elapsed_ns,
+        };
+        self.clamped_ns = elapsed_ns - counted;
+        self.lag_ns = self.lag_ns.saturating_add(counted);
         self.steps = 0;
     }
 
@@ -105,7 +145,7 @@ impl FixedStep {
     /// in networked play; then it simply does not call [`Self::stepped`]).
     pub fn due(&self) -> bool {
         let cap = match self.policy {
-            Policy::Solo { max_loops } => max_loops,
+            Policy::Solo { max_loops, .. } => max_loops.unwrap_or(u32::MAX),
             Policy::Networked { catch_up_per_frame } => catch_up_per_frame,
         };
         self.lag_ns >= self.tick_ns && self.steps < cap
@@ -117,12 +157,25 @@ impl FixedStep {
         self.steps += 1;
     }
 
-    /// Ends the frame: solo play discards pending time beyond one tick
-    /// (flipcode: `time0 = time1 - TICK_TIME`), networked play keeps it all.
+    /// Ends the frame: solo play under MAX_LOOPS discards pending time
+    /// beyond one tick (flipcode: `time0 = time1 - TICK_TIME`), networked
+    /// play keeps it all.
+    ///
+    /// Without MAX_LOOPS the ticks drain the lag below one tick, so
+    /// flipcode's discard could only follow a MAX_LOOPS cut; a frontend
+    /// that stops asking early for reasons of its own keeps its pending
+    /// time for the next frame.
     pub fn end_frame(&mut self) -> FrameEnd {
-        let mut discarded_ns = 0;
-        if matches!(self.policy, Policy::Solo { .. }) && self.lag_ns > self.tick_ns {
-            discarded_ns = self.lag_ns - self.tick_ns;
+        let mut discarded_ns = std::mem::take(&mut self.clamped_ns);
+        let guarded = matches!(
+            self.policy,
+            Policy::Solo {
+                max_loops: Some(_),
+                ..
+            }
+        );
+        if guarded && self.lag_ns > self.tick_ns {
+            discarded_ns += self.lag_ns - self.tick_ns;
             self.lag_ns = self.tick_ns;
         }
         let alpha = if self.lag_ns >= self.tick_ns {
@@ -173,7 +226,7 @@ mod tests {
 
     #[test]
     fn solo_caps_at_max_loops_and_discards_pending_time() {
-        let mut clock = FixedStep::new(100, Policy::Solo { max_loops: 3 });
+        let mut clock = FixedStep::new(100, Policy::flipcode(3));
         // 100 ms at 10 ms per tick: only 3 ticks run, 60 ms are discarded
         // and one tick stays pending (alpha 1).
         let end = frame(&mut clock, 100 * MS, u32::MAX);
@@ -184,6 +237,38 @@ mod tests {
         // Next frame starts from that one pending tick.
         let end = frame(&mut clock, 5 * MS, u32::MAX);
         assert_eq!((end.steps, end.discarded_ns), (1, 0));
+    }
+
+    #[test]
+    fn a_maximum_delta_counts_at_most_that_much_real_time() {
+        // Seed 000: maxDelta 50 ms. A 200 ms frame at 10 ms per tick runs 5
+        // ticks, not 20, and the other 150 ms are gone for good.
+        let policy = Policy::Solo {
+            max_delta_ns: Some(50 * MS),
+            max_loops: None,
+        };
+        let mut clock = FixedStep::new(100, policy);
+        let end = frame(&mut clock, 200 * MS, u32::MAX);
+        assert_eq!((end.steps, end.discarded_ns), (5, 150 * MS));
+        assert_eq!(clock.lag_ns(), 0);
+        // A frame under the cap is counted in full.
+        let end = frame(&mut clock, 30 * MS, u32::MAX);
+        assert_eq!((end.steps, end.discarded_ns), (3, 0));
+    }
+
+    #[test]
+    fn without_max_loops_every_due_tick_runs_and_nothing_is_discarded() {
+        let unguarded = Policy::Solo {
+            max_delta_ns: None,
+            max_loops: None,
+        };
+        let mut clock = FixedStep::new(100, unguarded);
+        let end = frame(&mut clock, 1_000 * MS, u32::MAX);
+        assert_eq!((end.steps, end.discarded_ns), (100, 0));
+        // A frontend that stops early keeps the rest for the next frame.
+        let end = frame(&mut clock, 100 * MS, 4);
+        assert_eq!((end.steps, end.discarded_ns, end.alpha), (4, 0, 1.0));
+        assert_eq!(clock.lag_ns(), 60 * MS);
     }
 
     #[test]

@@ -84,7 +84,11 @@ impl NetGame {
     /// A game as described by the server's Start.
     pub fn new(start: &Start, options: GameOptions) -> NetGame {
         let ids: Vec<PlayerId> = start.roster.iter().map(|r| r.id).collect();
-        let world = World::new(WorldConfig::new(start.seed, start.tick_rate), &ids);
+        let config = WorldConfig {
+            balls: start.balls,
+            ..WorldConfig::new(start.seed, start.tick_rate)
+        };
+        let world = World::new(config, &ids);
         NetGame {
             previous: world.clone(),
             current: world,
@@ -186,6 +190,11 @@ impl NetGame {
     /// Counters so far.
     pub fn stats(&self) -> GameStats {
         self.stats
+    }
+
+    /// The bundle of the last simulated tick.
+    pub fn last_bundle(&self) -> Option<&Bundle> {
+        self.history.latest().map(|frame| &frame.bundle)
     }
 
     /// The dump for a desync the server announced, if the tick is still in

@@ -26,6 +26,8 @@ pub mod net;
 pub mod offline;
 pub mod play;
 pub mod render;
+pub mod replay;
+pub mod replay_window;
 pub mod screenshot;
 pub mod sim;
 pub mod synctest;

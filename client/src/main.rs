@@ -11,6 +11,8 @@ use lockstep_client::headless;
 use lockstep_client::net::{NetClient, NetOptions};
 use lockstep_client::offline::{self, SimOptions};
 use lockstep_client::play::PlayOptions;
+use lockstep_client::replay::{self, Playback};
+use lockstep_client::replay_window::{self, ViewOptions};
 use lockstep_client::sim::WorldConfig;
 use lockstep_client::synctest::{self, SyncTestOptions};
 use lockstep_client::window::{self, SoloOptions, WindowOptions};
@@ -54,6 +56,10 @@ struct PlayArgs {
     /// Ticks of snapshots kept for desync dumps.
     #[arg(long, value_name = "TICKS", default_value_t = DEFAULT_HISTORY)]
     history: usize,
+    /// Record the game to this replay file (the server records too; see
+    /// its --replay-dir).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// Fault injection: nudge one value of the world by one ulp when it
     /// reaches this tick, to see a desync detected and diagnosed.
     #[arg(long, value_name = "TICK")]
@@ -135,6 +141,27 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         max: usize,
     },
+    /// Play a replay in the window (Space pause, . step, [ ] speed, Home/End,
+    /// PgUp/PgDn seek), or verify it against its recorded hashes.
+    Replay {
+        /// The replay file (from the server's replay directory or --record).
+        file: PathBuf,
+        /// Re-simulate as fast as possible and check every recorded hash;
+        /// exit non-zero naming the first divergent tick.
+        #[arg(long)]
+        verify: bool,
+        /// With --verify: no window, a progress bar on the terminal.
+        #[arg(long, requires = "verify")]
+        headless: bool,
+        /// Playback speed, 0.25 to 16.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Start at this tick.
+        #[arg(long, value_name = "TICK")]
+        seek: Option<u32>,
+        #[command(flatten)]
+        window: WindowArgs,
+    },
     /// Play alone against bots in a window (MAX_LOOPS guard on).
     Solo {
         /// Bot opponents.
@@ -153,6 +180,9 @@ enum Command {
         /// Play the local disc with a seeded bot.
         #[arg(long, value_name = "SEED")]
         bot: Option<u64>,
+        /// Record the game to this replay file.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
         #[command(flatten)]
         window: WindowArgs,
     },
@@ -238,12 +268,21 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             Ok(vec![final_line(report.tick, report.hash)])
         }
         Some(Command::DesyncDiff { a, b, max }) => desync_diff(&a, &b, max),
+        Some(Command::Replay {
+            file,
+            verify,
+            headless,
+            speed,
+            seek,
+            window,
+        }) => replay(&file, verify, headless, speed, seek, &window),
         Some(Command::Solo {
             bots,
             seed,
             tick_rate,
             max_loops,
             bot,
+            record,
             window,
         }) => {
             let options = window_options(&window, "solo".into(), bot);
@@ -252,6 +291,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
                 seed,
                 tick_rate,
                 max_loops,
+                record,
             };
             let outcome = window::run_solo(solo, options)?;
             Ok(vec![final_line(outcome.tick, outcome.hash)])
@@ -288,6 +328,7 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
             history: args.history,
             inject_desync_at: args.inject_desync_at.map(Tick),
         },
+        record: args.record.clone(),
     };
     let outcome = if args.headless {
         if args.window.screenshot.is_some() {
@@ -353,6 +394,96 @@ fn desync_diff(a: &Path, b: &Path, max: usize) -> anyhow::Result<Vec<String>> {
         println!("{line}");
     }
     bail!("the dumps differ (differing fields: {})", diffs.len())
+}
+
+/// `replay`: plays or verifies a replay file.
+fn replay(
+    file: &Path,
+    verify: bool,
+    headless: bool,
+    speed: f64,
+    seek: Option<u32>,
+    window: &WindowArgs,
+) -> anyhow::Result<Vec<String>> {
+    let (recording, problem) = replay::open(file)?;
+    let note = match (&problem, &recording.end) {
+        (Some(problem), _) => Some(problem.to_string()),
+        (None, None) => {
+            Some("the recording has no end record: the recorder stopped abruptly".into())
+        }
+        (None, Some(_)) => None,
+    };
+    if let Some(note) = &note {
+        eprintln!("lockstep-client: {}: {note}", file.display());
+    }
+    let verified = if headless {
+        let bar = ProgressBar::new(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+        let stop_at = window.ticks;
+        let verified = replay::verify(recording, stop_at, |done, total| bar.show(done, total));
+        bar.done();
+        verified
+    } else {
+        let options = window_options(window, format!("replay {}", file.display()), None);
+        let view = ViewOptions {
+            speed,
+            seek: seek.map(Tick),
+            verify,
+        };
+        replay_window::run(Playback::new(recording), note, options, view)?
+    };
+    if let Some(m) = verified.mismatch {
+        bail!(
+            "the replay diverges at tick {}: player {} recorded hash {:016x}, re-simulation gives {:016x}",
+            m.tick,
+            m.player,
+            m.recorded,
+            m.actual
+        );
+    }
+    if let Some(problem) = problem {
+        bail!(
+            "{}: {problem} (the {} ticks before it verified)",
+            file.display(),
+            verified.ticks
+        );
+    }
+    Ok(vec![
+        format!(
+            "verified ticks={} checks={}",
+            verified.ticks, verified.checked
+        ),
+        final_line(verified.ticks, verified.hash),
+    ])
+}
+
+/// A one-line progress bar on stderr, drawn only on a terminal.
+struct ProgressBar {
+    enabled: bool,
+}
+
+impl ProgressBar {
+    fn new(enabled: bool) -> Self {
+        ProgressBar { enabled }
+    }
+
+    fn show(&self, done: u32, total: u32) {
+        if !self.enabled || total == 0 {
+            return;
+        }
+        const WIDTH: u64 = 40;
+        let filled = (u64::from(done) * WIDTH / u64::from(total)) as usize;
+        eprint!(
+            "\rverifying [{}{}] {done}/{total} ticks",
+            "#".repeat(filled),
+            ".".repeat(WIDTH as usize - filled)
+        );
+    }
+
+    fn done(&self) {
+        if self.enabled {
+            eprintln!();
+        }
+    }
 }
 
 fn resolve(connect: &str) -> anyhow::Result<SocketAddr> {

@@ -11,6 +11,7 @@ use crate::bot::Bot;
 use crate::fixed_step::FrameEnd;
 use crate::game::{GameOptions, NetGame, Step};
 use crate::net::{LinkStats, NetClient, NetEvent};
+use crate::replay::ClientRecorder;
 use crate::{GameOutcome, PlayError};
 
 /// What the player asked for beyond the server's Start.
@@ -24,6 +25,8 @@ pub struct PlayOptions {
     pub dump_dir: PathBuf,
     /// Snapshots kept and fault injection.
     pub game: GameOptions,
+    /// Record the game to this replay file.
+    pub record: Option<PathBuf>,
 }
 
 /// What one frame of ticks did.
@@ -51,6 +54,7 @@ pub struct NetPlay {
     /// The last desync announcement, for the HUD.
     pub desync: Option<String>,
     bot: Option<Bot>,
+    recorder: Option<ClientRecorder>,
     options: PlayOptions,
     last_frame: Instant,
 }
@@ -63,7 +67,15 @@ impl NetPlay {
         for (tick, input) in game.initial_inputs() {
             net.send_input(tick, input);
         }
+        let recorder = options.record.as_ref().and_then(|path| {
+            let name = game.names(&[game.me]).join("");
+            let header = ClientRecorder::header_for(start, &format!("client {name}"));
+            ClientRecorder::create(path, &header, game.me)
+                .map_err(|e| eprintln!("lockstep-client: not recording: {e}"))
+                .ok()
+        });
         NetPlay {
+            recorder,
             bot: options.bot.map(|seed| Bot::for_player(seed, game.me)),
             net,
             game,
@@ -110,6 +122,11 @@ impl NetPlay {
             match self.game.step() {
                 Step::Ran { tick, report } => {
                     steps += 1;
+                    if let (Some(recorder), Some(bundle)) =
+                        (&mut self.recorder, self.game.last_bundle())
+                    {
+                        recorder.tick(bundle, &self.game.current);
+                    }
                     if let Some((tick, hash)) = report {
                         self.net.report_hash(tick, hash);
                     }
@@ -141,6 +158,9 @@ impl NetPlay {
     /// Leaves the game and reports how it ended.
     pub fn finish(mut self) -> GameOutcome {
         self.net.leave();
+        if let Some(recorder) = self.recorder.take() {
+            recorder.finish("the player left");
+        }
         GameOutcome::new(&self.game, self.link)
     }
 

@@ -220,6 +220,7 @@ impl Snapshot {
         Ok(snapshot)
     }
 
+    /// A new state from the bytes alone: whatever they do not carry is lost.
     fn restore<G: Checked>(&self) -> Result<G, SyncTestError> {
         postcard::from_bytes(&self.bytes).map_err(|source| SyncTestError::Snapshot {
             tick: self.tick,

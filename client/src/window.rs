@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
+use lockstep_protocol::{Bundle, Buttons, Input, PlayerId, PlayerInput, RosterEntry};
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
@@ -19,6 +19,7 @@ use crate::fixed_step::{FixedStep, Policy};
 use crate::net::{NetClient, NetEvent};
 use crate::play::{NetPlay, PlayOptions};
 use crate::render::{Hud, Renderer, Roster};
+use crate::replay::{self, ClientRecorder};
 use crate::sim::{World, WorldConfig};
 use crate::{GameOutcome, PlayError};
 
@@ -55,23 +56,37 @@ pub enum WindowError {
     /// The game ended abnormally.
     #[error(transparent)]
     Play(#[from] PlayError),
+    /// The recording could not be started.
+    #[error(transparent)]
+    Record(#[from] crate::replay::PlaybackError),
     /// The screenshot could not be written.
     #[error(transparent)]
     Screenshot(#[from] crate::screenshot::ScreenshotError),
 }
 
-struct Screen {
-    canvas: sdl2::render::WindowCanvas,
+/// An SDL2 window with its event pump, game controller, renderer and
+/// FPS/UPS meters: what every windowed mode needs.
+pub(crate) struct Screen {
+    pub(crate) canvas: sdl2::render::WindowCanvas,
     events: sdl2::EventPump,
     controllers: sdl2::GameControllerSubsystem,
     pad: Option<GameController>,
     renderer: Renderer,
-    frames: RateMeter,
-    ticks: RateMeter,
+    pub(crate) frames: RateMeter,
+    pub(crate) ticks: RateMeter,
+}
+
+/// What the window's events asked for since the last frame.
+#[derive(Debug, Default)]
+pub(crate) struct Pumped {
+    /// Esc or the window was closed.
+    pub(crate) quit: bool,
+    /// Other keys pressed, in order.
+    pub(crate) keys: Vec<Keycode>,
 }
 
 impl Screen {
-    fn open(options: &WindowOptions) -> Result<Screen, WindowError> {
+    pub(crate) fn open(options: &WindowOptions) -> Result<Screen, WindowError> {
         let sdl = sdl2::init().map_err(WindowError::Sdl)?;
         let video = sdl.video().map_err(WindowError::Sdl)?;
         let controllers = sdl.game_controller().map_err(WindowError::Sdl)?;
@@ -104,15 +119,20 @@ impl Screen {
         })
     }
 
-    /// Handles window events; returns false when the user wants to leave.
-    fn pump(&mut self) -> bool {
+    /// Handles window events: controllers come and go here; quitting and
+    /// key presses are returned.
+    pub(crate) fn pump(&mut self) -> Pumped {
+        let mut pumped = Pumped::default();
         for event in self.events.poll_iter() {
             match event {
                 Event::Quit { .. }
                 | Event::KeyDown {
                     keycode: Some(Keycode::Escape),
                     ..
-                } => return false,
+                } => pumped.quit = true,
+                Event::KeyDown {
+                    keycode: Some(key), ..
+                } => pumped.keys.push(key),
                 Event::ControllerDeviceAdded { which, .. } if self.pad.is_none() => {
                     self.pad = self.controllers.open(which).ok();
                 }
@@ -124,11 +144,11 @@ impl Screen {
                 _ => {}
             }
         }
-        true
+        pumped
     }
 
     /// Samples the keyboard and the controller into one input.
-    fn sample(&self) -> Input {
+    pub(crate) fn sample(&self) -> Input {
         let keys = KeyboardState::new(&self.events);
         let mut buttons = Buttons::default();
         let held = |codes: &[Scancode]| codes.iter().any(|&c| keys.is_scancode_pressed(c));
@@ -163,7 +183,7 @@ impl Screen {
         Input { buttons, axes }
     }
 
-    fn draw(
+    pub(crate) fn draw(
         &mut self,
         previous: &World,
         current: &World,
@@ -176,7 +196,7 @@ impl Screen {
             .map_err(WindowError::Sdl)
     }
 
-    fn present(&mut self) {
+    pub(crate) fn present(&mut self) {
         self.canvas.present();
         self.frames.add(1);
     }
@@ -197,10 +217,10 @@ fn stick_axes(x: i16, y: i16) -> Option<[i8; 2]> {
 
 /// Events per second over the last half second (FPS, UPS).
 #[derive(Debug)]
-struct RateMeter {
+pub(crate) struct RateMeter {
     count: u32,
     since: Instant,
-    rate: f32,
+    pub(crate) rate: f32,
 }
 
 impl Default for RateMeter {
@@ -214,7 +234,7 @@ impl Default for RateMeter {
 }
 
 impl RateMeter {
-    fn add(&mut self, n: u32) {
+    pub(crate) fn add(&mut self, n: u32) {
         self.count += n;
         let elapsed = clock::since(self.since);
         if elapsed >= Duration::from_millis(500) {
@@ -226,7 +246,7 @@ impl RateMeter {
 }
 
 /// Sleeps out the rest of a frame started at `frame_start`.
-fn pace(frame_start: Instant) {
+pub(crate) fn pace(frame_start: Instant) {
     let budget = Duration::from_secs(1) / MAX_FPS;
     if let Some(rest) = budget.checked_sub(clock::since(frame_start)) {
         std::thread::sleep(rest);
@@ -234,7 +254,11 @@ fn pace(frame_start: Instant) {
 }
 
 /// Takes the screenshot if this frame shows the requested tick.
-fn capture(screen: &Screen, options: &mut WindowOptions, tick: u32) -> Result<(), WindowError> {
+pub(crate) fn capture(
+    screen: &Screen,
+    options: &mut WindowOptions,
+    tick: u32,
+) -> Result<(), WindowError> {
     if tick >= options.screenshot_tick {
         if let Some(path) = options.screenshot.take() {
             crate::screenshot::save_png(&screen.canvas, &path)?;
@@ -269,7 +293,7 @@ pub fn run_networked(
     // The lobby: keep the window alive until Start.
     let (start, started_at) = loop {
         let frame_start = clock::now();
-        if !screen.pump() {
+        if screen.pump().quit {
             net.leave();
             return Err(PlayError::Lost("left before the game started".into()).into());
         }
@@ -302,7 +326,7 @@ pub fn run_networked(
         play.drain()?;
         let frame = play.run_ticks(frame_start, || screen.sample());
         // IndependentTickRun: events and HUD figures.
-        let keep_playing = screen.pump();
+        let keep_playing = !screen.pump().quit;
         screen.ticks.add(frame.steps);
         let game = &play.game;
         hud.fps = screen.frames.rate;
@@ -341,7 +365,7 @@ pub fn run_networked(
 }
 
 /// Solo play options.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SoloOptions {
     /// Bot opponents.
     pub bots: u8,
@@ -351,6 +375,8 @@ pub struct SoloOptions {
     pub tick_rate: u16,
     /// Flipcode's MAX_LOOPS guard.
     pub max_loops: u32,
+    /// Record the game to this replay file.
+    pub record: Option<PathBuf>,
 }
 
 /// Plays alone against bots: no server, MAX_LOOPS on, pending time
@@ -359,16 +385,12 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
     let mut screen = Screen::open(&options)?;
     let me = PlayerId(0);
     let players: Vec<PlayerId> = (0..=solo.bots).map(PlayerId).collect();
-    let mut current = World::new(WorldConfig::new(solo.seed, solo.tick_rate), &players);
+    let config = WorldConfig::new(solo.seed, solo.tick_rate);
+    let mut current = World::new(config, &players);
     let mut previous = current.clone();
     let mut bots = Bots::new(solo.seed, &players[1..]);
     let mut my_bot = options.bot.map(|seed| Bot::for_player(seed, me));
-    let mut fixed = FixedStep::new(
-        solo.tick_rate,
-        Policy::Solo {
-            max_loops: solo.max_loops,
-        },
-    );
+    let mut fixed = FixedStep::new(solo.tick_rate, Policy::flipcode(solo.max_loops));
     let roster = Roster {
         players: players
             .iter()
@@ -383,16 +405,24 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
             .collect(),
         me: Some(me),
     };
+    let mut recorder = match &solo.record {
+        Some(path) => {
+            let entries = roster
+                .players
+                .iter()
+                .map(|(id, name)| RosterEntry {
+                    id: *id,
+                    name: name.clone(),
+                })
+                .collect();
+            let header = ClientRecorder::header_for_solo(config, entries);
+            Some(ClientRecorder::create(path, &header, me)?)
+        }
+        None => None,
+    };
     let mut hud = Hud {
-        fps: 0.0,
-        ups: 0.0,
-        tick: 0,
-        input_delay: 0,
-        rtt_ms: None,
-        stalls: 0,
-        hash: 0,
         status: format!("solo, MAX_LOOPS {}", solo.max_loops),
-        banner: None,
+        ..Hud::default()
     };
     let mut last = clock::now();
     loop {
@@ -410,13 +440,20 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 input: mine,
             }];
             inputs.extend(bots.inputs(&current));
+            let bundle = Bundle {
+                left: vec![],
+                inputs,
+            };
             previous.clone_from(&current);
-            current.step(&inputs);
+            replay::apply(&mut current, &bundle);
+            if let Some(recorder) = &mut recorder {
+                recorder.tick(&bundle, &current);
+            }
             fixed.stepped();
             steps += 1;
         }
         let end = fixed.end_frame();
-        let keep_playing = screen.pump();
+        let keep_playing = !screen.pump().quit;
         screen.ticks.add(steps);
         hud.fps = screen.frames.rate;
         hud.ups = screen.ticks.rate;
@@ -427,6 +464,9 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
         screen.present();
         let finished = options.ticks.is_some_and(|t| current.tick().0 >= t);
         if !keep_playing || finished {
+            if let Some(recorder) = recorder.take() {
+                recorder.finish("the player left");
+            }
             return Ok(GameOutcome {
                 tick: current.tick().0,
                 hash: current.hash(),

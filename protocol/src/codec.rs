@@ -193,6 +193,7 @@ mod tests {
             seed: u64::MAX,
             tick_rate: 60,
             input_delay: 3,
+            balls: 24,
             roster: vec![RosterEntry {
                 id: PlayerId(0),
                 name: "ada".into(),

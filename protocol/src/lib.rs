@@ -22,6 +22,7 @@
 
 mod codec;
 mod message;
+mod replay;
 mod types;
 
 pub use codec::{
@@ -31,6 +32,10 @@ pub use codec::{
 pub use message::{
     Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, Hello, InputDatagram,
     PlayerInput, Refusal, RosterEntry, ServerDatagram, ServerMessage, Start,
+};
+pub use replay::{
+    ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader, ReplayWriter,
+    MAX_RECORD_SIZE, REPLAY_FORMAT, REPLAY_MAGIC,
 };
 pub use types::{Buttons, Input, PlayerId, Tick};
 
@@ -43,6 +48,10 @@ pub fn fingerprint(cert_der: &[u8]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
+
+/// Balls in the arena unless the server is told otherwise. Part of the
+/// world parameters in [`Start`], so every client builds the same world.
+pub const DEFAULT_BALLS: u16 = 24;
 
 /// Version of everything in this crate that reaches the wire.
 ///

@@ -85,6 +85,8 @@ pub struct Start {
     pub tick_rate: u16,
     /// Ticks between sampling a local input and simulating it.
     pub input_delay: u8,
+    /// Balls in the arena (a world parameter).
+    pub balls: u16,
     /// Every player, in slot order.
     pub roster: Vec<RosterEntry>,
     /// Clients report their world hash every this many ticks.

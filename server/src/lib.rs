@@ -19,6 +19,7 @@
 
 mod hash_check;
 mod identity;
+mod recording;
 mod relay;
 mod server;
 mod session;
@@ -57,6 +58,8 @@ pub struct Config {
     pub input_delay: u8,
     /// World seed sent to every client.
     pub seed: u64,
+    /// Balls in the arena, sent to every client.
+    pub balls: u16,
     /// Silence after which a player is dropped.
     pub drop_timeout: Duration,
     /// Time a new connection has to say Hello.
@@ -65,6 +68,8 @@ pub struct Config {
     pub hash_interval: u16,
     /// What a detected desync does to the game.
     pub on_desync: OnDesync,
+    /// Directory for replay files, one per game; `None` records nothing.
+    pub replay_dir: Option<std::path::PathBuf>,
 }
 
 /// What the server does when peers' hashes differ.
@@ -85,10 +90,12 @@ impl Default for Config {
             tick_rate: 60,
             input_delay: 3,
             seed: 1,
+            balls: lockstep_protocol::DEFAULT_BALLS,
             drop_timeout: Duration::from_secs(2),
             hello_timeout: Duration::from_secs(5),
             hash_interval: 15,
             on_desync: OnDesync::Continue,
+            replay_dir: None,
         }
     }
 }
@@ -135,6 +142,11 @@ pub enum ServerEvent {
         /// Names of the players newly found diverged.
         diverged: Vec<String>,
     },
+    /// A game is being recorded.
+    Recording {
+        /// The replay file.
+        path: std::path::PathBuf,
+    },
     /// Every player left; the server is back in the lobby.
     GameOver {
         /// First tick that was never bundled.
@@ -165,6 +177,7 @@ impl std::fmt::Display for ServerEvent {
             ServerEvent::Desync { tick, diverged } => {
                 write!(f, "desync tick={tick} diverged={}", diverged.join(","))
             }
+            ServerEvent::Recording { path } => write!(f, "recording path={}", path.display()),
             ServerEvent::GameOver { tick } => write!(f, "game over tick={tick}"),
         }
     }

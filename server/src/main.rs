@@ -25,6 +25,9 @@ struct Args {
     /// Ticks between sampling an input and simulating it (1-60).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=60))]
     input_delay: u8,
+    /// Balls in the arena (0-1000).
+    #[arg(long, default_value_t = lockstep_protocol::DEFAULT_BALLS, value_parser = clap::value_parser!(u16).range(0..=1000))]
+    balls: u16,
     /// World seed (default: picked from the clock and printed).
     #[arg(long)]
     seed: Option<u64>,
@@ -38,6 +41,13 @@ struct Args {
     /// announces it and ends the game.
     #[arg(long, value_enum, default_value_t = DesyncAction::Continue)]
     on_desync: DesyncAction,
+    /// Directory for replay files: one per game, named after its start time
+    /// (UTC).
+    #[arg(long, value_name = "DIR", default_value = "replays")]
+    replay_dir: PathBuf,
+    /// Do not record games.
+    #[arg(long)]
+    no_record: bool,
     /// Directory holding the server's certificate and key (created on
     /// first start; keep it to keep the fingerprint clients pinned).
     #[arg(long, env = "LOCKSTEP_IDENTITY_DIR", default_value_os_t = default_identity_dir())]
@@ -94,9 +104,11 @@ async fn run() -> anyhow::Result<()> {
         players: args.players,
         tick_rate: args.tick_rate,
         input_delay: args.input_delay,
+        balls: args.balls,
         seed: args.seed.unwrap_or_else(seed_from_clock),
         drop_timeout: Duration::from_millis(args.drop_timeout_ms),
         hash_interval: args.hash_interval,
+        replay_dir: (!args.no_record).then(|| args.replay_dir.clone()),
         on_desync: match args.on_desync {
             DesyncAction::Continue => OnDesync::Continue,
             DesyncAction::Stop => OnDesync::Stop,

@@ -324,6 +324,18 @@ impl Relay {
         }
     }
 
+    /// The kept bundles from `from` on, with their ticks. Bundles stay
+    /// until every client acknowledged them, so the ones just completed
+    /// are always here.
+    pub fn bundles_from(&self, from: Tick) -> impl Iterator<Item = (Tick, &Bundle)> + '_ {
+        let skip = from.since(self.history_start) as usize;
+        self.history
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .map(|(i, bundle)| (self.history_start.plus(i as u32), bundle))
+    }
+
     /// Whether `player` holds every bundle produced so far.
     pub fn is_up_to_date(&self, player: PlayerId) -> bool {
         self.slots

@@ -9,14 +9,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    DesyncNotice, InputDatagram, PlayerId, Refusal, RosterEntry, ServerMessage, Start, Tick,
-    MAX_DATAGRAM_SIZE,
+    DesyncNotice, InputDatagram, PlayerId, Refusal, ReplayHeader, RosterEntry, ServerMessage,
+    Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::hash_check::HashCheck;
+use crate::recording::Recorder;
 use crate::relay::{Drop, DropReason, Relay};
 use crate::{Config, OnDesync, ServerEvent};
 
@@ -72,6 +73,7 @@ pub(crate) struct Session {
     members: BTreeMap<PlayerId, Member>,
     relay: Option<Relay>,
     hashes: HashCheck,
+    recorder: Option<Recorder>,
     epoch: Instant,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 }
@@ -83,6 +85,7 @@ impl Session {
             members: BTreeMap::new(),
             relay: None,
             hashes: HashCheck::new(),
+            recorder: None,
             epoch: Instant::now(),
             events,
         }
@@ -154,7 +157,11 @@ impl Session {
             SessionEvent::Leave(conn_id) => self.remove(conn_id, DropReason::Left, "left"),
             SessionEvent::HashReport(conn_id, tick, hash) => {
                 if let Some(player) = self.player_of(conn_id) {
-                    self.hashes.report(player, tick, hash);
+                    if self.hashes.report(player, tick, hash) {
+                        if let Some(recorder) = &mut self.recorder {
+                            recorder.hash(tick, player, hash);
+                        }
+                    }
                     self.judge_hashes();
                 }
             }
@@ -240,6 +247,7 @@ impl Session {
                 seed: self.config.seed,
                 tick_rate: self.config.tick_rate,
                 input_delay: self.config.input_delay,
+                balls: self.config.balls,
                 roster: roster.clone(),
                 hash_interval: self.config.hash_interval,
                 you: id,
@@ -255,11 +263,40 @@ impl Session {
         let ids: Vec<PlayerId> = self.members.keys().copied().collect();
         self.relay = Some(Relay::new(&ids, self.config.drop_timeout, self.now()));
         self.hashes = HashCheck::new();
+        self.start_recording(roster.clone());
         info!(players = ids.len(), seed = self.config.seed, "game started");
         self.emit(ServerEvent::Started {
             players: roster.into_iter().map(|r| r.name).collect(),
             seed: self.config.seed,
         });
+    }
+
+    fn start_recording(&mut self, roster: Vec<RosterEntry>) {
+        let Some(dir) = &self.config.replay_dir else {
+            return;
+        };
+        let header = ReplayHeader {
+            protocol_version: PROTOCOL_VERSION,
+            build: concat!("lockstep-server ", env!("CARGO_PKG_VERSION")).to_string(),
+            recorder: "server".into(),
+            started_unix: unix_now(),
+            seed: self.config.seed,
+            tick_rate: self.config.tick_rate,
+            input_delay: self.config.input_delay,
+            hash_interval: self.config.hash_interval,
+            balls: self.config.balls,
+            roster,
+        };
+        match Recorder::create(dir, &header) {
+            Ok(recorder) => {
+                info!(path = %recorder.path().display(), "recording");
+                self.emit(ServerEvent::Recording {
+                    path: recorder.path().to_path_buf(),
+                });
+                self.recorder = Some(recorder);
+            }
+            Err(e) => warn!(dir = %dir.display(), error = %e, "cannot record this game"),
+        }
     }
 
     fn remove(&mut self, conn_id: ConnId, reason: DropReason, why: &str) {
@@ -281,13 +318,16 @@ impl Session {
         }
     }
 
-    fn report_drop(&self, drop: Drop) {
+    fn report_drop(&mut self, drop: Drop) {
         let name = self
             .members
             .get(&drop.player)
             .map(|m| m.name.clone())
             .unwrap_or_default();
         warn!(player = %drop.player, %name, tick = %drop.tick, reason = drop.reason.as_str(), "player dropped");
+        if let Some(recorder) = &mut self.recorder {
+            recorder.left(drop.tick, drop.player, drop.reason.as_str());
+        }
         self.emit(ServerEvent::Dropped {
             player: drop.player,
             name,
@@ -302,7 +342,13 @@ impl Session {
         let Some(relay) = &mut self.relay else {
             return;
         };
+        let from = relay.next_tick();
         if relay.complete() > 0 {
+            if let Some(recorder) = &mut self.recorder {
+                for (tick, bundle) in relay.bundles_from(from) {
+                    recorder.bundle(tick, bundle);
+                }
+            }
             self.broadcast();
         }
         self.forget_departed();
@@ -331,6 +377,9 @@ impl Session {
             info!(%tick, "game over: no players left");
             self.emit(ServerEvent::GameOver { tick });
             self.relay = None;
+            if let Some(recorder) = self.recorder.take() {
+                recorder.finish("every player left");
+            }
         }
     }
 
@@ -386,6 +435,9 @@ impl Session {
         // Ended message and the clients close.
         self.members.clear();
         self.relay = None;
+        if let Some(recorder) = self.recorder.take() {
+            recorder.finish(reason);
+        }
         info!(%tick, %reason, "game ended by the server");
         self.emit(ServerEvent::GameOver { tick });
     }
@@ -459,5 +511,19 @@ impl Session {
                 .close(crate::CLOSE_SHUTDOWN, b"the server is shutting down");
         }
         self.members.clear();
+        if let Some(recorder) = self.recorder.take() {
+            recorder.finish("the server shut down");
+        }
     }
+}
+
+/// Seconds since the Unix epoch, for the replay header and file name.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a replay records when its game started; nothing simulates with it"
+)]
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

@@ -176,7 +176,24 @@ impl World {
     /// entries for unknown or removed players are ignored; if a player has
     /// several entries, the first counts.
     pub fn step(&mut self, inputs: &[PlayerInput]) {
-        let dt = self.config.dt();
+        self.advance(inputs, self.config.dt());
+    }
+
+    /// Advances one step of `dt` seconds (finite, not negative) instead of
+    /// the configured fixed step, with the same inputs rule as
+    /// [`World::step`]. For the game loop lab's variable-step strategies
+    /// only, which show what a variable step does to a game.
+    ///
+    /// Outside the determinism contract: `dt` comes from the wall clock,
+    /// so two machines, or two runs, never step alike. The lab plays solo,
+    /// where that costs nothing; anything shared, replayed or hashed uses
+    /// [`World::step`].
+    pub fn step_with_dt(&mut self, inputs: &[PlayerInput], dt: f32) {
+        self.advance(inputs, dt);
+    }
+
+    /// One step of `dt` seconds: the body of [`World::step`].
+    fn advance(&mut self, inputs: &[PlayerInput], dt: f32) {
         let arena = self.arena();
         for disc in &mut self.discs {
             let input = inputs

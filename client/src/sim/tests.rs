@@ -261,3 +261,33 @@ fn the_configured_number_of_balls_spawns() {
     };
     assert_eq!(World::new(config, &PLAYERS).balls().len(), 96);
 }
+
+#[test]
+fn a_step_with_the_configured_dt_is_exactly_a_fixed_step() {
+    let (mut fixed, mut bots) = game(4);
+    let mut variable = fixed.clone();
+    let dt = fixed.config().dt();
+    for _ in 0..300 {
+        let inputs = bots.inputs(&fixed);
+        fixed.step(&inputs);
+        variable.step_with_dt(&inputs, dt);
+    }
+    assert_eq!(fixed.hash(), variable.hash());
+}
+
+#[test]
+fn two_half_steps_are_not_one_whole_step() {
+    // Seed 000: "the result of a 16.4ms time step followed by a 16.8ms time
+    // step might not be the same as the result of two 16.6ms time steps";
+    // this is why only the fixed step is shared between machines.
+    let (mut whole, mut bots) = game(4);
+    let mut halves = whole.clone();
+    let dt = whole.config().dt();
+    for _ in 0..300 {
+        let inputs = bots.inputs(&whole);
+        whole.step(&inputs);
+        halves.step_with_dt(&inputs, dt * 0.5);
+        halves.step_with_dt(&inputs, dt * 0.5);
+    }
+    assert_ne!(whole.balls(), halves.balls());
+}

@@ -39,16 +39,21 @@ pub struct Server {
     pub fingerprint: String,
     lines: mpsc::Receiver<String>,
     pub seen: Vec<String>,
+    /// Where the server writes its replays.
+    pub replays: TempDir,
     _identity: TempDir,
 }
 
 impl Server {
     pub fn start(players: u8, extra: &[&str]) -> Server {
         let identity = TempDir::new("identity");
+        let replays = TempDir::new("replays");
         let mut child = Command::new(server_bin())
             .args(["--listen", "127.0.0.1:0", "--players", &players.to_string()])
             .arg("--identity-dir")
             .arg(&identity.0)
+            .arg("--replay-dir")
+            .arg(&replays.0)
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -83,6 +88,7 @@ impl Server {
             child,
             lines,
             seen: vec![first],
+            replays,
             _identity: identity,
         }
     }

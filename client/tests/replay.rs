@@ -1,0 +1,197 @@
+//! Recording and replaying: the server's replay of a networked game
+//! verifies to the clients' hash in another process; damaged files are
+//! refused with their byte offset; a server killed with SIGKILL leaves a
+//! readable replay.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use support::{client_bin, Client, Server, TempDir};
+
+fn verify(file: &Path, extra: &[&str]) -> Output {
+    Command::new(client_bin())
+        .arg("replay")
+        .arg(file)
+        .args(["--verify", "--headless"])
+        .args(extra)
+        .output()
+        .expect("replay runs")
+}
+
+fn recording_path(server: &mut Server) -> PathBuf {
+    let line = server.wait_for("recording path=", Duration::from_secs(20));
+    PathBuf::from(line.trim_start_matches("recording path="))
+}
+
+fn last_line(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_server_replay_verifies_to_the_clients_hash_in_another_process() {
+    let mut server = Server::start(3, &["--seed", "41"]);
+    let clients: Vec<Client> = (0..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), i, 600))
+        .collect();
+    let file = recording_path(&mut server);
+    assert!(file.starts_with(&server.replays.0), "{}", file.display());
+    let finals: Vec<(u32, String)> = clients
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(60)).final_line())
+        .collect();
+    server.wait_for("game over", Duration::from_secs(20));
+
+    let out = verify(&file, &["--ticks", "600"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        last_line(&out),
+        format!("final tick=600 hash={}", finals[0].1)
+    );
+    // Every client reported a hash every 15 ticks: 40 each up to tick 600.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let checks: u32 = stdout
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("checks="))
+        .and_then(|v| v.parse().ok())
+        .expect("checks");
+    assert!(checks >= 120, "{stdout}");
+    // The whole file (players leave a few ticks after 600) verifies too.
+    let whole = verify(&file, &[]);
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+    assert!(String::from_utf8_lossy(&whole.stderr).is_empty());
+}
+
+#[test]
+fn truncated_and_corrupted_replays_are_refused_saying_where() {
+    let dir = TempDir::new("damaged");
+    let file = dir.0.join("solo.lsreplay");
+    // A recorded solo game (under Xvfb: solo play has a window).
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(client_bin())
+        .args([
+            "solo", "--bots", "3", "--bot", "1", "--ticks", "300", "--record",
+        ])
+        .arg(&file)
+        .output()
+        .expect("solo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let solo_final = last_line(&out);
+    let intact = verify(&file, &[]);
+    assert!(intact.status.success());
+    assert_eq!(last_line(&intact), solo_final);
+
+    let bytes = std::fs::read(&file).expect("replay bytes");
+    let cut = dir.0.join("cut.lsreplay");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2 + 3]).expect("write");
+    let out = verify(&cut, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("truncated at byte"), "{stderr}");
+    assert!(stderr.contains("verified"), "{stderr}");
+
+    let mut damaged = bytes.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0xff;
+    let bad = dir.0.join("bad.lsreplay");
+    std::fs::write(&bad, &damaged).expect("write");
+    let out = verify(&bad, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("corrupt at byte"), "{stderr}");
+
+    let other = dir.0.join("other.lsreplay");
+    let mut newer = bytes.clone();
+    newer[8] = 99;
+    std::fs::write(&other, &newer).expect("write");
+    let out = verify(&other, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("format 99 is not supported"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
+    let mut server = Server::start(2, &["--seed", "43"]);
+    let records = TempDir::new("client-records");
+    let clients: Vec<Client> = (0..2)
+        .map(|i| {
+            let mut command = Command::new(client_bin());
+            command
+                .args([
+                    "--connect",
+                    &server.addr,
+                    "--fingerprint",
+                    &server.fingerprint,
+                ])
+                .args([
+                    "--name",
+                    &format!("bot{i}"),
+                    "--headless",
+                    "--bot",
+                    &i.to_string(),
+                ])
+                .arg("--record")
+                .arg(records.0.join(format!("bot{i}.lsreplay")));
+            Client::spawn(&format!("bot{i}"), &mut command)
+        })
+        .collect();
+    let file = recording_path(&mut server);
+    std::thread::sleep(Duration::from_secs(3));
+    let killed = Command::new("kill")
+        .args(["-KILL", &server.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let _ = server.child.wait();
+    drop(clients);
+
+    let out = verify(&file, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("no end record"), "{stderr}");
+    let server_ticks: u32 = last_line(&out)
+        .strip_prefix("final tick=")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|t| t.parse().ok())
+        .expect("final tick");
+    assert!(server_ticks > 100, "only {server_ticks} ticks recorded");
+    // The server writes each bundle before sending it, so no client can
+    // have simulated a tick the server's file lacks; and the clients'
+    // own recordings verify against the server's replay up to their end.
+    for i in 0..2 {
+        let own = verify(&records.0.join(format!("bot{i}.lsreplay")), &[]);
+        let own_last = last_line(&own);
+        let own_ticks: u32 = own_last
+            .strip_prefix("final tick=")
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("bot{i}: {own_last}"));
+        assert!(
+            own_ticks <= server_ticks,
+            "bot{i} at {own_ticks}, server file {server_ticks}"
+        );
+        let same_point = verify(&file, &["--ticks", &own_ticks.to_string()]);
+        assert_eq!(last_line(&same_point), own_last, "bot{i}");
+    }
+}

@@ -1,0 +1,533 @@
+//! The replay file: everything needed to re-simulate a game, recorded by
+//! the server (and optionally by a client) as the game runs.
+//!
+//! Layout (all integers little-endian), documented for other tools in
+//! `docs/replay-format.md`:
+//!
+//! ```text
+//! magic    8 bytes  "LOCKSTEP"
+//! format   u16      REPLAY_FORMAT
+//! record*  u32 body length | body (postcard `Record`) | u32 CRC-32 of body
+//! ```
+//!
+//! The first record is always [`Record::Header`]. The file is append-only
+//! and each record is written with one `write` call and flushed, so a
+//! recorder killed at any moment leaves every record it finished intact;
+//! the reader reports a cut-off last record as [`ReplayError::Truncated`]
+//! with its byte offset, and a damaged one as [`ReplayError::Corrupt`].
+
+use std::io::{self, Read, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Bundle, PlayerId, RosterEntry, Tick};
+
+/// First bytes of every replay file.
+pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
+
+/// Version of the replay layout; readers refuse other versions.
+pub const REPLAY_FORMAT: u16 = 1;
+
+/// Largest record accepted: a header with a full roster is a few KB; a
+/// larger length means the file is damaged.
+pub const MAX_RECORD_SIZE: usize = 1 << 20;
+
+/// One entry of a replay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Record {
+    /// Always first: what the world is built from.
+    Header(ReplayHeader),
+    /// The bundle of `tick`, as relayed (ticks are consecutive from 0).
+    Bundle {
+        /// The bundle's tick: applying it takes the world to `tick + 1`.
+        tick: Tick,
+        /// Inputs and departures of that tick.
+        bundle: Bundle,
+    },
+    /// A player's world hash after `tick` ticks.
+    Hash {
+        /// World tick (number of ticks simulated).
+        tick: Tick,
+        /// Who reported it.
+        player: PlayerId,
+        /// The hash.
+        hash: u64,
+    },
+    /// A player left; the same departure is in the bundle of `tick`.
+    Left {
+        /// First tick simulated without the player.
+        tick: Tick,
+        /// Who.
+        player: PlayerId,
+        /// Why, in words.
+        reason: String,
+    },
+    /// The recording ended normally.
+    End {
+        /// Ticks recorded.
+        ticks: u32,
+        /// Why it ended.
+        reason: String,
+    },
+}
+
+/// Everything needed to build the starting world and know who played.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayHeader {
+    /// Wire protocol version of the recorder.
+    pub protocol_version: u16,
+    /// Program and version that wrote the file.
+    pub build: String,
+    /// Who recorded: "server", "client NAME" or "solo".
+    pub recorder: String,
+    /// Start of the game, seconds since the Unix epoch (UTC).
+    pub started_unix: u64,
+    /// World seed.
+    pub seed: u64,
+    /// Ticks per second.
+    pub tick_rate: u16,
+    /// Input delay in ticks.
+    pub input_delay: u8,
+    /// Hash report interval in ticks.
+    pub hash_interval: u16,
+    /// Balls in the arena.
+    pub balls: u16,
+    /// Players in slot order.
+    pub roster: Vec<RosterEntry>,
+}
+
+/// Why a replay could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// Reading or writing the file failed.
+    #[error("replay I/O failed: {0}")]
+    Io(#[from] io::Error),
+    /// The file does not start with the replay magic.
+    #[error("not a lockstep replay (the first bytes are not \"LOCKSTEP\")")]
+    NotAReplay,
+    /// Written by a format this program does not read.
+    #[error("replay format {found} is not supported (this program reads format {REPLAY_FORMAT})")]
+    Format {
+        /// The file's format number.
+        found: u16,
+    },
+    /// The file ends inside a record: the recorder stopped mid-write.
+    #[error("the replay is truncated at byte {offset}, inside record {record}")]
+    Truncated {
+        /// Byte offset where the incomplete record starts.
+        offset: u64,
+        /// Index of the incomplete record (0 = header).
+        record: u64,
+    },
+    /// A record's checksum or encoding is wrong.
+    #[error("the replay is corrupt at byte {offset} (record {record}): {what}")]
+    Corrupt {
+        /// Byte offset of the damaged record.
+        offset: u64,
+        /// Index of the damaged record.
+        record: u64,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// The records are valid but do not make a replay (no header first,
+    /// bundles out of order).
+    #[error("the replay is invalid at record {record}: {what}")]
+    Invalid {
+        /// Index of the offending record.
+        record: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// A record could not be encoded.
+    #[error("cannot encode a replay record: {0}")]
+    Encode(postcard::Error),
+}
+
+/// Appends records to a replay, one flushed write per record.
+#[derive(Debug)]
+pub struct ReplayWriter<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    next_tick: Tick,
+}
+
+impl<W: Write> ReplayWriter<W> {
+    /// Writes the magic, the format and the header.
+    pub fn new(mut out: W, header: &ReplayHeader) -> Result<Self, ReplayError> {
+        let mut start = Vec::with_capacity(10);
+        start.extend_from_slice(REPLAY_MAGIC);
+        start.extend_from_slice(&REPLAY_FORMAT.to_le_bytes());
+        out.write_all(&start)?;
+        let mut writer = ReplayWriter {
+            out,
+            buf: Vec::new(),
+            next_tick: Tick(0),
+        };
+        writer.write(&Record::Header(header.clone()))?;
+        Ok(writer)
+    }
+
+    /// Appends one record and flushes it to the file.
+    pub fn write(&mut self, record: &Record) -> Result<(), ReplayError> {
+        if let Record::Bundle { tick, .. } = record {
+            self.next_tick = tick.next();
+        }
+        let body = postcard::to_stdvec(record).map_err(ReplayError::Encode)?;
+        self.buf.clear();
+        // Bodies are far below u32::MAX (MAX_RECORD_SIZE on read).
+        self.buf
+            .extend_from_slice(&(body.len() as u32).to_le_bytes());
+        self.buf.extend_from_slice(&body);
+        self.buf
+            .extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(())
+    }
+
+    /// Ticks whose bundles were written.
+    pub fn ticks(&self) -> u32 {
+        self.next_tick.0
+    }
+
+    /// Writes the End record.
+    pub fn finish(mut self, reason: &str) -> Result<W, ReplayError> {
+        let ticks = self.next_tick.0;
+        self.write(&Record::End {
+            ticks,
+            reason: reason.to_string(),
+        })?;
+        Ok(self.out)
+    }
+}
+
+/// A replay read into memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// The header.
+    pub header: ReplayHeader,
+    /// Bundles of ticks 0, 1, 2, ...
+    pub bundles: Vec<Bundle>,
+    /// Hash reports, in file order.
+    pub hashes: Vec<(Tick, PlayerId, u64)>,
+    /// Departures, in file order.
+    pub departures: Vec<(Tick, PlayerId, String)>,
+    /// The End record, if the recording ended normally.
+    pub end: Option<(u32, String)>,
+}
+
+/// Reads records one at a time.
+#[derive(Debug)]
+pub struct ReplayReader<R: Read> {
+    input: R,
+    offset: u64,
+    record: u64,
+}
+
+impl<R: Read> ReplayReader<R> {
+    /// Checks the magic and the format.
+    pub fn new(mut input: R) -> Result<Self, ReplayError> {
+        let mut start = [0u8; 10];
+        let got = read_full(&mut input, &mut start)?;
+        if got < REPLAY_MAGIC.len() || &start[..8] != REPLAY_MAGIC {
+            return Err(ReplayError::NotAReplay);
+        }
+        if got < start.len() {
+            return Err(ReplayError::Truncated {
+                offset: got as u64,
+                record: 0,
+            });
+        }
+        let found = u16::from_le_bytes([start[8], start[9]]);
+        if found != REPLAY_FORMAT {
+            return Err(ReplayError::Format { found });
+        }
+        Ok(ReplayReader {
+            input,
+            offset: start.len() as u64,
+            record: 0,
+        })
+    }
+
+    /// The next record, `Ok(None)` at a clean end of file.
+    pub fn next_record(&mut self) -> Result<Option<Record>, ReplayError> {
+        let start = self.offset;
+        let truncated = ReplayError::Truncated {
+            offset: start,
+            record: self.record,
+        };
+        let mut len = [0u8; 4];
+        match read_full(&mut self.input, &mut len)? {
+            0 => return Ok(None),
+            4 => {}
+            _ => return Err(truncated),
+        }
+        let len = u32::from_le_bytes(len) as usize;
+        if len > MAX_RECORD_SIZE {
+            return Err(self.corrupt(
+                start,
+                format!("record length {len} exceeds {MAX_RECORD_SIZE}"),
+            ));
+        }
+        let mut body = vec![0u8; len + 4];
+        if read_full(&mut self.input, &mut body)? < body.len() {
+            return Err(truncated);
+        }
+        let (body, crc) = body.split_at(len);
+        let crc = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
+        if crc32fast::hash(body) != crc {
+            return Err(self.corrupt(start, "checksum mismatch".into()));
+        }
+        let record = postcard::from_bytes(body)
+            .map_err(|e| self.corrupt(start, format!("undecodable record: {e}")))?;
+        self.offset = start + 4 + len as u64 + 4;
+        self.record += 1;
+        Ok(Some(record))
+    }
+
+    fn corrupt(&self, offset: u64, what: String) -> ReplayError {
+        ReplayError::Corrupt {
+            offset,
+            record: self.record,
+            what,
+        }
+    }
+}
+
+/// Reads into `buf` until it is full or the input ends; returns the count.
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// What [`Replay::read`] found after the last good record.
+#[derive(Debug)]
+pub struct ReadOutcome {
+    /// Everything up to the first problem.
+    pub replay: Replay,
+    /// The problem that stopped reading, if any (truncation, corruption).
+    pub problem: Option<ReplayError>,
+}
+
+impl Replay {
+    /// Reads a whole replay. A damaged or truncated tail does not lose the
+    /// records before it: they are returned with the problem.
+    pub fn read(input: impl Read) -> Result<ReadOutcome, ReplayError> {
+        let mut reader = ReplayReader::new(input)?;
+        let header = match reader.next_record()? {
+            Some(Record::Header(header)) => header,
+            Some(_) => {
+                return Err(ReplayError::Invalid {
+                    record: 0,
+                    what: "the first record is not the header".into(),
+                })
+            }
+            None => {
+                return Err(ReplayError::Truncated {
+                    offset: 10,
+                    record: 0,
+                })
+            }
+        };
+        let mut replay = Replay {
+            header,
+            bundles: Vec::new(),
+            hashes: Vec::new(),
+            departures: Vec::new(),
+            end: None,
+        };
+        let problem = loop {
+            let index = reader.record;
+            let record = match reader.next_record() {
+                Ok(Some(record)) => record,
+                Ok(None) => break None,
+                Err(e @ (ReplayError::Truncated { .. } | ReplayError::Corrupt { .. })) => {
+                    break Some(e)
+                }
+                Err(e) => return Err(e),
+            };
+            match record {
+                Record::Bundle { tick, bundle } => {
+                    let expected = replay.bundles.len() as u32;
+                    if tick.0 != expected {
+                        break Some(ReplayError::Invalid {
+                            record: index,
+                            what: format!(
+                                "bundle for tick {tick} where tick {expected} was expected"
+                            ),
+                        });
+                    }
+                    replay.bundles.push(bundle);
+                }
+                Record::Hash { tick, player, hash } => replay.hashes.push((tick, player, hash)),
+                Record::Left {
+                    tick,
+                    player,
+                    reason,
+                } => replay.departures.push((tick, player, reason)),
+                Record::End { ticks, reason } => replay.end = Some((ticks, reason)),
+                Record::Header(_) => {
+                    break Some(ReplayError::Invalid {
+                        record: index,
+                        what: "a second header".into(),
+                    })
+                }
+            }
+        };
+        Ok(ReadOutcome { replay, problem })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Buttons, Input, PlayerInput};
+
+    fn header() -> ReplayHeader {
+        ReplayHeader {
+            protocol_version: crate::PROTOCOL_VERSION,
+            build: "test".into(),
+            recorder: "server".into(),
+            started_unix: 1_800_000_000,
+            seed: 7,
+            tick_rate: 60,
+            input_delay: 3,
+            hash_interval: 15,
+            balls: 24,
+            roster: vec![RosterEntry {
+                id: PlayerId(0),
+                name: "ada".into(),
+            }],
+        }
+    }
+
+    fn bundle(b: u8) -> Bundle {
+        Bundle {
+            left: vec![],
+            inputs: vec![PlayerInput {
+                player: PlayerId(0),
+                input: Input {
+                    buttons: Buttons(b),
+                    axes: None,
+                },
+            }],
+        }
+    }
+
+    fn sample(ticks: u32) -> Vec<u8> {
+        let mut writer = ReplayWriter::new(Vec::new(), &header()).unwrap();
+        for t in 0..ticks {
+            writer
+                .write(&Record::Bundle {
+                    tick: Tick(t),
+                    bundle: bundle(t as u8),
+                })
+                .unwrap();
+        }
+        writer
+            .write(&Record::Hash {
+                tick: Tick(ticks),
+                player: PlayerId(0),
+                hash: 42,
+            })
+            .unwrap();
+        writer.finish("game over").unwrap()
+    }
+
+    #[test]
+    fn a_replay_round_trips() {
+        let outcome = Replay::read(&sample(5)[..]).unwrap();
+        assert!(outcome.problem.is_none());
+        let replay = outcome.replay;
+        assert_eq!(replay.header, header());
+        assert_eq!(replay.bundles.len(), 5);
+        assert_eq!(replay.bundles[3], bundle(3));
+        assert_eq!(replay.hashes, vec![(Tick(5), PlayerId(0), 42)]);
+        assert_eq!(replay.end, Some((5, "game over".into())));
+    }
+
+    #[test]
+    fn every_cut_keeps_the_records_before_it_and_says_where() {
+        let bytes = sample(5);
+        for cut in 10..bytes.len() {
+            match Replay::read(&bytes[..cut]) {
+                Ok(outcome) => {
+                    // A cut on a record boundary is a clean (early) end; a
+                    // cut inside one is reported with its offset.
+                    if let Some(problem) = outcome.problem {
+                        let ReplayError::Truncated { offset, .. } = problem else {
+                            panic!("cut at {cut}: {problem}");
+                        };
+                        assert!(offset < cut as u64);
+                    }
+                    assert!(outcome.replay.bundles.len() <= 5);
+                }
+                Err(ReplayError::Truncated { .. }) => {}
+                Err(e) => panic!("cut at {cut}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_flipped_byte_is_reported_as_corruption_at_its_record() {
+        let bytes = sample(5);
+        let mut damaged = bytes.clone();
+        // Inside the body of the third record (header, bundle 0, bundle 1).
+        let target = damaged.len() - 40;
+        damaged[target] ^= 0x55;
+        let outcome = Replay::read(&damaged[..]).unwrap();
+        let Some(ReplayError::Corrupt { record, offset, .. }) = outcome.problem else {
+            panic!("{:?}", outcome.problem);
+        };
+        assert!(offset <= target as u64);
+        assert_eq!(outcome.replay.bundles.len() as u64, record - 1);
+    }
+
+    #[test]
+    fn other_files_and_formats_are_refused_clearly() {
+        assert!(matches!(
+            Replay::read(&b"PNG\x89 not a replay"[..]),
+            Err(ReplayError::NotAReplay)
+        ));
+        let mut other = sample(1);
+        other[8] = 9;
+        let err = Replay::read(&other[..]).unwrap_err();
+        assert!(matches!(err, ReplayError::Format { found: 9 }));
+        assert!(err.to_string().contains("format 9"));
+    }
+
+    #[test]
+    fn a_huge_length_is_corruption_not_an_allocation() {
+        let mut bytes = sample(0);
+        bytes.truncate(10);
+        bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            Replay::read(&bytes[..]),
+            Err(ReplayError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn bundles_out_of_order_are_invalid() {
+        let mut writer = ReplayWriter::new(Vec::new(), &header()).unwrap();
+        writer
+            .write(&Record::Bundle {
+                tick: Tick(1),
+                bundle: bundle(1),
+            })
+            .unwrap();
+        let outcome = Replay::read(&writer.finish("x").unwrap()[..]).unwrap();
+        assert!(matches!(
+            outcome.problem,
+            Some(ReplayError::Invalid { record: 1, .. })
+        ));
+    }
+}

@@ -1,0 +1,137 @@
+//! Server-side recording: one replay file per game in the replay
+//! directory, named after the game's start time (UTC).
+//!
+//! Recording must never stop the game: if the disk fails, the recorder logs
+//! one warning and goes quiet.
+
+use std::fs::{File, OpenOptions};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use lockstep_protocol::{Bundle, PlayerId, Record, ReplayHeader, ReplayWriter, Tick};
+use tracing::warn;
+
+/// An open recording.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    writer: Option<ReplayWriter<BufWriter<File>>>,
+    path: PathBuf,
+}
+
+impl Recorder {
+    /// Creates `DIR/<start time>.lsreplay` (with a numeric suffix if that
+    /// name exists) and writes the header.
+    pub(crate) fn create(dir: &Path, header: &ReplayHeader) -> std::io::Result<Recorder> {
+        std::fs::create_dir_all(dir)?;
+        let stem = utc_stamp(header.started_unix);
+        let (file, path) = (0..1000)
+            .map(|n| {
+                let name = match n {
+                    0 => format!("{stem}.lsreplay"),
+                    n => format!("{stem}-{n}.lsreplay"),
+                };
+                dir.join(name)
+            })
+            .find_map(|path| {
+                OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&path)
+                    .ok()
+                    .map(|file| (file, path))
+            })
+            .ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!("no free replay file name for {stem} in {}", dir.display()),
+                )
+            })?;
+        let writer = ReplayWriter::new(BufWriter::new(file), header)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(Recorder {
+            writer: Some(writer),
+            path,
+        })
+    }
+
+    /// The file being written.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&mut self, record: &Record) {
+        let Some(writer) = &mut self.writer else {
+            return;
+        };
+        if let Err(e) = writer.write(record) {
+            warn!(path = %self.path.display(), error = %e, "recording stopped");
+            self.writer = None;
+        }
+    }
+
+    /// Records the bundle of `tick`.
+    pub(crate) fn bundle(&mut self, tick: Tick, bundle: &Bundle) {
+        self.write(&Record::Bundle {
+            tick,
+            bundle: bundle.clone(),
+        });
+    }
+
+    /// Records a hash report.
+    pub(crate) fn hash(&mut self, tick: Tick, player: PlayerId, hash: u64) {
+        self.write(&Record::Hash { tick, player, hash });
+    }
+
+    /// Records a departure.
+    pub(crate) fn left(&mut self, tick: Tick, player: PlayerId, reason: &str) {
+        self.write(&Record::Left {
+            tick,
+            player,
+            reason: reason.to_string(),
+        });
+    }
+
+    /// Writes the End record and closes the file.
+    pub(crate) fn finish(mut self, reason: &str) {
+        if let Some(writer) = self.writer.take() {
+            if let Err(e) = writer.finish(reason) {
+                warn!(path = %self.path.display(), error = %e, "recording not finished");
+            }
+        }
+    }
+}
+
+/// `YYYY-MM-DDTHH-MM-SSZ` for a Unix time (UTC; colons avoided so the name
+/// is valid on every file system).
+pub(crate) fn utc_stamp(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}-{:02}-{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_the_utc_start_time() {
+        assert_eq!(utc_stamp(0), "1970-01-01T00-00-00Z");
+        assert_eq!(utc_stamp(951_782_400), "2000-02-29T00-00-00Z");
+        assert_eq!(utc_stamp(1_795_268_199), "2026-11-21T13-36-39Z");
+    }
+}
