@@ -46,8 +46,8 @@ fn main() {
     let mut bots = Bots::new(2024, &players);
     for t in 0..TICKS {
         let bundle = Bundle {
-            left: vec![],
             inputs: bots.inputs(&world),
+            ..Bundle::default()
         };
         replay::apply(&mut world, &bundle);
         writer

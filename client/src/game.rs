@@ -6,18 +6,22 @@
 //! hands each sampled local input back, and draws `previous`/`current` at
 //! the returned alpha.
 
+use std::time::Duration;
+
 use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick};
 
 use crate::desync::{DesyncDump, History, DEFAULT_HISTORY};
 use crate::fixed_step::{FixedStep, FrameEnd, Policy};
 use crate::input_buffer::{Gate, InputBuffer};
+use crate::input_delay::DelayController;
+use crate::replay::apply;
 use crate::sim::{World, WorldConfig};
 
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// A tick was simulated: sample the local input and pass it to
-    /// [`NetGame::schedule_local`], and send the hash report if any.
+    /// A tick was simulated: sample the local input for the ticks
+    /// [`NetGame::local_ticks_due`] names, and send the hash report if any.
     Ran {
         /// The world's tick after the step.
         tick: Tick,
@@ -48,6 +52,8 @@ pub struct GameOptions {
     /// Nudge one value by one ulp once the world reaches this tick (fault
     /// injection for desync tests).
     pub inject_desync_at: Option<Tick>,
+    /// Fix the input delay instead of adapting it (`--input-delay`).
+    pub pinned_delay: Option<u8>,
 }
 
 impl Default for GameOptions {
@@ -55,6 +61,7 @@ impl Default for GameOptions {
         GameOptions {
             history: DEFAULT_HISTORY,
             inject_desync_at: None,
+            pinned_delay: None,
         }
     }
 }
@@ -66,22 +73,27 @@ pub struct NetGame {
     pub previous: World,
     /// The world after the last simulated tick.
     pub current: World,
-    /// The roster from Start, minus players that have left.
+    /// Every player of the game and its name, in slot order.
     pub roster: Vec<(PlayerId, String)>,
-    /// Our own slot.
-    pub me: PlayerId,
+    /// Our own slot; `None` when spectating.
+    pub me: Option<PlayerId>,
     buffer: InputBuffer,
     clock: FixedStep,
+    delay: DelayController,
     stats: GameStats,
     last_stall: Option<Tick>,
     history: History,
     hash_interval: u32,
     inject_desync_at: Option<Tick>,
     name: String,
+    first_input_tick: Tick,
+    /// Ticks of history to fast-forward through before playing live.
+    catch_up: Option<Tick>,
 }
 
 impl NetGame {
-    /// A game as described by the server's Start.
+    /// A game as described by the server's Start. `pinned_delay` fixes the
+    /// input delay instead of adapting it.
     pub fn new(start: &Start, options: GameOptions) -> NetGame {
         let ids: Vec<PlayerId> = start.roster.iter().map(|r| r.id).collect();
         let config = WorldConfig {
@@ -89,6 +101,7 @@ impl NetGame {
             ..WorldConfig::new(start.seed, start.tick_rate)
         };
         let world = World::new(config, &ids);
+        let delay = DelayController::new(start.input_delay, start.tick_rate, options.pinned_delay);
         NetGame {
             previous: world.clone(),
             current: world,
@@ -98,8 +111,9 @@ impl NetGame {
                 .map(|r| (r.id, r.name.clone()))
                 .collect(),
             me: start.you,
-            buffer: InputBuffer::new(start.input_delay.max(1)),
+            buffer: InputBuffer::new(delay.current(), start.first_input_tick),
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),
+            delay,
             stats: GameStats::default(),
             last_stall: None,
             history: History::new(options.history),
@@ -108,15 +122,20 @@ impl NetGame {
             name: start
                 .roster
                 .iter()
-                .find(|r| r.id == start.you)
-                .map(|r| r.name.clone())
-                .unwrap_or_default(),
+                .find(|r| Some(r.id) == start.you)
+                .map_or_else(|| "spectator".to_string(), |r| r.name.clone()),
+            first_input_tick: start.first_input_tick,
+            catch_up: (start.history > 0).then_some(Tick(start.history)),
         }
     }
 
-    /// The neutral inputs every client sends for the first ticks.
+    /// The neutral inputs this client sends for its first ticks (none for
+    /// a spectator).
     pub fn initial_inputs(&self) -> Vec<(Tick, Input)> {
-        self.buffer.initial_inputs()
+        match self.me {
+            Some(_) => self.buffer.initial_inputs(),
+            None => Vec::new(),
+        }
     }
 
     /// Stores bundles received from the server.
@@ -129,36 +148,48 @@ impl NetGame {
         self.clock.begin_frame(elapsed_ns);
     }
 
-    /// Runs the next tick if it is due and its bundle is here.
+    /// `(done, total)` while fast-forwarding through the history of a game
+    /// joined late.
+    pub fn catching_up(&self) -> Option<(u32, u32)> {
+        self.catch_up.map(|to| (self.current.tick().0, to.0))
+    }
+
+    /// Runs the next tick if it is due and its bundle is here. While
+    /// catching up, every received bundle is due at once: game time is
+    /// replayed as fast as the machine allows, then the clock takes over.
     pub fn step(&mut self) -> Step {
-        if !self.clock.due() {
+        if let Some(to) = self.catch_up {
+            if self.current.tick() >= to && self.buffer.buffered() == 0 {
+                self.catch_up = None;
+                self.clock = FixedStep::new(self.current.config().tick_rate, Policy::NETWORKED);
+                return Step::NotDue;
+            }
+        } else if !self.clock.due() {
             return Step::NotDue;
         }
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
                 self.previous.clone_from(&self.current);
-                for &left in &bundle.left {
-                    self.current.remove_player(left);
-                    self.roster.retain(|(id, _)| *id != left);
-                }
-                self.current.step(&bundle.inputs);
+                apply(&mut self.current, &bundle);
                 let now = self.current.tick();
                 if self.inject_desync_at == Some(now) {
                     self.current.nudge_one_ulp();
                 }
                 let hash = self.current.hash();
                 self.history.record(&bundle, &self.current, hash);
-                self.clock.stepped();
+                if self.catch_up.is_none() {
+                    self.clock.stepped();
+                }
                 self.stats.ticks += 1;
                 debug_assert_eq!(now, tick.next());
-                let report = now
-                    .0
-                    .is_multiple_of(self.hash_interval)
-                    .then_some((now, hash));
+                let report = (self.me.is_some()
+                    && self.catch_up.is_none()
+                    && now.0.is_multiple_of(self.hash_interval))
+                .then_some((now, hash));
                 Step::Ran { tick: now, report }
             }
             Gate::Stall(tick) => {
-                if self.last_stall != Some(tick) {
+                if self.catch_up.is_none() && self.last_stall != Some(tick) {
                     self.last_stall = Some(tick);
                     self.stats.stalled_ticks += 1;
                 }
@@ -167,9 +198,30 @@ impl NetGame {
         }
     }
 
-    /// The tick the input sampled after the last [`Step::Ran`] is for.
-    pub fn schedule_local(&self) -> Tick {
-        self.buffer.schedule_local()
+    /// The ticks that need a local input after the last [`Step::Ran`]
+    /// (none for a spectator).
+    pub fn local_ticks_due(&mut self) -> std::ops::Range<Tick> {
+        match self.me {
+            Some(_) => self.buffer.local_ticks_due(),
+            None => Tick(0)..Tick(0),
+        }
+    }
+
+    /// Feeds the adaptive input delay with the latest link figures and
+    /// whether the server reports the game waiting for us; a changed delay
+    /// applies from the next sample.
+    pub fn adapt_delay(&mut self, rtt: Duration, jitter: Duration, late: bool) {
+        if self.me.is_none() || self.catch_up.is_some() {
+            return;
+        }
+        if let Some(delay) = self.delay.update(self.current.tick(), rtt, jitter, late) {
+            self.buffer.set_input_delay(delay);
+        }
+    }
+
+    /// Whether the input delay adapts (false when pinned).
+    pub fn delay_is_adaptive(&self) -> bool {
+        !self.delay.is_pinned()
     }
 
     /// Ends the frame; the alpha is for drawing `previous`→`current`.
@@ -200,10 +252,16 @@ impl NetGame {
     /// The dump for a desync the server announced, if the tick is still in
     /// the history.
     pub fn desync_dump(&self, notice: &DesyncNotice) -> Option<DesyncDump> {
-        self.history.dump(notice.tick, self.me, &self.name)
+        let me = self.me.unwrap_or(PlayerId(u8::MAX));
+        self.history.dump(notice.tick, me, &self.name)
     }
 
-    /// Readable names of the players a notice says diverged.
+    /// Our name ("spectator" when watching).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Readable names of players.
     pub fn names(&self, players: &[PlayerId]) -> Vec<String> {
         players
             .iter()
@@ -216,8 +274,16 @@ impl NetGame {
             .collect()
     }
 
-    /// Whether we are still in the game (not removed by the server).
+    /// Whether we are still in the game: a spectator always is; a player
+    /// until the server removes its disc (a rejoining player only from its
+    /// first tick on).
     pub fn is_playing(&self) -> bool {
-        self.roster.iter().any(|(id, _)| *id == self.me)
+        match self.me {
+            None => true,
+            Some(me) => {
+                self.current.tick() <= self.first_input_tick
+                    || self.current.discs().iter().any(|d| d.player == me)
+            }
+        }
     }
 }

@@ -5,19 +5,26 @@
 //! the frontend asks [`InputBuffer::poll`] and carries out the answer.
 //!
 //! Local input is sampled once per simulated tick: after stepping tick `t`
-//! the frontend samples and calls [`InputBuffer::schedule_local`], which
-//! schedules it for `t + input_delay`. Ticks `0..input_delay` have no
-//! sampled input; every client sends neutral inputs for them
-//! ([`InputBuffer::initial_inputs`]), so the relay needs no special case.
+//! the frontend asks [`InputBuffer::local_ticks_due`] which ticks need an
+//! input now — normally exactly `t + input_delay`. The first `input_delay`
+//! ticks a client plays get neutral inputs ([`InputBuffer::initial_inputs`]),
+//! so the relay needs no special case.
+//!
+//! The delay may change between ticks ([`InputBuffer::set_input_delay`])
+//! without breaking the rule that every tick gets exactly one input: a
+//! longer delay makes the next call return two ticks (the same sample
+//! fills the gap), a shorter one makes calls return nothing until the
+//! schedule catches up.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 
 use lockstep_protocol::{Bundle, Input, Tick};
 
 /// What the frontend should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Gate {
-    /// Simulate `tick` with this bundle (remove its `left` players first).
+    /// Simulate `tick` with this bundle.
     Step(Tick, Bundle),
     /// The bundle for the next tick has not arrived: wait, do not simulate.
     Stall(Tick),
@@ -31,21 +38,29 @@ pub struct InputBuffer {
     /// Received, not yet simulated bundles for `next_tick..`, contiguous.
     pending: VecDeque<Bundle>,
     input_delay: u32,
+    /// First tick this client gives inputs for.
+    first_input_tick: Tick,
+    /// First tick that has no local input yet.
+    next_local: Tick,
 }
 
 impl InputBuffer {
-    /// A buffer at tick 0 with a fixed input delay.
-    pub fn new(input_delay: u8) -> Self {
+    /// A buffer at tick 0 for a client whose inputs start at
+    /// `first_input_tick`, with an input delay of at least 1.
+    pub fn new(input_delay: u8, first_input_tick: Tick) -> Self {
+        let input_delay = u32::from(input_delay.max(1));
         InputBuffer {
             next_tick: Tick(0),
             pending: VecDeque::new(),
-            input_delay: u32::from(input_delay),
+            input_delay,
+            first_input_tick,
+            next_local: first_input_tick.plus(input_delay),
         }
     }
 
     /// Neutral inputs for the ticks before the first sampled input.
     pub fn initial_inputs(&self) -> Vec<(Tick, Input)> {
-        (0..self.input_delay)
+        (self.first_input_tick.0..self.next_local.0)
             .map(|t| (Tick(t), Input::default()))
             .collect()
     }
@@ -55,13 +70,18 @@ impl InputBuffer {
         self.input_delay
     }
 
+    /// Changes the delay from the next sample on (at least 1).
+    pub fn set_input_delay(&mut self, delay: u8) {
+        self.input_delay = u32::from(delay.max(1));
+    }
+
     /// Next tick to simulate.
     pub fn next_tick(&self) -> Tick {
         self.next_tick
     }
 
     /// First tick whose bundle has not been received: everything before it
-    /// is held (or already simulated). Sent to the server as the ack.
+    /// is held (or already simulated).
     pub fn received_through(&self) -> Tick {
         self.next_tick.plus(self.pending.len() as u32)
     }
@@ -99,12 +119,16 @@ impl InputBuffer {
         }
     }
 
-    /// The tick a local input sampled now is for: the tick just stepped
-    /// plus the input delay. Call once after each [`Gate::Step`].
-    pub fn schedule_local(&self) -> Tick {
-        // poll already advanced next_tick past the stepped tick, and the
-        // delay is at least 1, so this is stepped + delay.
-        self.next_tick.plus(self.input_delay - 1)
+    /// The ticks that need a local input after the last [`Gate::Step`]: up
+    /// to the stepped tick plus the delay, from the first tick without one.
+    /// Usually one tick; two or more right after the delay grew; none
+    /// right after it shrank, and none before this client's first tick.
+    pub fn local_ticks_due(&mut self) -> Range<Tick> {
+        // poll already advanced next_tick past the stepped tick.
+        let through = self.next_tick.plus(self.input_delay);
+        let due = self.next_local..through.max(self.next_local);
+        self.next_local = due.end;
+        due
     }
 }
 
@@ -115,7 +139,6 @@ mod tests {
 
     fn bundle(mark: u8) -> Bundle {
         Bundle {
-            left: vec![],
             inputs: vec![PlayerInput {
                 player: PlayerId(0),
                 input: Input {
@@ -123,6 +146,7 @@ mod tests {
                     axes: None,
                 },
             }],
+            ..Bundle::default()
         }
     }
 
@@ -135,7 +159,7 @@ mod tests {
 
     #[test]
     fn stalls_until_the_bundle_for_the_next_tick_arrives() {
-        let mut buffer = InputBuffer::new(3);
+        let mut buffer = InputBuffer::new(3, Tick(0));
         assert_eq!(buffer.poll(), Gate::Stall(Tick(0)));
         assert_eq!(buffer.poll(), Gate::Stall(Tick(0)));
         // A bundle for a later tick does not unblock tick 0.
@@ -148,7 +172,7 @@ mod tests {
 
     #[test]
     fn delivers_ticks_in_order_and_never_twice() {
-        let mut buffer = InputBuffer::new(3);
+        let mut buffer = InputBuffer::new(3, Tick(0));
         assert_eq!(buffer.receive(Tick(0), [bundle(0), bundle(1)]), 2);
         // A repeat overlapping what is held adds only the new tick.
         assert_eq!(
@@ -164,15 +188,53 @@ mod tests {
         assert_eq!(buffer.received_through(), Tick(3));
     }
 
+    fn ticks(range: Range<Tick>) -> Vec<u32> {
+        (range.start.0..range.end.0).collect()
+    }
+
     #[test]
     fn local_input_is_scheduled_input_delay_ticks_ahead() {
-        let mut buffer = InputBuffer::new(3);
+        let mut buffer = InputBuffer::new(3, Tick(0));
         let initial: Vec<u32> = buffer.initial_inputs().iter().map(|(t, _)| t.0).collect();
         assert_eq!(initial, vec![0, 1, 2]);
         buffer.receive(Tick(0), [bundle(0), bundle(0)]);
         mark(buffer.poll());
-        assert_eq!(buffer.schedule_local(), Tick(3));
+        assert_eq!(ticks(buffer.local_ticks_due()), vec![3]);
         mark(buffer.poll());
-        assert_eq!(buffer.schedule_local(), Tick(4));
+        assert_eq!(ticks(buffer.local_ticks_due()), vec![4]);
+    }
+
+    #[test]
+    fn changing_the_delay_never_skips_or_repeats_a_tick() {
+        let mut buffer = InputBuffer::new(3, Tick(0));
+        let mut given: Vec<u32> = buffer.initial_inputs().iter().map(|(t, _)| t.0).collect();
+        buffer.receive(Tick(0), (0..20).map(|_| bundle(0)));
+        for step in 0..20 {
+            match step {
+                5 => buffer.set_input_delay(6),
+                12 => buffer.set_input_delay(2),
+                _ => {}
+            }
+            mark(buffer.poll());
+            given.extend(ticks(buffer.local_ticks_due()));
+        }
+        // Every tick from 0 on got exactly one input, in order.
+        assert_eq!(given, (0..given.len() as u32).collect::<Vec<_>>());
+        // And the schedule ends at the last stepped tick plus the new delay.
+        assert_eq!(*given.last().unwrap(), 19 + 2);
+    }
+
+    #[test]
+    fn a_rejoining_client_gives_inputs_from_its_first_tick_only() {
+        let mut buffer = InputBuffer::new(3, Tick(10));
+        let initial: Vec<u32> = buffer.initial_inputs().iter().map(|(t, _)| t.0).collect();
+        assert_eq!(initial, vec![10, 11, 12]);
+        buffer.receive(Tick(0), (0..12).map(bundle));
+        let mut given = Vec::new();
+        for _ in 0..12 {
+            mark(buffer.poll());
+            given.extend(ticks(buffer.local_ticks_due()));
+        }
+        assert_eq!(given, vec![13, 14]);
     }
 }

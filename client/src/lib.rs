@@ -13,6 +13,9 @@
 //!   connection on its own thread; [`headless`] and [`window`] are the two
 //!   frontends that drive it; [`render`] only draws.
 //! - [`offline`] runs a whole game with bots and no network.
+//! - [`loops`] holds every game loop strategy of the seeds as a pure state
+//!   machine (its fixed-step ones are [`fixed_step`]); [`lab`] shows them
+//!   side by side in a window.
 #![forbid(unsafe_code)]
 
 pub mod bot;
@@ -22,6 +25,9 @@ pub mod fixed_step;
 pub mod game;
 pub mod headless;
 pub mod input_buffer;
+pub mod input_delay;
+pub mod lab;
+pub mod loops;
 pub mod net;
 pub mod offline;
 pub mod play;

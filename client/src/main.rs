@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand};
 use lockstep_client::desync::{diff_worlds, DesyncDump, DEFAULT_HISTORY};
 use lockstep_client::game::GameOptions;
 use lockstep_client::headless;
+use lockstep_client::lab::{self, Knobs, LabOptions};
+use lockstep_client::loops::trace::{self, TraceOptions};
+use lockstep_client::loops::{self, parse_ms, Settings, Strategy};
 use lockstep_client::net::{NetClient, NetOptions};
 use lockstep_client::offline::{self, SimOptions};
 use lockstep_client::play::PlayOptions;
@@ -45,6 +48,14 @@ struct PlayArgs {
     /// Run without a window.
     #[arg(long)]
     headless: bool,
+    /// Watch the game without playing: no inputs, nobody waits for you. A
+    /// spectator may join a running game; it fast-forwards to the live tick.
+    #[arg(long)]
+    spectate: bool,
+    /// Fix the input delay to N ticks (1-15) instead of adapting it to the
+    /// measured round trip and jitter.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=15))]
+    input_delay: Option<u8>,
     /// Play seeded pseudo-random inputs instead of the keyboard.
     #[arg(long, value_name = "SEED")]
     bot: Option<u64>,
@@ -186,6 +197,95 @@ enum Command {
         #[command(flatten)]
         window: WindowArgs,
     },
+    /// The game loop lab: the solo world driven by any loop strategy of the
+    /// seeds, switched at run time (keys 1-7, the others on screen), with
+    /// FPS, UPS, game time against real time and a strip chart.
+    Lab(LabArgs),
+    /// Game loop strategies on a fake clock: lists them, or with --trace
+    /// prints `frame=I steps=K alpha=A` for each frame of one.
+    Loops(LoopsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct LabArgs {
+    /// Loop strategy: variable, variable-target, variable-max, fixed,
+    /// fixed-max, fixed-interp or mixed.
+    #[arg(long, default_value = "fixed-interp")]
+    strategy: Strategy,
+    /// Ticks per second.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
+    tick_rate: u16,
+    /// Frames per second the paced strategies wait for.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    target_fps: u16,
+    /// Balls in the arena.
+    #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
+    balls: u16,
+    /// Real time each update costs on top of the simulation, in ms; more
+    /// than the tick time provokes the spiral of death.
+    #[arg(long, value_name = "MS", default_value = "0", value_parser = parse_ms)]
+    tick_cost_ms: u64,
+    /// Flipcode's MAX_LOOPS: at most K ticks a frame, then pending time is
+    /// discarded (off unless given; L toggles it).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    max_loops: Option<u32>,
+    /// The networked client's rule: no maximum step, no MAX_LOOPS, no
+    /// discarding.
+    #[arg(long)]
+    networked: bool,
+    /// Start with seed 004's slow "7" on.
+    #[arg(long)]
+    spike: bool,
+    /// World and bot seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Leave after N frames.
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+    /// Write a PNG of the window at --screenshot-frame.
+    #[arg(long, value_name = "FILE.png")]
+    screenshot: Option<PathBuf>,
+    /// Frame (from 1) the screenshot shows [default: the last of --frames,
+    /// else 120].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    screenshot_frame: Option<u64>,
+    /// Window size WxH.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    window_size: (u32, u32),
+}
+
+#[derive(Debug, clap::Args)]
+struct LoopsArgs {
+    /// Run one strategy on a fake clock and print each frame.
+    #[arg(long)]
+    trace: bool,
+    /// The strategy traced.
+    #[arg(long, default_value = "fixed", requires = "trace")]
+    strategy: Strategy,
+    /// Game time per tick, in ms.
+    #[arg(long, value_name = "MS", value_parser = parse_ms, required_if_eq("trace", "true"))]
+    tick_ms: Option<u64>,
+    /// Frame times in ms, used in turn (frame i lasts the i-th).
+    #[arg(
+        long,
+        value_name = "MS[,MS...]",
+        value_parser = parse_ms,
+        value_delimiter = ',',
+        required_if_eq("trace", "true")
+    )]
+    frame_ms: Vec<u64>,
+    /// Frames traced.
+    #[arg(long, default_value_t = 10, requires = "trace")]
+    frames: u32,
+    /// Flipcode's MAX_LOOPS, with discarding of pending time.
+    #[arg(long, value_name = "K", requires = "trace", value_parser = clap::value_parser!(u32).range(1..))]
+    max_loops: Option<u32>,
+    /// Maximum step (variable) or delta (fixed) in ms; switches it on.
+    #[arg(long, value_name = "MS", requires = "trace", value_parser = parse_ms)]
+    max_delta_ms: Option<u64>,
+    /// The networked client's rule: no cap and no discard.
+    #[arg(long, requires = "trace")]
+    networked: bool,
 }
 
 fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(T, T), String> {
@@ -296,8 +396,70 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             let outcome = window::run_solo(solo, options)?;
             Ok(vec![final_line(outcome.tick, outcome.hash)])
         }
+        Some(Command::Lab(args)) => run_lab(args),
+        Some(Command::Loops(args)) => run_loops(args),
         None => play(cli.play),
     }
+}
+
+/// `lab`: the game loop lab; its report line when it ends.
+fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
+    /// The frame a screenshot shows with neither --screenshot-frame nor
+    /// --frames: two seconds in, when the chart has filled in.
+    const DEFAULT_SCREENSHOT_FRAME: u64 = 120;
+    let screenshot_frame = args
+        .screenshot_frame
+        .or(args.frames)
+        .unwrap_or(DEFAULT_SCREENSHOT_FRAME);
+    if let (Some(frames), Some(_)) = (args.frames, &args.screenshot) {
+        if screenshot_frame > frames {
+            bail!("--screenshot-frame {screenshot_frame} comes after the last frame (--frames {frames})");
+        }
+    }
+    let mut knobs = Knobs::new(
+        args.strategy,
+        args.tick_rate,
+        args.target_fps,
+        args.balls,
+        args.max_loops.unwrap_or(lab::DEFAULT_MAX_LOOPS),
+    );
+    knobs.settings.max_loops = args.max_loops;
+    knobs.settings.networked = args.networked;
+    knobs.tick_cost_ns = args.tick_cost_ms;
+    knobs.spike = args.spike;
+    let report = lab::run(LabOptions {
+        knobs,
+        seed: args.seed,
+        frames: args.frames,
+        screenshot: args.screenshot,
+        screenshot_frame,
+        window: WindowOptions {
+            title: "game loop lab".into(),
+            size: args.window_size,
+            ..WindowOptions::default()
+        },
+    })?;
+    Ok(vec![report.line()])
+}
+
+/// `loops`: the ladder, or with `--trace` one strategy frame by frame.
+fn run_loops(args: LoopsArgs) -> anyhow::Result<Vec<String>> {
+    let Some(tick_ns) = args.tick_ms.filter(|_| args.trace) else {
+        return Ok(loops::ladder());
+    };
+    // The fake clock sets every frame's length, so no target is waited for.
+    let mut settings = Settings::new(args.strategy, tick_ns, 0);
+    settings.max_loops = args.max_loops;
+    settings.networked = args.networked;
+    if let Some(max_delta_ns) = args.max_delta_ms {
+        settings.max_delta_ns = max_delta_ns;
+        settings.max_step = true;
+    }
+    Ok(trace::run(&TraceOptions {
+        settings,
+        frame_ns: args.frame_ms,
+        frames: args.frames,
+    })?)
 }
 
 fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
@@ -318,6 +480,7 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         name: name.clone(),
         fingerprint: args.fingerprint.clone(),
         protocol_version: args.protocol_version,
+        spectate: args.spectate,
     })
     .context("starting the network thread")?;
     let play = PlayOptions {
@@ -327,6 +490,7 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         game: GameOptions {
             history: args.history,
             inject_desync_at: args.inject_desync_at.map(Tick),
+            pinned_delay: args.input_delay,
         },
         record: args.record.clone(),
     };

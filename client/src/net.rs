@@ -19,8 +19,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, DesyncNotice, FrameReader,
-    Hello, Input, InputDatagram, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN,
-    MAX_DATAGRAM_SIZE,
+    Hello, Input, InputDatagram, PeerStatus, PlayerId, ServerDatagram, ServerMessage, Start, Tick,
+    ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -42,6 +42,11 @@ const STATS_EVERY: Duration = Duration::from_millis(250);
 /// Time allowed for the server to acknowledge our Leave before we close.
 const LEAVE_GRACE: Duration = Duration::from_millis(500);
 
+/// Silence after which the server counts as lost: the server sends the
+/// lag indicator four times a second and QUIC keep-alives every second, so
+/// five quiet seconds mean it is gone, not busy.
+const LOST_SERVER_AFTER_MS: u32 = 5_000;
+
 /// QUIC close code the client uses when it leaves on purpose.
 const CLOSE_LEAVE: quinn::VarInt = quinn::VarInt::from_u32(0);
 
@@ -56,6 +61,8 @@ pub struct NetOptions {
     pub fingerprint: Option<String>,
     /// Protocol version to announce (the real one except in tests).
     pub protocol_version: u16,
+    /// Watch without playing.
+    pub spectate: bool,
 }
 
 /// Frontend → network.
@@ -78,6 +85,9 @@ pub struct LinkStats {
     pub tx_bytes: u64,
     /// UDP bytes received so far.
     pub rx_bytes: u64,
+    /// Smoothed deviation of bundle arrival spacing from the tick period:
+    /// how irregularly the game's bundles reach us.
+    pub jitter: Duration,
 }
 
 /// How the connection ended.
@@ -126,6 +136,8 @@ pub enum NetEvent {
     Stats(LinkStats),
     /// The server found that peers' hashes differ.
     Desync(DesyncNotice),
+    /// The server's lag indicator.
+    Peers(PeerStatus),
     /// The connection is over; no more events follow.
     Closed(Closed),
 }
@@ -236,7 +248,7 @@ fn client_config(
     let mut transport = quinn::TransportConfig::default();
     transport
         .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
-            10_000,
+            LOST_SERVER_AFTER_MS,
         ))))
         .keep_alive_interval(Some(Duration::from_secs(1)));
     config.transport_config(Arc::new(transport));
@@ -251,7 +263,10 @@ fn describe(error: &quinn::ConnectionError) -> String {
             "the server closed the connection: {}",
             String::from_utf8_lossy(&close.reason)
         ),
-        quinn::ConnectionError::TimedOut => "the server stopped answering".to_string(),
+        quinn::ConnectionError::TimedOut => format!(
+            "lost the server: nothing heard from it for {} s",
+            LOST_SERVER_AFTER_MS / 1000
+        ),
         other => format!("connection lost: {other}"),
     }
 }
@@ -307,6 +322,7 @@ async fn play(
     let hello = ClientMessage::Hello(Hello {
         protocol_version: options.protocol_version,
         name: options.name.clone(),
+        spectate: options.spectate,
     });
     send.write_all(&encode_frame(&hello)?).await?;
 
@@ -343,6 +359,7 @@ async fn play(
                         ServerMessage::Start(start) => {
                             started = true;
                             link.last_sent = Instant::now();
+                            link.tick = Duration::from_secs(1) / u32::from(start.tick_rate.max(1));
                             let _ = events.send(NetEvent::Started {
                                 start,
                                 at: Instant::now().into_std(),
@@ -351,6 +368,14 @@ async fn play(
                         ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
                         ServerMessage::Desync(notice) => {
                             let _ = events.send(NetEvent::Desync(notice));
+                        }
+                        ServerMessage::History { first_tick, bundles } => {
+                            if let Some(new) = link.take_bundles(first_tick, bundles, false) {
+                                let _ = events.send(new);
+                            }
+                        }
+                        ServerMessage::PeerStatus(status) => {
+                            let _ = events.send(NetEvent::Peers(status));
                         }
                     }
                 }
@@ -392,6 +417,7 @@ async fn play(
                     rtt: conn.rtt(),
                     tx_bytes: s.udp_tx.bytes,
                     rx_bytes: s.udp_rx.bytes,
+                    jitter: link.jitter,
                 }));
             }
         }
@@ -406,7 +432,17 @@ struct Link {
     /// First bundle tick not received yet.
     received_through: Tick,
     last_sent: Instant,
+    /// The game's tick period (from Start), for the jitter estimate.
+    tick: Duration,
+    /// When new live bundles last arrived.
+    last_arrival: Option<Instant>,
+    /// Smoothed deviation of arrival spacing from the expected spacing.
+    jitter: Duration,
 }
+
+/// Arrival gaps beyond this are stalls or pauses, not jitter, and are left
+/// out of the estimate.
+const JITTER_OUTLIER: Duration = Duration::from_millis(200);
 
 impl Default for Link {
     fn default() -> Self {
@@ -414,6 +450,9 @@ impl Default for Link {
             unacked: BTreeMap::new(),
             received_through: Tick(0),
             last_sent: Instant::now(),
+            tick: Duration::from_millis(16),
+            last_arrival: None,
+            jitter: Duration::ZERO,
         }
     }
 }
@@ -422,13 +461,31 @@ impl Link {
     /// Applies a bundle datagram; returns the newly received bundles.
     fn receive(&mut self, datagram: lockstep_protocol::BundleDatagram) -> Option<NetEvent> {
         self.unacked = self.unacked.split_off(&datagram.inputs_ack);
-        if datagram.first_tick > self.received_through {
+        self.take_bundles(datagram.first_tick, datagram.bundles, true)
+    }
+
+    /// Keeps the bundles not received before (history or live), and
+    /// updates the arrival-jitter estimate for live ones.
+    fn take_bundles(&mut self, first: Tick, bundles: Vec<Bundle>, live: bool) -> Option<NetEvent> {
+        if first > self.received_through {
             return None;
         }
-        let skip = self.received_through.since(datagram.first_tick) as usize;
-        let new: Vec<Bundle> = datagram.bundles.into_iter().skip(skip).collect();
+        let skip = self.received_through.since(first) as usize;
+        let new: Vec<Bundle> = bundles.into_iter().skip(skip).collect();
         if new.is_empty() {
             return None;
+        }
+        if live {
+            let now = Instant::now();
+            if let Some(last) = self.last_arrival {
+                let gap = now.duration_since(last);
+                let expected = self.tick * new.len() as u32;
+                if gap < JITTER_OUTLIER {
+                    // EWMA with gain 1/8, like TCP's RTT variance.
+                    self.jitter = (self.jitter * 7 + gap.abs_diff(expected)) / 8;
+                }
+            }
+            self.last_arrival = Some(now);
         }
         let first_tick = self.received_through;
         self.received_through = first_tick.plus(new.len() as u32);

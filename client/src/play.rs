@@ -1,11 +1,12 @@
 //! A networked game in progress, as both frontends drive it: the network
 //! client, the [`NetGame`], the local bot if any, and what to do with the
-//! server's events (bundles, statistics, desync notices, the end).
+//! server's events (bundles, statistics, the lag indicator, desync notices,
+//! the end).
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use lockstep_protocol::{DesyncNotice, Input, Start};
+use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start};
 
 use crate::bot::Bot;
 use crate::fixed_step::FrameEnd;
@@ -13,6 +14,10 @@ use crate::game::{GameOptions, NetGame, Step};
 use crate::net::{LinkStats, NetClient, NetEvent};
 use crate::replay::ClientRecorder;
 use crate::{GameOutcome, PlayError};
+
+/// How long the game must wait before the lag line names whom it waits for
+/// (shorter waits are ordinary jitter).
+const WAIT_SHOWN_AFTER: Duration = Duration::from_millis(500);
 
 /// What the player asked for beyond the server's Start.
 #[derive(Debug, Clone)]
@@ -23,7 +28,7 @@ pub struct PlayOptions {
     pub ticks: Option<u32>,
     /// Where desync dumps are written.
     pub dump_dir: PathBuf,
-    /// Snapshots kept and fault injection.
+    /// Snapshots kept, fault injection and the input delay.
     pub game: GameOptions,
     /// Record the game to this replay file.
     pub record: Option<PathBuf>,
@@ -53,10 +58,20 @@ pub struct NetPlay {
     pub link: LinkStats,
     /// The last desync announcement, for the HUD.
     pub desync: Option<String>,
+    /// The server's last lag indicator.
+    pub peers: Option<PeerStatus>,
     bot: Option<Bot>,
     recorder: Option<ClientRecorder>,
     options: PlayOptions,
     last_frame: Instant,
+    /// When the current wait for a bundle began.
+    waiting_since: Option<Instant>,
+    /// Whether the current wait was already reported on stderr.
+    wait_reported: bool,
+    /// When Start arrived, to time a catch-up.
+    started_at: Instant,
+    /// Whether stderr is a terminal (for a catch-up progress line).
+    terminal: bool,
 }
 
 impl NetPlay {
@@ -68,21 +83,29 @@ impl NetPlay {
             net.send_input(tick, input);
         }
         let recorder = options.record.as_ref().and_then(|path| {
-            let name = game.names(&[game.me]).join("");
-            let header = ClientRecorder::header_for(start, &format!("client {name}"));
-            ClientRecorder::create(path, &header, game.me)
+            let header = ClientRecorder::header_for(start, &format!("client {}", game.name()));
+            let me = game.me.unwrap_or(lockstep_protocol::PlayerId(u8::MAX));
+            ClientRecorder::create(path, &header, me)
                 .map_err(|e| eprintln!("lockstep-client: not recording: {e}"))
                 .ok()
         });
         NetPlay {
+            bot: match (options.bot, game.me) {
+                (Some(seed), Some(me)) => Some(Bot::for_player(seed, me)),
+                _ => None,
+            },
             recorder,
-            bot: options.bot.map(|seed| Bot::for_player(seed, game.me)),
             net,
             game,
             link: LinkStats::default(),
             desync: None,
+            peers: None,
             options,
             last_frame: at,
+            waiting_since: None,
+            wait_reported: false,
+            started_at: at,
+            terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         }
     }
 
@@ -95,6 +118,7 @@ impl NetPlay {
             } => self.game.receive(first_tick, bundles),
             NetEvent::Stats(stats) => self.link = stats,
             NetEvent::Desync(notice) => self.on_desync(&notice),
+            NetEvent::Peers(status) => self.peers = Some(status),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
             NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
         }
@@ -109,6 +133,18 @@ impl NetPlay {
         Ok(())
     }
 
+    /// Whether the server's last lag report says the game waits for our
+    /// inputs.
+    fn others_wait_for_us(&self) -> bool {
+        match (&self.peers, self.game.me) {
+            (Some(status), Some(me)) => status
+                .peers
+                .iter()
+                .any(|p| p.player == me && p.waited_for && p.ticks_behind > 0),
+            _ => false,
+        }
+    }
+
     /// Runs the ticks due at `now`: seed 001's inner loop. `sample` gives
     /// the frontend's input when no bot plays.
     pub fn run_ticks(&mut self, now: Instant, mut sample: impl FnMut() -> Input) -> Frame {
@@ -118,6 +154,7 @@ impl NetPlay {
         let mut steps = 0;
         let mut stalled = false;
         let mut finished = false;
+        let catching_up = self.game.catching_up().is_some();
         loop {
             match self.game.step() {
                 Step::Ran { tick, report } => {
@@ -130,11 +167,21 @@ impl NetPlay {
                     if let Some((tick, hash)) = report {
                         self.net.report_hash(tick, hash);
                     }
-                    let input = match &mut self.bot {
-                        Some(bot) => bot.next_input(&self.game.current, self.game.me),
-                        None => sample(),
-                    };
-                    self.net.send_input(self.game.schedule_local(), input);
+                    let late = self.others_wait_for_us();
+                    self.game.adapt_delay(self.link.rtt, self.link.jitter, late);
+                    let due = self.game.local_ticks_due();
+                    if !due.is_empty() {
+                        let input = match &mut self.bot {
+                            Some(bot) => {
+                                let me = self.game.me.unwrap_or_default();
+                                bot.next_input(&self.game.current, me)
+                            }
+                            None => sample(),
+                        };
+                        for t in due.start.0..due.end.0 {
+                            self.net.send_input(lockstep_protocol::Tick(t), input);
+                        }
+                    }
                     if self.options.ticks.is_some_and(|t| tick.0 >= t) {
                         finished = true;
                         break;
@@ -147,11 +194,78 @@ impl NetPlay {
                 Step::NotDue => break,
             }
         }
+        if catching_up {
+            self.report_catch_up();
+        }
+        self.track_wait(stalled && !catching_up, now);
         Frame {
             steps,
             stalled,
             end: self.game.end_frame(),
             finished,
+        }
+    }
+
+    /// The lag indicator, in words: whom the game has been waiting for, if
+    /// it has waited long enough to be worth saying.
+    pub fn waiting_for(&self) -> Option<String> {
+        let since = self.waiting_since?;
+        if crate::clock::since(since) < WAIT_SHOWN_AFTER {
+            return None;
+        }
+        let status = self.peers.as_ref()?;
+        let waited: Vec<String> = status
+            .peers
+            .iter()
+            .filter(|p| p.waited_for)
+            .map(|p| {
+                format!(
+                    "{} (ping {} ms, {} ticks behind, heard {} ms ago)",
+                    self.game.names(&[p.player]).join(""),
+                    p.ping_ms,
+                    p.ticks_behind,
+                    p.silent_ms
+                )
+            })
+            .collect();
+        if waited.is_empty() {
+            return Some("waiting for the server".into());
+        }
+        Some(format!("waiting for {}", waited.join(", ")))
+    }
+
+    /// The progress of a fast-forward, and how long it took once done.
+    fn report_catch_up(&self) {
+        match self.game.catching_up() {
+            Some((done, total)) if self.terminal => {
+                eprint!("\rcatching up: tick {done} of {total}");
+            }
+            Some(_) => {}
+            None => {
+                if self.terminal {
+                    eprintln!();
+                }
+                eprintln!(
+                    "lockstep-client: caught up with the game at tick {} in {} ms",
+                    self.game.current.tick(),
+                    crate::clock::since(self.started_at).as_millis()
+                );
+            }
+        }
+    }
+
+    fn track_wait(&mut self, stalled: bool, now: Instant) {
+        if !stalled {
+            self.waiting_since = None;
+            self.wait_reported = false;
+            return;
+        }
+        self.waiting_since.get_or_insert(now);
+        if !self.wait_reported {
+            if let Some(line) = self.waiting_for() {
+                eprintln!("lockstep-client: {line}");
+                self.wait_reported = true;
+            }
         }
     }
 

@@ -23,6 +23,7 @@ use glam::Vec2;
 use lockstep_protocol::PlayerId;
 use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
+use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::sim::{Arena, Ball, Disc, World};
@@ -123,9 +124,9 @@ const BALL_EDGE: Color = Color::RGB(120, 104, 60);
 const ME_RING: Color = Color::RGB(255, 255, 255);
 /// Backing of HUD, score line and banner: dark and see-through, so text is
 /// readable over anything without hiding the game.
-const BACKING: Color = Color::RGBA(0, 0, 0, 170);
+pub(crate) const BACKING: Color = Color::RGBA(0, 0, 0, 170);
 /// HUD text.
-const HUD_TEXT: Color = Color::RGB(225, 230, 240);
+pub(crate) const HUD_TEXT: Color = Color::RGB(225, 230, 240);
 /// Banner text.
 const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
 
@@ -154,13 +155,13 @@ const CENTRE_CIRCLE: f32 = 110.0;
 /// of being smeared across the field.
 const TELEPORT_RADII: f32 = 4.0;
 /// Side of a glyph of the SDL2_gfx built-in font, in pixels at scale 1.
-const GLYPH: i32 = 8;
+pub(crate) const GLYPH: i32 = 8;
 /// Window height, in pixels, per step of text scale: text is 8 px tall in a
 /// window about this high (a 720p window), 16 px at twice it, and so on,
 /// switching halfway between.
 const TEXT_STEP_HEIGHT: f32 = 720.0;
 /// Gap around text inside its backing, in pixels at scale 1.
-const PAD: i32 = 4;
+pub(crate) const PAD: i32 = 4;
 
 /// Draws frames; keeps only what must stay steady from frame to frame.
 #[derive(Debug, Default)]
@@ -196,32 +197,11 @@ impl Renderer {
         hud: &Hud,
     ) -> Result<(), String> {
         canvas.set_scale(1.0, 1.0)?;
-        let output = canvas.output_size()?;
-        let layout = Layout::fit(output, current.arena());
-        let alpha = if alpha.is_nan() {
-            1.0
-        } else {
-            alpha.clamp(0.0, 1.0)
-        };
-
+        let (width, height) = canvas.output_size()?;
         canvas.set_draw_color(LETTERBOX);
         canvas.clear();
-        draw_arena(canvas, &layout)?;
-        for (index, ball) in current.balls().iter().enumerate() {
-            let pos = ball_position(previous.balls().get(index), ball, alpha);
-            draw_ball(canvas, &layout, pos, ball.radius)?;
-        }
-        // Discs after balls: a disc shoving a ball stays whole on top of it.
-        // Names after all discs, so no disc hides a neighbour's name.
-        for disc in current.discs() {
-            let pos = disc_position(previous.discs(), disc, alpha);
-            draw_disc(canvas, &layout, pos, disc, roster.me == Some(disc.player))?;
-        }
-        for disc in current.discs() {
-            let pos = disc_position(previous.discs(), disc, alpha);
-            draw_name(canvas, &layout, pos, disc, roster)?;
-        }
-        draw_scores(canvas, &layout, current, roster)?;
+        let area = Rect::new(0, 0, width, height);
+        let layout = draw_scene(canvas, area, previous, current, alpha, roster)?;
         self.draw_hud(canvas, &layout, hud)?;
         if let Some(banner) = &hud.banner {
             draw_banner(canvas, &layout, banner)?;
@@ -229,12 +209,28 @@ impl Renderer {
         Ok(())
     }
 
+    /// Draws the world alone, without HUD or banner, fitted into `area` of
+    /// the canvas like [`Self::draw`] fits it into the whole window, so a
+    /// frontend with panels of its own (the game loop lab) keeps them
+    /// clear. Clears nothing outside the arena view, and does not present.
+    pub fn draw_world(
+        canvas: &mut WindowCanvas,
+        area: Rect,
+        previous: &World,
+        current: &World,
+        alpha: f32,
+        roster: &Roster,
+    ) -> Result<(), String> {
+        canvas.set_scale(1.0, 1.0)?;
+        draw_scene(canvas, area, previous, current, alpha, roster).map(|_| ())
+    }
+
     /// Maps a world position to the pixel it is drawn at on a canvas of the
     /// given output size (used by the screenshot test to know where to
     /// look).
     #[must_use]
     pub fn world_to_screen(output: (u32, u32), arena: Arena, pos: Vec2) -> (i32, i32) {
-        let screen = Layout::fit(output, arena).to_screen(pos);
+        let screen = Layout::fit(Rect::new(0, 0, output.0, output.1), arena).to_screen(pos);
         (pixel(screen.x), pixel(screen.y))
     }
 
@@ -265,6 +261,41 @@ impl Renderer {
     }
 }
 
+/// The arena, its bodies, their names and the scores, fitted into `area`
+/// (see [`Renderer::draw`]); returns the layout for what goes on top.
+fn draw_scene(
+    canvas: &mut WindowCanvas,
+    area: Rect,
+    previous: &World,
+    current: &World,
+    alpha: f32,
+    roster: &Roster,
+) -> Result<Layout, String> {
+    let layout = Layout::fit(area, current.arena());
+    let alpha = if alpha.is_nan() {
+        1.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    draw_arena(canvas, &layout)?;
+    for (index, ball) in current.balls().iter().enumerate() {
+        let pos = ball_position(previous.balls().get(index), ball, alpha);
+        draw_ball(canvas, &layout, pos, ball.radius)?;
+    }
+    // Discs after balls: a disc shoving a ball stays whole on top of it.
+    // Names after all discs, so no disc hides a neighbour's name.
+    for disc in current.discs() {
+        let pos = disc_position(previous.discs(), disc, alpha);
+        draw_disc(canvas, &layout, pos, disc, roster.me == Some(disc.player))?;
+    }
+    for disc in current.discs() {
+        let pos = disc_position(previous.discs(), disc, alpha);
+        draw_name(canvas, &layout, pos, disc, roster)?;
+    }
+    draw_scores(canvas, &layout, current, roster)?;
+    Ok(layout)
+}
+
 /// Where the arena lands on a canvas: one scale factor and an offset.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Layout {
@@ -276,24 +307,27 @@ struct Layout {
     origin: Vec2,
     /// Integer text magnification for this window size.
     text_size: i32,
+    /// The top pixel row of the area the arena is fitted into.
+    top: i32,
 }
 
 impl Layout {
-    /// The largest view of the arena and its margin that fits `output`,
-    /// centred.
-    fn fit(output: (u32, u32), arena: Arena) -> Layout {
-        let size = Vec2::new(output.0 as f32, output.1 as f32);
+    /// The largest view of the arena and its margin that fits `area`,
+    /// centred in it.
+    fn fit(area: Rect, arena: Arena) -> Layout {
+        let size = Vec2::new(area.width() as f32, area.height() as f32);
         let view = Vec2::new(arena.width, arena.height) + Vec2::splat(2.0 * MARGIN);
         // The tighter axis decides; the other gets bars.
         let (across, down) = (size.x / view.x, size.y / view.y);
         let scale = if across < down { across } else { down };
-        let corner = (size - view * scale) * 0.5;
-        let text_size = ((size.y / TEXT_STEP_HEIGHT).round() as i32).max(1);
+        let offset = Vec2::new(area.x() as f32, area.y() as f32);
+        let corner = offset + (size - view * scale) * 0.5;
         Layout {
             arena,
             scale,
             origin: corner + Vec2::splat(MARGIN * scale),
-            text_size,
+            text_size: text_size(area.height()),
+            top: area.y(),
         }
     }
 
@@ -542,7 +576,7 @@ fn draw_scores(
     // Just above the top wall; in a window too flat for that, as high as
     // the window allows, over the wall.
     let above_wall = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -WALL_THICKNESS));
-    let top = (pixel(above_wall.y) - height - 1).max(0);
+    let top = (pixel(above_wall.y) - height - 1).max(layout.top);
     let mut x = pixel(above_wall.x) - width / 2;
     let y = top + PAD * size / 2;
     fill_box(
@@ -595,10 +629,16 @@ fn draw_banner(canvas: &mut WindowCanvas, layout: &Layout, banner: &str) -> Resu
     )
 }
 
+/// Integer text magnification for an area `height` pixels high: 1 up to
+/// about 720 pixels, then one more per [`TEXT_STEP_HEIGHT`].
+pub(crate) fn text_size(height: u32) -> i32 {
+    ((height as f32 / TEXT_STEP_HEIGHT).round() as i32).max(1)
+}
+
 /// Draws `s` with its top-left corner at pixel (`x`, `y`), magnified
 /// `size` times, then puts the canvas scale back. Text from outside (names,
 /// status, banner) must go through [`printable`] first.
-fn text(
+pub(crate) fn text(
     canvas: &mut WindowCanvas,
     x: i32,
     y: i32,
@@ -617,7 +657,7 @@ fn text(
 /// Fills a `width` x `height` pixel rectangle whose top-left corner is
 /// (`x`, `y`); see-through colours blend. Nothing is drawn for an empty
 /// rectangle.
-fn fill_box(
+pub(crate) fn fill_box(
     canvas: &mut WindowCanvas,
     x: i32,
     y: i32,
@@ -639,7 +679,7 @@ fn fill_box(
 }
 
 /// Pixel width of `columns` characters at text size `size`.
-fn text_width(columns: usize, size: i32) -> i32 {
+pub(crate) fn text_width(columns: usize, size: i32) -> i32 {
     count_i32(columns) * GLYPH * size
 }
 
@@ -652,7 +692,7 @@ fn darker(colour: Color) -> Color {
 /// Text the built-in font can draw: printable ASCII, anything else shown as
 /// `?`. The font only has single-byte glyphs, and a NUL byte would make the
 /// SDL2 binding panic.
-fn printable(s: &str) -> String {
+pub(crate) fn printable(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c == ' ' || c.is_ascii_graphic() {

@@ -82,10 +82,15 @@ pub fn initial_world(header: &ReplayHeader) -> World {
     World::new(config, &players)
 }
 
-/// Applies one bundle to a world: departures first, then the inputs.
+/// Applies one bundle to a world: departures first, then returns, then
+/// the inputs. The one place a bundle turns into a step, shared by live
+/// play, replays and verification.
 pub fn apply(world: &mut World, bundle: &Bundle) {
     for &left in &bundle.left {
         world.remove_player(left);
+    }
+    for &joined in &bundle.joined {
+        world.add_player(joined);
     }
     world.step(&bundle.inputs);
 }
@@ -391,8 +396,8 @@ mod tests {
         let mut bots = Bots::new(3, &players);
         for t in 0..ticks {
             let bundle = Bundle {
-                left: vec![],
                 inputs: bots.inputs(&world),
+                ..Bundle::default()
             };
             apply(&mut world, &bundle);
             writer

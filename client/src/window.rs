@@ -310,7 +310,7 @@ pub fn run_networked(
             }
             Ok(NetEvent::Stats(stats)) => hud.rtt_ms = Some(stats.rtt.as_secs_f32() * 1000.0),
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed).into()),
-            Ok(NetEvent::Bundles { .. } | NetEvent::Desync(_)) | Err(_) => {}
+            Ok(NetEvent::Bundles { .. } | NetEvent::Desync(_) | NetEvent::Peers(_)) | Err(_) => {}
         }
         screen.draw(&lobby, &lobby, 1.0, &no_roster, &hud)?;
         screen.present();
@@ -318,9 +318,7 @@ pub fn run_networked(
     };
 
     let mut play = NetPlay::start(net, &start, started_at, play_options);
-    hud.status = "connected".into();
     hud.banner = None;
-    hud.input_delay = play.game.input_delay() as u8;
     loop {
         let frame_start = clock::now();
         play.drain()?;
@@ -335,15 +333,20 @@ pub fn run_networked(
         hud.stalls = game.stats().stalled_ticks;
         hud.hash = game.current.hash();
         hud.rtt_ms = Some(play.link.rtt.as_secs_f32() * 1000.0);
-        hud.status = if frame.stalled {
-            "waiting for inputs".into()
-        } else {
-            "connected".into()
+        hud.input_delay = game.input_delay() as u8;
+        let role = match game.me {
+            Some(_) if game.delay_is_adaptive() => "connected, adaptive delay",
+            Some(_) => "connected",
+            None => "spectating",
         };
-        hud.banner.clone_from(&play.desync);
+        hud.status = play.waiting_for().unwrap_or_else(|| role.to_string());
+        hud.banner = match game.catching_up() {
+            Some((done, total)) => Some(format!("Catching up: tick {done} of {total}")),
+            None => play.desync.clone(),
+        };
         let roster = Roster {
             players: game.roster.clone(),
-            me: Some(game.me),
+            me: game.me,
         };
         screen.draw(
             &game.previous,
@@ -441,8 +444,8 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
             }];
             inputs.extend(bots.inputs(&current));
             let bundle = Bundle {
-                left: vec![],
                 inputs,
+                ..Bundle::default()
             };
             previous.clone_from(&current);
             replay::apply(&mut current, &bundle);

@@ -3,34 +3,17 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_client::offline::{self, SimOptions};
 use lockstep_client::render::{player_colour, Renderer};
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_client::sim::WorldConfig;
-use support::{client_bin, Client, Server, TempDir};
+use support::{under_xvfb, Client, Server, TempDir};
 
 /// The HUD block (top left) and the score strip (top centre) are drawn over
 /// the arena; points under them are not checked.
 const OVERLAY_HEIGHT: i32 = 80;
-
-/// Runs `args` of the client inside a fresh Xvfb display.
-fn under_xvfb(name: &str, args: &[&str]) -> Client {
-    assert!(
-        Path::new("/usr/bin/xvfb-run").exists(),
-        "xvfb-run is missing: install xvfb and xauth (make test does)"
-    );
-    let client = client_bin();
-    let mut command = Command::new("xvfb-run");
-    command
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(client)
-        .args(args);
-    Client::spawn(name, &mut command)
-}
 
 fn pixel(image: &(u32, u32, Vec<u8>), (x, y): (i32, i32)) -> [u8; 3] {
     let (w, _, data) = image;

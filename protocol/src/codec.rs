@@ -152,6 +152,7 @@ mod tests {
             bundles: vec![
                 Bundle {
                     left: vec![],
+                    joined: vec![],
                     inputs: vec![
                         PlayerInput {
                             player: PlayerId(0),
@@ -171,6 +172,7 @@ mod tests {
                 },
                 Bundle {
                     left: vec![PlayerId(1)],
+                    joined: vec![PlayerId(2)],
                     inputs: vec![PlayerInput {
                         player: PlayerId(0),
                         input: Input::default(),
@@ -185,6 +187,7 @@ mod tests {
         let hello = ClientMessage::Hello(Hello {
             protocol_version: PROTOCOL_VERSION,
             name: "ada".into(),
+            spectate: false,
         });
         let bytes = encode(&hello, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(hello));
@@ -199,7 +202,9 @@ mod tests {
                 name: "ada".into(),
             }],
             hash_interval: 15,
-            you: PlayerId(0),
+            you: Some(PlayerId(0)),
+            first_input_tick: Tick(0),
+            history: 0,
         });
         let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ServerMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(start));
@@ -219,8 +224,12 @@ mod tests {
         let hello = ClientMessage::Hello(Hello {
             protocol_version: 1,
             name: "ada".into(),
+            spectate: false,
         });
-        assert_eq!(hex(&encode_frame(&hello).unwrap()), "06000000000103616461");
+        assert_eq!(
+            hex(&encode_frame(&hello).unwrap()),
+            "0700000000010361646100"
+        );
 
         let inputs = ClientDatagram::Inputs(InputDatagram {
             bundles_ack: Tick(300),
@@ -243,7 +252,7 @@ mod tests {
 
         assert_eq!(
             hex(&encode(&sample_bundles(), MAX_DATAGRAM_SIZE).unwrap()),
-            "0009070200020011000100018140010101000000"
+            "0009070200000200110001000181400101010201000000"
         );
 
         let report = ClientMessage::HashReport {
@@ -316,6 +325,7 @@ mod tests {
         let huge = ClientMessage::Hello(Hello {
             protocol_version: 1,
             name: "x".repeat(MAX_MESSAGE_SIZE),
+            spectate: false,
         });
         assert!(matches!(
             encode_frame(&huge),
@@ -329,6 +339,7 @@ mod tests {
         let b = encode_frame(&ClientMessage::Hello(Hello {
             protocol_version: 1,
             name: "bo".into(),
+            spectate: false,
         }))
         .unwrap();
         let all = [a, b].concat();

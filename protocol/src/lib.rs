@@ -31,7 +31,7 @@ pub use codec::{
 };
 pub use message::{
     Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, Hello, InputDatagram,
-    PlayerInput, Refusal, RosterEntry, ServerDatagram, ServerMessage, Start,
+    Peer, PeerStatus, PlayerInput, Refusal, RosterEntry, ServerDatagram, ServerMessage, Start,
 };
 pub use replay::{
     ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader, ReplayWriter,

@@ -29,8 +29,12 @@ pub struct Hello {
     /// Must equal the server's [`crate::PROTOCOL_VERSION`]; first field so it
     /// can be read whatever follows.
     pub protocol_version: u16,
-    /// Display name, unique within a session.
+    /// Display name, unique within a session. Reconnecting under the name
+    /// of a player of the running game takes that player's slot back.
     pub name: String,
+    /// Watch without playing: receive bundles, send no inputs, never make
+    /// the players wait.
+    pub spectate: bool,
 }
 
 /// Server → client, on the control stream.
@@ -55,6 +59,42 @@ pub enum ServerMessage {
     },
     /// Peers reported different hashes for a tick.
     Desync(DesyncNotice),
+    /// Past bundles for a client joining a running game, in order, before
+    /// it plays live: `Start::history` bundles in all, in chunks.
+    History {
+        /// Tick of `bundles[0]`.
+        first_tick: Tick,
+        /// Consecutive bundles.
+        bundles: Vec<Bundle>,
+    },
+    /// Who the game is waiting for and how every player's link looks; sent
+    /// a few times a second while a game runs (the lag indicator).
+    PeerStatus(PeerStatus),
+}
+
+/// The server's view of every player's link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeerStatus {
+    /// The first tick not yet bundled: what everybody waits for.
+    pub next_tick: Tick,
+    /// One entry per player still in the game, ascending by id.
+    pub peers: Vec<Peer>,
+}
+
+/// One player's link as the server sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Peer {
+    /// Who.
+    pub player: PlayerId,
+    /// Round-trip time between the server and this player, milliseconds.
+    pub ping_ms: u16,
+    /// How many ticks this player's inputs trail the player furthest ahead.
+    pub ticks_behind: u16,
+    /// Milliseconds since anything arrived from this player.
+    pub silent_ms: u32,
+    /// Whether the next tick waits for this player's input while others'
+    /// inputs are already further ahead.
+    pub waited_for: bool,
 }
 
 /// The server's verdict on a tick where the reported hashes differ.
@@ -87,12 +127,20 @@ pub struct Start {
     pub input_delay: u8,
     /// Balls in the arena (a world parameter).
     pub balls: u16,
-    /// Every player, in slot order.
+    /// Every player of the game, in slot order: the world starts with
+    /// these players at tick 0.
     pub roster: Vec<RosterEntry>,
     /// Clients report their world hash every this many ticks.
     pub hash_interval: u16,
-    /// The receiving client's own slot.
-    pub you: PlayerId,
+    /// The receiving client's own slot; `None` for a spectator.
+    pub you: Option<PlayerId>,
+    /// First tick this client sends inputs for: 0 at the start of a game,
+    /// later for a player that rejoins a running game.
+    pub first_input_tick: Tick,
+    /// Bundles of ticks `0..history` follow as [`ServerMessage::History`]
+    /// (a client joining a running game fast-forwards through them);
+    /// later ones arrive as datagrams.
+    pub history: u32,
 }
 
 /// One player of the roster.
@@ -143,12 +191,15 @@ pub struct BundleDatagram {
 }
 
 /// Everything that happens at one tick: each active player's input, and the
-/// players removed at this tick.
+/// players removed or added at this tick.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bundle {
     /// Players that leave the game at this tick, before it is simulated.
     /// Every client removes them at the same tick.
     pub left: Vec<PlayerId>,
+    /// Players that come back at this tick (after `left`, before the
+    /// step): every client adds their disc at the same tick.
+    pub joined: Vec<PlayerId>,
     /// One input per remaining active player, in ascending [`PlayerId`] order.
     pub inputs: Vec<PlayerInput>,
 }

@@ -412,6 +412,7 @@ mod tests {
     fn bundle(b: u8) -> Bundle {
         Bundle {
             left: vec![],
+            joined: vec![],
             inputs: vec![PlayerInput {
                 player: PlayerId(0),
                 input: Input {

@@ -35,7 +35,9 @@ use tracing::{info, Instrument};
 
 pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
-pub use relay::{Drop, DropReason, InputOutcome, Relay, INPUT_WINDOW, MAX_UNACKED_BUNDLES};
+pub use relay::{
+    Drop, DropReason, InputOutcome, Relay, Standing, INPUT_WINDOW, MAX_UNACKED_BUNDLES,
+};
 pub use session::MAX_NAME_CHARS;
 
 /// QUIC close code: the server is shutting down.
@@ -135,6 +137,15 @@ pub enum ServerEvent {
         /// Why.
         reason: DropReason,
     },
+    /// A player came back and takes part again from `tick`.
+    Rejoined {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// First tick it plays again.
+        tick: Tick,
+    },
     /// Peers reported different hashes.
     Desync {
         /// The first tick whose hashes differ.
@@ -174,6 +185,9 @@ impl std::fmt::Display for ServerEvent {
                 "dropped player={player} name={name} tick={tick} reason={}",
                 reason.as_str()
             ),
+            ServerEvent::Rejoined { player, name, tick } => {
+                write!(f, "rejoined player={player} name={name} tick={tick}")
+            }
             ServerEvent::Desync { tick, diverged } => {
                 write!(f, "desync tick={tick} diverged={}", diverged.join(","))
             }

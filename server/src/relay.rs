@@ -6,7 +6,7 @@
 //! rule here is unit-tested with explicit time.
 //!
 //! # Rules
-//! - Tick `t` is bundled once every player still active at `t` has sent its
+//! - Tick `t` is bundled once every player taking part in `t` has sent its
 //!   input for `t`. Bundles are produced strictly in tick order, once each.
 //! - Inputs are stamped with the connection's player by the driver; for a
 //!   given (player, tick) the first input wins and repeats are counted.
@@ -14,12 +14,19 @@
 //!   relay holds no input from it. Every tick before that is bundled with its
 //!   inputs, and the bundle for the drop tick lists it in [`Bundle::left`], so
 //!   every client removes it at the same tick.
+//! - A player that comes back ([`Relay::rejoin`]) takes part again from a
+//!   tick chosen ahead of the game (time to catch up), announced in
+//!   [`Bundle::joined`] of that tick.
+//! - Every bundle of the game is kept: clients that join late or rejoin
+//!   fast-forward through them. At 60 Hz four players cost about 1 MB per
+//!   quarter hour.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use lockstep_protocol::{
-    encode, Bundle, BundleDatagram, InputDatagram, PlayerId, PlayerInput, ServerDatagram, Tick,
+    encode, Bundle, BundleDatagram, Input, InputDatagram, PlayerId, PlayerInput, ServerDatagram,
+    Tick,
 };
 
 /// How far ahead of the next incomplete tick an input may be. Clients only
@@ -27,8 +34,8 @@ use lockstep_protocol::{
 /// client stays far inside this; it bounds the memory a client can claim.
 pub const INPUT_WINDOW: u32 = 256;
 
-/// Most bundles kept for a client that has not acknowledged them. Beyond it
-/// the client is dropped: it would need more than a minute of repeats.
+/// Most bundles a client may leave unacknowledged. Beyond it the client is
+/// dropped: it would need more than a minute of repeats.
 pub const MAX_UNACKED_BUNDLES: u32 = 4096;
 
 /// Why a player leaves the game.
@@ -42,6 +49,8 @@ pub enum DropReason {
     Timeout,
     /// It fell too far behind acknowledging bundles.
     TooFarBehind,
+    /// It connected again; the old connection's slot ends here.
+    Reconnected,
 }
 
 impl DropReason {
@@ -52,6 +61,7 @@ impl DropReason {
             DropReason::Disconnected => "disconnected",
             DropReason::Timeout => "timeout",
             DropReason::TooFarBehind => "too-far-behind",
+            DropReason::Reconnected => "reconnected",
         }
     }
 }
@@ -74,14 +84,30 @@ pub struct InputOutcome {
     pub accepted: u32,
     /// Inputs for a (player, tick) already held or already bundled.
     pub repeated: u32,
-    /// Inputs beyond [`INPUT_WINDOW`] or after the player's drop tick.
+    /// Inputs beyond [`INPUT_WINDOW`], before the player's first tick or
+    /// after its drop tick.
     pub out_of_window: u32,
+}
+
+/// One player's standing, for the lag indicator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    /// Who.
+    pub player: PlayerId,
+    /// How many ticks its inputs trail the player furthest ahead.
+    pub ticks_behind: u32,
+    /// Time since anything arrived from it.
+    pub silent: Duration,
+    /// Whether the next tick waits for its input.
+    pub waited_for: bool,
 }
 
 #[derive(Debug)]
 struct Slot {
+    /// First tick this player takes part in (0, or its rejoin tick).
+    first_tick: Tick,
     /// Inputs for ticks at or after `Relay::next_tick`.
-    inputs: BTreeMap<Tick, lockstep_protocol::Input>,
+    inputs: BTreeMap<Tick, Input>,
     /// First bundle tick this client does not hold.
     bundles_ack: Tick,
     /// Last time anything arrived from it.
@@ -91,25 +117,38 @@ struct Slot {
 }
 
 impl Slot {
-    /// First tick at or after `from` with no input.
+    fn new(first_tick: Tick, bundles_ack: Tick, now: Duration) -> Slot {
+        Slot {
+            first_tick,
+            inputs: BTreeMap::new(),
+            bundles_ack,
+            last_heard: now,
+            drop: None,
+        }
+    }
+
+    /// First tick at or after `from` (and its first tick) with no input.
     fn first_missing(&self, from: Tick) -> Tick {
-        let mut tick = from;
+        let mut tick = from.max(self.first_tick);
         while self.inputs.contains_key(&tick) {
             tick = tick.next();
         }
         tick
+    }
+
+    /// Whether the player takes part in `tick`.
+    fn plays(&self, tick: Tick) -> bool {
+        self.first_tick <= tick && self.drop.is_none_or(|d| d.tick > tick)
     }
 }
 
 /// The relay of one running game.
 #[derive(Debug)]
 pub struct Relay {
-    next_tick: Tick,
     slots: BTreeMap<PlayerId, Slot>,
-    /// Bundles from `history_start` up to `next_tick`, kept until every
-    /// active client acknowledged them.
-    history: VecDeque<Bundle>,
-    history_start: Tick,
+    /// Every bundle of the game; index = tick. Its length is the first tick
+    /// without a complete bundle.
+    bundles: Vec<Bundle>,
     drop_timeout: Duration,
 }
 
@@ -118,42 +157,39 @@ impl Relay {
     pub fn new(players: &[PlayerId], drop_timeout: Duration, now: Duration) -> Self {
         let slots = players
             .iter()
-            .map(|&id| {
-                let slot = Slot {
-                    inputs: BTreeMap::new(),
-                    bundles_ack: Tick(0),
-                    last_heard: now,
-                    drop: None,
-                };
-                (id, slot)
-            })
+            .map(|&id| (id, Slot::new(Tick(0), Tick(0), now)))
             .collect();
         Relay {
-            next_tick: Tick(0),
             slots,
-            history: VecDeque::new(),
-            history_start: Tick(0),
+            bundles: Vec::new(),
             drop_timeout,
         }
     }
 
     /// First tick without a complete bundle.
     pub fn next_tick(&self) -> Tick {
-        self.next_tick
+        Tick(self.bundles.len() as u32)
     }
 
     /// Players still taking part (including those whose drop tick is
-    /// decided but not yet reached).
+    /// decided but not yet reached, and those about to rejoin).
     pub fn players(&self) -> impl Iterator<Item = PlayerId> + '_ {
         self.slots.keys().copied()
     }
 
-    /// Players that take part in `tick`: active, and not dropped at or
-    /// before it.
+    /// Whether `player` holds a slot that is not being dropped.
+    pub fn is_active(&self, player: PlayerId) -> bool {
+        self.slots
+            .get(&player)
+            .is_some_and(|slot| slot.drop.is_none())
+    }
+
+    /// Players that take part in `tick`: not dropped at or before it, and
+    /// not rejoining after it.
     pub fn players_at(&self, tick: Tick) -> Vec<PlayerId> {
         self.slots
             .iter()
-            .filter(|(_, slot)| slot.drop.is_none_or(|d| d.tick > tick))
+            .filter(|(_, slot)| slot.plays(tick))
             .map(|(&id, _)| id)
             .collect()
     }
@@ -172,24 +208,23 @@ impl Relay {
         now: Duration,
     ) -> InputOutcome {
         let mut outcome = InputOutcome::default();
-        let next_tick = self.next_tick;
+        let next_tick = self.next_tick();
         let Some(slot) = self.slots.get_mut(&player) else {
             return outcome;
         };
         slot.last_heard = now;
-        let acked_more = datagram.bundles_ack > slot.bundles_ack;
-        if acked_more {
+        if datagram.bundles_ack > slot.bundles_ack {
             slot.bundles_ack = datagram.bundles_ack.min(next_tick);
         }
         let limit = match slot.drop {
             Some(drop) => drop.tick,
-            None => next_tick.plus(INPUT_WINDOW),
+            None => next_tick.max(slot.first_tick).plus(INPUT_WINDOW),
         };
         let mut tick = datagram.first_tick;
         for &input in &datagram.inputs {
             if tick < next_tick || slot.inputs.contains_key(&tick) {
                 outcome.repeated += 1;
-            } else if tick >= limit {
+            } else if tick >= limit || tick < slot.first_tick {
                 outcome.out_of_window += 1;
             } else {
                 slot.inputs.insert(tick, input);
@@ -197,16 +232,13 @@ impl Relay {
             }
             tick = tick.next();
         }
-        if acked_more {
-            self.trim_history();
-        }
         outcome
     }
 
     /// Schedules `player`'s removal at its drop tick. Returns the decision,
     /// or `None` if the player is unknown or already leaving.
     pub fn remove(&mut self, player: PlayerId, reason: DropReason) -> Option<Drop> {
-        let next_tick = self.next_tick;
+        let next_tick = self.next_tick();
         let slot = self.slots.get_mut(&player)?;
         if slot.drop.is_some() {
             return None;
@@ -221,9 +253,25 @@ impl Relay {
         Some(drop)
     }
 
+    /// Brings `player` back into the game `lead` ticks from now (it needs
+    /// that long to fast-forward through the history). Returns its first
+    /// tick, or `None` if it still holds an active slot. A slot being
+    /// dropped is replaced once its drop tick is bundled, so call this only
+    /// for players no longer in [`Relay::players`].
+    pub fn rejoin(&mut self, player: PlayerId, lead: u32, now: Duration) -> Option<Tick> {
+        if self.slots.contains_key(&player) {
+            return None;
+        }
+        let first = self.next_tick().plus(lead.max(1));
+        self.slots
+            .insert(player, Slot::new(first, self.next_tick(), now));
+        Some(first)
+    }
+
     /// Removes every player silent for longer than the drop timeout or too
     /// far behind acknowledging bundles.
     pub fn poll_timeouts(&mut self, now: Duration) -> Vec<Drop> {
+        let next_tick = self.next_tick();
         let overdue: Vec<(PlayerId, DropReason)> = self
             .slots
             .iter()
@@ -231,7 +279,7 @@ impl Relay {
             .filter_map(|(&id, slot)| {
                 if now.saturating_sub(slot.last_heard) > self.drop_timeout {
                     Some((id, DropReason::Timeout))
-                } else if self.next_tick.since(slot.bundles_ack) > MAX_UNACKED_BUNDLES {
+                } else if next_tick.since(slot.bundles_ack) > MAX_UNACKED_BUNDLES {
                     Some((id, DropReason::TooFarBehind))
                 } else {
                     None
@@ -248,36 +296,35 @@ impl Relay {
     pub fn complete(&mut self) -> u32 {
         let mut made = 0;
         while let Some(bundle) = self.try_bundle() {
-            self.history.push_back(bundle);
-            self.next_tick = self.next_tick.next();
+            self.bundles.push(bundle);
             made += 1;
-        }
-        if made > 0 {
-            self.trim_history();
         }
         made
     }
 
     fn try_bundle(&mut self) -> Option<Bundle> {
-        let tick = self.next_tick;
+        let tick = self.next_tick();
         if self.slots.is_empty() {
             return None;
         }
-        let ready = self.slots.values().all(|slot| {
-            slot.drop.is_some_and(|d| d.tick <= tick) || slot.inputs.contains_key(&tick)
-        });
+        let ready = self
+            .slots
+            .values()
+            .all(|slot| !slot.plays(tick) || slot.inputs.contains_key(&tick));
         if !ready {
             return None;
         }
         let mut bundle = Bundle::default();
         for (&player, slot) in &mut self.slots {
-            match slot.drop {
-                Some(drop) if drop.tick <= tick => bundle.left.push(player),
-                _ => {
-                    if let Some(input) = slot.inputs.remove(&tick) {
-                        bundle.inputs.push(PlayerInput { player, input });
-                    }
-                }
+            if slot.drop.is_some_and(|d| d.tick <= tick) {
+                bundle.left.push(player);
+                continue;
+            }
+            if slot.first_tick == tick && tick > Tick(0) {
+                bundle.joined.push(player);
+            }
+            if let Some(input) = slot.inputs.remove(&tick) {
+                bundle.inputs.push(PlayerInput { player, input });
             }
         }
         self.slots
@@ -285,17 +332,19 @@ impl Relay {
         Some(bundle)
     }
 
-    fn trim_history(&mut self) {
-        let oldest_needed = self
-            .slots
-            .values()
-            .map(|slot| slot.bundles_ack)
-            .min()
-            .unwrap_or(self.next_tick);
-        while self.history_start < oldest_needed && !self.history.is_empty() {
-            self.history.pop_front();
-            self.history_start = self.history_start.next();
-        }
+    /// The bundles of ticks `from..to` (clamped to what exists).
+    pub fn history(&self, from: Tick, to: Tick) -> &[Bundle] {
+        let end = (to.0 as usize).min(self.bundles.len());
+        let start = (from.0 as usize).min(end);
+        &self.bundles[start..end]
+    }
+
+    /// The kept bundles from `from` on, with their ticks.
+    pub fn bundles_from(&self, from: Tick) -> impl Iterator<Item = (Tick, &Bundle)> + '_ {
+        self.history(from, self.next_tick())
+            .iter()
+            .enumerate()
+            .map(move |(i, bundle)| (from.plus(i as u32), bundle))
     }
 
     /// The encoded datagram `player` should receive now: its input ack and
@@ -304,13 +353,17 @@ impl Relay {
     /// unknown player.
     pub fn datagram_for(&self, player: PlayerId, max_size: usize) -> Option<Vec<u8>> {
         let slot = self.slots.get(&player)?;
-        let first = slot.bundles_ack.max(self.history_start);
-        let skip = first.since(self.history_start) as usize;
-        let pending: Vec<Bundle> = self.history.iter().skip(skip).cloned().collect();
+        let inputs_ack = slot.first_missing(self.next_tick());
+        self.datagram_from(slot.bundles_ack, inputs_ack, max_size)
+    }
+
+    /// A bundle datagram starting at `from` for a client that sends no
+    /// inputs (a spectator): everything it has not acknowledged.
+    pub fn datagram_from(&self, from: Tick, inputs_ack: Tick, max_size: usize) -> Option<Vec<u8>> {
         let mut datagram = BundleDatagram {
-            inputs_ack: slot.first_missing(self.next_tick),
-            first_tick: first,
-            bundles: pending,
+            inputs_ack,
+            first_tick: from,
+            bundles: self.history(from, self.next_tick()).to_vec(),
         };
         loop {
             match encode(&ServerDatagram::Bundles(datagram.clone()), max_size) {
@@ -324,23 +377,41 @@ impl Relay {
         }
     }
 
-    /// The kept bundles from `from` on, with their ticks. Bundles stay
-    /// until every client acknowledged them, so the ones just completed
-    /// are always here.
-    pub fn bundles_from(&self, from: Tick) -> impl Iterator<Item = (Tick, &Bundle)> + '_ {
-        let skip = from.since(self.history_start) as usize;
-        self.history
-            .iter()
-            .enumerate()
-            .skip(skip)
-            .map(|(i, bundle)| (self.history_start.plus(i as u32), bundle))
-    }
-
     /// Whether `player` holds every bundle produced so far.
     pub fn is_up_to_date(&self, player: PlayerId) -> bool {
         self.slots
             .get(&player)
-            .is_some_and(|slot| slot.bundles_ack >= self.next_tick)
+            .is_some_and(|slot| slot.bundles_ack >= self.next_tick())
+    }
+
+    /// Every player's standing at `now`, for the lag indicator. A player is
+    /// waited for when the next tick lacks its input while someone else's
+    /// inputs are already further ahead.
+    pub fn standings(&self, now: Duration) -> Vec<Standing> {
+        let next_tick = self.next_tick();
+        let reach: Vec<(PlayerId, Tick)> = self
+            .slots
+            .iter()
+            .filter(|(_, slot)| slot.plays(next_tick))
+            .map(|(&id, slot)| (id, slot.first_missing(next_tick)))
+            .collect();
+        let lead = reach.iter().map(|&(_, t)| t).max().unwrap_or(next_tick);
+        self.slots
+            .iter()
+            .map(|(&player, slot)| {
+                let first_missing = reach
+                    .iter()
+                    .find(|&&(id, _)| id == player)
+                    .map_or(lead, |&(_, t)| t);
+                let ticks_behind = lead.since(first_missing);
+                Standing {
+                    player,
+                    ticks_behind,
+                    silent: now.saturating_sub(slot.last_heard),
+                    waited_for: first_missing == next_tick && ticks_behind > 0,
+                }
+            })
+            .collect()
     }
 }
 
@@ -502,7 +573,7 @@ mod tests {
     }
 
     #[test]
-    fn acknowledged_bundles_are_not_repeated_and_history_is_trimmed() {
+    fn acknowledged_bundles_are_not_repeated() {
         let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
         send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 10], Duration::ZERO);
@@ -518,8 +589,52 @@ mod tests {
         assert_eq!((d.first_tick, d.bundles.len()), (Tick(7), 3));
         assert_eq!(bundles(&relay, P1).bundles.len(), 10);
         relay.receive(P1, &ack, Duration::ZERO);
-        assert_eq!(relay.history_start, Tick(7));
+        assert_eq!(bundles(&relay, P1).first_tick, Tick(7));
         assert!(!relay.is_up_to_date(P0));
+        assert_eq!(relay.history(Tick(0), Tick(10)).len(), 10);
+    }
+
+    #[test]
+    fn a_rejoining_player_takes_part_from_its_first_tick_announced_in_the_bundle() {
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        send(&mut relay, P0, 0, &[1; 4], Duration::ZERO);
+        send(&mut relay, P1, 0, &[1; 2], Duration::ZERO);
+        relay.complete();
+        relay.remove(P1, DropReason::Disconnected);
+        assert_eq!(relay.complete(), 2);
+        assert_eq!(relay.rejoin(P0, 5, Duration::ZERO), None);
+        let first = relay.rejoin(P1, 5, Duration::ZERO).unwrap();
+        assert_eq!(first, Tick(9));
+        // Inputs before its first tick are refused; the game runs on
+        // without it until then.
+        let early = InputDatagram {
+            bundles_ack: Tick(4),
+            first_tick: Tick(8),
+            inputs: vec![input(2), input(2)],
+        };
+        let outcome = relay.receive(P1, &early, Duration::ZERO);
+        assert_eq!((outcome.accepted, outcome.out_of_window), (1, 1));
+        send(&mut relay, P0, 4, &[1; 8], Duration::ZERO);
+        assert_eq!(relay.complete(), 6);
+        assert_eq!(relay.next_tick(), Tick(10));
+        let d = bundles(&relay, P0);
+        let at = |t: usize| &d.bundles[t - d.first_tick.0 as usize];
+        assert_eq!(at(8).inputs.len(), 1);
+        assert_eq!(at(9).joined, vec![P1]);
+        assert_eq!(at(9).inputs.len(), 2);
+        assert_eq!(relay.players_at(Tick(8)), vec![P0]);
+        assert_eq!(relay.players_at(Tick(9)), vec![P0, P1]);
+    }
+
+    #[test]
+    fn standings_name_who_the_next_tick_waits_for() {
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        send(&mut relay, P0, 0, &[1; 2], Duration::from_millis(100));
+        let standings = relay.standings(Duration::from_millis(700));
+        assert!(!standings[0].waited_for);
+        assert!(standings[1].waited_for);
+        assert_eq!(standings[1].silent, Duration::from_millis(700));
+        assert_eq!(standings[0].silent, Duration::from_millis(600));
     }
 
     #[test]

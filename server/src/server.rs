@@ -8,19 +8,25 @@
 use std::time::Duration;
 
 use lockstep_protocol::{
-    decode, encode_frame, ClientDatagram, ClientMessage, FrameReader, Hello, Refusal,
-    ServerMessage, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+    decode, encode_frame, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello, Refusal,
+    ServerMessage, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, info, warn, Instrument};
 
-use crate::session::{ConnId, SessionEvent};
+use crate::session::{ConnId, Outgoing, SessionEvent};
 use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
 
-/// Control messages waiting for one client's writer task. Only a handful
-/// are ever sent per game (Welcome, Start, Ended), so this never fills for
-/// an honest client.
-const CONTROL_QUEUE: usize = 16;
+/// Control messages waiting for one client's writer task: Welcome, Start,
+/// a history, Ended, and four lag-indicator updates a second. An honest
+/// client reads them as they come; one that stops reading loses status
+/// updates, never bundles (those are datagrams).
+const CONTROL_QUEUE: usize = 64;
+
+/// Bundles per History message: about 14 bytes each with four players,
+/// so a chunk stays far below the message size limit; bigger bundles are
+/// split further by the writer.
+const HISTORY_CHUNK: usize = 2048;
 
 /// Size of one read from the control stream.
 const READ_CHUNK: usize = 4096;
@@ -88,6 +94,7 @@ pub(crate) async fn handle_connection(
         let join = SessionEvent::Join {
             conn_id,
             name: hello.name.clone(),
+            spectate: hello.spectate,
             conn: conn.clone(),
             control: control_tx,
             reply: reply_tx,
@@ -95,8 +102,8 @@ pub(crate) async fn handle_connection(
         if session.send(join).await.is_err() {
             return;
         }
-        let player = match reply_rx.await {
-            Ok(Ok(player)) => player,
+        match reply_rx.await {
+            Ok(Ok(())) => {}
             Ok(Err(refusal)) => {
                 refuse(&conn, send, &refusal.reason, &events).await;
                 return;
@@ -105,7 +112,7 @@ pub(crate) async fn handle_connection(
         };
         let writer = tokio::spawn(write_control(send, control_rx).in_current_span());
         let why = relay_traffic(&conn, conn_id, recv, &mut reader, &session).await;
-        info!(%player, reason = %why, "connection ended");
+        info!(name = %hello.name, reason = %why, "connection ended");
         let _ = session.send(SessionEvent::Disconnected(conn_id, why)).await;
         writer.abort();
     }
@@ -159,21 +166,58 @@ async fn refuse(
     conn.close(CLOSE_REFUSED, reason.as_bytes());
 }
 
-async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<ServerMessage>) {
-    while let Some(message) = rx.recv().await {
-        let frame = match encode_frame(&message) {
-            Ok(frame) => frame,
+async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>) {
+    while let Some(outgoing) = rx.recv().await {
+        let frames = match outgoing {
+            Outgoing::Message(message) => encode_frame(&message).map(|frame| vec![frame]),
+            Outgoing::History {
+                first_tick,
+                bundles,
+            } => history_frames(first_tick, &bundles),
+        };
+        let frames = match frames {
+            Ok(frames) => frames,
             Err(e) => {
                 warn!(error = %e, "control message not encodable");
                 continue;
             }
         };
-        if let Err(e) = send.write_all(&frame).await {
-            debug!(error = %e, "control stream closed");
-            return;
+        for frame in frames {
+            if let Err(e) = send.write_all(&frame).await {
+                debug!(error = %e, "control stream closed");
+                return;
+            }
         }
     }
     let _ = send.finish();
+}
+
+/// Cuts a history into History frames that each fit the message limit.
+fn history_frames(
+    first_tick: Tick,
+    bundles: &[Bundle],
+) -> Result<Vec<Vec<u8>>, lockstep_protocol::EncodeError> {
+    let mut frames = Vec::new();
+    let mut start = 0;
+    while start < bundles.len() {
+        let mut len = HISTORY_CHUNK.min(bundles.len() - start);
+        loop {
+            let message = ServerMessage::History {
+                first_tick: first_tick.plus(start as u32),
+                bundles: bundles[start..start + len].to_vec(),
+            };
+            match encode_frame(&message) {
+                Ok(frame) => {
+                    frames.push(frame);
+                    break;
+                }
+                Err(_) if len > 1 => len /= 2,
+                Err(e) => return Err(e),
+            }
+        }
+        start += len;
+    }
+    Ok(frames)
 }
 
 /// Forwards datagrams and control messages until the connection ends;

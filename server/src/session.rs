@@ -3,14 +3,20 @@
 //! Connection tasks feed it [`SessionEvent`]s (already decoded, and stamped
 //! with the connection they came from, so nobody can speak for another
 //! player); it answers with control messages and bundle datagrams.
+//!
+//! Clients are players or spectators. A player that reconnects under its
+//! name while the game runs takes its slot back: the relay removes the old
+//! connection's slot, then brings the player back a moment later, after it
+//! has fast-forwarded through the history it is sent. Spectators get the
+//! same history and bundles but send no inputs, so nobody waits for them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    DesyncNotice, InputDatagram, PlayerId, Refusal, ReplayHeader, RosterEntry, ServerMessage,
-    Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+    Bundle, DesyncNotice, InputDatagram, Peer, PeerStatus, PlayerId, Refusal, ReplayHeader,
+    RosterEntry, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -31,6 +37,14 @@ const POLL_INTERVAL: Duration = Duration::from_millis(10);
 /// while the game runs) and short enough to repair a loss during a stall.
 const RESEND_AFTER: Duration = Duration::from_millis(30);
 
+/// How often every client gets the lag indicator ([`PeerStatus`]): often
+/// enough for a live HUD, rare enough to cost nothing.
+const STATUS_EVERY: Duration = Duration::from_millis(250);
+
+/// Silence after which the server warns that it waits for a player (the
+/// drop comes later, at the drop timeout).
+const SILENCE_WARNING: Duration = Duration::from_millis(500);
+
 /// Longest accepted player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
 
@@ -38,16 +52,32 @@ pub const MAX_NAME_CHARS: usize = 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct ConnId(pub usize);
 
+/// What the session hands a connection's writer task.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    /// One control message.
+    Message(ServerMessage),
+    /// Past bundles from `first_tick`, cut into History messages by the
+    /// writer so the session never blocks on a long history.
+    History {
+        /// Tick of `bundles[0]`.
+        first_tick: Tick,
+        /// The bundles.
+        bundles: Vec<Bundle>,
+    },
+}
+
 /// What connection tasks tell the session.
 #[derive(Debug)]
 pub(crate) enum SessionEvent {
-    /// A client said a valid Hello and wants a slot.
+    /// A client said a valid Hello and wants in.
     Join {
         conn_id: ConnId,
         name: String,
+        spectate: bool,
         conn: quinn::Connection,
-        control: mpsc::Sender<ServerMessage>,
-        reply: oneshot::Sender<Result<PlayerId, Refusal>>,
+        control: mpsc::Sender<Outgoing>,
+        reply: oneshot::Sender<Result<(), Refusal>>,
     },
     /// A decoded input datagram.
     Inputs(ConnId, InputDatagram),
@@ -59,22 +89,46 @@ pub(crate) enum SessionEvent {
     Disconnected(ConnId, String),
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Player(PlayerId),
+    Spectator,
+}
+
 #[derive(Debug)]
-struct Member {
-    conn_id: ConnId,
+struct Client {
     name: String,
+    role: Role,
     conn: quinn::Connection,
-    control: mpsc::Sender<ServerMessage>,
+    control: mpsc::Sender<Outgoing>,
     last_sent: Instant,
+    /// A spectator's first unacknowledged bundle (players' acks live in
+    /// the relay).
+    ack: Tick,
+    /// A reconnected player waiting for its old slot to be bundled out.
+    rejoining: bool,
+}
+
+impl Client {
+    fn send(&self, message: ServerMessage) {
+        if self.control.try_send(Outgoing::Message(message)).is_err() {
+            debug!(name = %self.name, "control queue full or closed");
+        }
+    }
 }
 
 pub(crate) struct Session {
     config: Config,
-    members: BTreeMap<PlayerId, Member>,
+    clients: BTreeMap<ConnId, Client>,
+    /// The running game's roster (names of every slot, for rejoins).
+    roster: Vec<RosterEntry>,
     relay: Option<Relay>,
     hashes: HashCheck,
     recorder: Option<Recorder>,
     epoch: Instant,
+    last_status: Instant,
+    /// Players the server has warned it waits for (once per episode).
+    waiting_warned: BTreeSet<PlayerId>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 }
 
@@ -82,11 +136,14 @@ impl Session {
     pub(crate) fn new(config: Config, events: Option<mpsc::UnboundedSender<ServerEvent>>) -> Self {
         Session {
             config,
-            members: BTreeMap::new(),
+            clients: BTreeMap::new(),
+            roster: Vec::new(),
             relay: None,
             hashes: HashCheck::new(),
             recorder: None,
             epoch: Instant::now(),
+            last_status: Instant::now(),
+            waiting_warned: BTreeSet::new(),
             events,
         }
     }
@@ -129,140 +186,279 @@ impl Session {
             SessionEvent::Join {
                 conn_id,
                 name,
+                spectate,
                 conn,
                 control,
                 reply,
             } => {
-                let result = self.join(conn_id, name, conn, control);
+                let client = Client {
+                    name,
+                    role: Role::Spectator,
+                    conn,
+                    control,
+                    last_sent: Instant::now(),
+                    ack: Tick(0),
+                    rejoining: false,
+                };
+                let result = self.join(conn_id, client, spectate);
                 // A dropped reply means the connection task already ended.
                 let _ = reply.send(result);
-                if self.relay.is_none() && self.members.len() == usize::from(self.config.players) {
+                let players = self
+                    .clients
+                    .values()
+                    .filter(|c| matches!(c.role, Role::Player(_)))
+                    .count();
+                if self.relay.is_none() && players == usize::from(self.config.players) {
                     self.start();
                 }
             }
             SessionEvent::Inputs(conn_id, datagram) => {
                 let now = self.now();
-                let Some(player) = self.player_of(conn_id) else {
+                let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn_id))
+                else {
                     return;
                 };
-                let Some(relay) = &mut self.relay else {
-                    return;
-                };
-                let outcome = relay.receive(player, &datagram, now);
-                if outcome.out_of_window > 0 {
-                    debug!(%player, ?outcome, "inputs outside the window ignored");
+                match client.role {
+                    Role::Player(player) => {
+                        let outcome = relay.receive(player, &datagram, now);
+                        if outcome.out_of_window > 0 {
+                            debug!(%player, ?outcome, "inputs outside the window ignored");
+                        }
+                    }
+                    Role::Spectator => {
+                        let ack = datagram.bundles_ack.min(relay.next_tick());
+                        if ack > client.ack {
+                            client.ack = ack;
+                        }
+                    }
                 }
                 self.advance();
             }
-            SessionEvent::Leave(conn_id) => self.remove(conn_id, DropReason::Left, "left"),
             SessionEvent::HashReport(conn_id, tick, hash) => {
-                if let Some(player) = self.player_of(conn_id) {
-                    if self.hashes.report(player, tick, hash) {
-                        if let Some(recorder) = &mut self.recorder {
-                            recorder.hash(tick, player, hash);
-                        }
+                let Some(Role::Player(player)) = self.clients.get(&conn_id).map(|c| c.role) else {
+                    return;
+                };
+                if self.hashes.report(player, tick, hash) {
+                    if let Some(recorder) = &mut self.recorder {
+                        recorder.hash(tick, player, hash);
                     }
-                    self.judge_hashes();
                 }
+                self.judge_hashes();
             }
+            SessionEvent::Leave(conn_id) => self.remove(conn_id, DropReason::Left, "left"),
             SessionEvent::Disconnected(conn_id, why) => {
                 self.remove(conn_id, DropReason::Disconnected, &why)
             }
         }
     }
 
-    fn player_of(&self, conn_id: ConnId) -> Option<PlayerId> {
-        self.members
+    fn player_conn(&self, player: PlayerId) -> Option<ConnId> {
+        self.clients
             .iter()
-            .find(|(_, m)| m.conn_id == conn_id)
+            .find(|(_, c)| c.role == Role::Player(player))
             .map(|(&id, _)| id)
     }
 
-    fn join(
-        &mut self,
-        conn_id: ConnId,
-        name: String,
-        conn: quinn::Connection,
-        control: mpsc::Sender<ServerMessage>,
-    ) -> Result<PlayerId, Refusal> {
+    fn name_of(&self, player: PlayerId) -> String {
+        self.roster
+            .iter()
+            .find(|r| r.id == player)
+            .map(|r| r.name.clone())
+            .or_else(|| {
+                self.clients
+                    .values()
+                    .find(|c| c.role == Role::Player(player))
+                    .map(|c| c.name.clone())
+            })
+            .unwrap_or_else(|| format!("player{player}"))
+    }
+
+    fn join(&mut self, conn_id: ConnId, mut client: Client, spectate: bool) -> Result<(), Refusal> {
+        let name = client.name.clone();
         let refuse = |reason: String| {
             info!(%name, %reason, "join refused");
             Err(Refusal { reason })
         };
-        if self.relay.is_some() {
-            return refuse(
-                "a game is already running on this server; try again when it ends".into(),
-            );
-        }
-        if name.trim().is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        if name.trim().is_empty()
+            || name.chars().count() > MAX_NAME_CHARS
+            || name.chars().any(char::is_control)
+        {
             return refuse(format!(
-                "the name must be 1 to {MAX_NAME_CHARS} characters long"
+                "the name must be 1 to {MAX_NAME_CHARS} printable characters"
             ));
         }
-        if self.members.values().any(|m| m.name == name) {
+        if spectate {
+            info!(%name, "spectator joined");
+            if let Some(relay) = &self.relay {
+                let start = self.start_message(None, Tick(0), relay.next_tick());
+                let history = relay.history(Tick(0), relay.next_tick()).to_vec();
+                client.ack = relay.next_tick();
+                client.send(ServerMessage::Start(start));
+                let _ = client.control.try_send(Outgoing::History {
+                    first_tick: Tick(0),
+                    bundles: history,
+                });
+            }
+            self.clients.insert(conn_id, client);
+            return Ok(());
+        }
+        if self.relay.is_some() {
+            return self.rejoin(conn_id, client);
+        }
+        let taken = self
+            .clients
+            .values()
+            .any(|c| c.name == name && matches!(c.role, Role::Player(_)));
+        if taken {
             return refuse(format!("the name {name:?} is already taken in this game"));
         }
-        let Some(id) = (0..=u8::MAX)
-            .map(PlayerId)
-            .find(|id| !self.members.contains_key(id))
-        else {
+        let used: BTreeSet<PlayerId> = self
+            .clients
+            .values()
+            .filter_map(|c| match c.role {
+                Role::Player(p) => Some(p),
+                Role::Spectator => None,
+            })
+            .collect();
+        let Some(id) = (0..=u8::MAX).map(PlayerId).find(|id| !used.contains(id)) else {
             return refuse("the server is full".into());
         };
-        let welcome = ServerMessage::Welcome {
+        client.role = Role::Player(id);
+        client.send(ServerMessage::Welcome {
             player: id,
             players_needed: self.config.players,
-        };
-        if control.try_send(welcome).is_err() {
-            return refuse("the connection is not accepting messages".into());
-        }
-        info!(player = %id, %name, "joined the lobby");
-        self.emit(ServerEvent::Joined {
-            player: id,
-            name: name.clone(),
         });
-        self.members.insert(
-            id,
-            Member {
-                conn_id,
+        info!(player = %id, %name, "joined the lobby");
+        self.emit(ServerEvent::Joined { player: id, name });
+        self.clients.insert(conn_id, client);
+        Ok(())
+    }
+
+    /// A player of the running game connects again under its name: its old
+    /// slot (if still there) is dropped, and it comes back once that slot
+    /// has been bundled out.
+    fn rejoin(&mut self, conn_id: ConnId, mut client: Client) -> Result<(), Refusal> {
+        let Some(player) = self
+            .roster
+            .iter()
+            .find(|r| r.name == client.name)
+            .map(|r| r.id)
+        else {
+            let reason = "a game is already running on this server: watch it with --spectate, \
+                          or join the next one"
+                .to_string();
+            info!(name = %client.name, %reason, "join refused");
+            return Err(Refusal { reason });
+        };
+        if let Some(old) = self.player_conn(player) {
+            if let Some(old) = self.clients.remove(&old) {
+                old.conn.close(
+                    crate::CLOSE_DROPPED,
+                    b"the player connected again elsewhere",
+                );
+            }
+        }
+        if let Some(relay) = &mut self.relay {
+            if let Some(drop) = relay.remove(player, DropReason::Reconnected) {
+                self.report_drop(drop);
+            }
+        }
+        info!(%player, name = %client.name, "player reconnected");
+        client.role = Role::Player(player);
+        client.rejoining = true;
+        self.clients.insert(conn_id, client);
+        self.advance();
+        Ok(())
+    }
+
+    /// Finishes the rejoins whose old slot is gone: the player comes back
+    /// after a lead long enough to fast-forward through the history.
+    fn complete_rejoins(&mut self) {
+        let Some(relay) = &mut self.relay else {
+            return;
+        };
+        let next = relay.next_tick();
+        // One second of game, plus a tick for every thousand ticks of
+        // history to replay (a catch-up runs at about a million ticks/s).
+        let lead = u32::from(self.config.tick_rate) + next.0 / 1000;
+        let now = self.epoch.elapsed();
+        let mut started = Vec::new();
+        for (&conn_id, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
+            let Role::Player(player) = client.role else {
+                continue;
+            };
+            let Some(first) = relay.rejoin(player, lead, now) else {
+                continue;
+            };
+            client.rejoining = false;
+            started.push((conn_id, player, first));
+        }
+        for (conn_id, player, first) in started {
+            let Some(relay) = &self.relay else {
+                return;
+            };
+            let history = relay.history(Tick(0), next).to_vec();
+            let start = self.start_message(Some(player), first, next);
+            if let Some(client) = self.clients.get(&conn_id) {
+                client.send(ServerMessage::Start(start));
+                let _ = client.control.try_send(Outgoing::History {
+                    first_tick: Tick(0),
+                    bundles: history,
+                });
+            }
+            let name = self.name_of(player);
+            info!(%player, %name, first_tick = %first, "player rejoins");
+            self.emit(ServerEvent::Rejoined {
+                player,
                 name,
-                conn,
-                control,
-                last_sent: Instant::now(),
-            },
-        );
-        Ok(id)
+                tick: first,
+            });
+        }
+    }
+
+    fn start_message(&self, you: Option<PlayerId>, first_input_tick: Tick, history: Tick) -> Start {
+        Start {
+            seed: self.config.seed,
+            tick_rate: self.config.tick_rate,
+            input_delay: self.config.input_delay,
+            balls: self.config.balls,
+            roster: self.roster.clone(),
+            hash_interval: self.config.hash_interval,
+            you,
+            first_input_tick,
+            history: history.0,
+        }
     }
 
     fn start(&mut self) {
-        let roster: Vec<RosterEntry> = self
-            .members
-            .iter()
-            .map(|(&id, m)| RosterEntry {
-                id,
-                name: m.name.clone(),
+        let mut roster: Vec<RosterEntry> = self
+            .clients
+            .values()
+            .filter_map(|c| match c.role {
+                Role::Player(id) => Some(RosterEntry {
+                    id,
+                    name: c.name.clone(),
+                }),
+                Role::Spectator => None,
             })
             .collect();
-        for (&id, member) in &self.members {
-            let start = Start {
-                seed: self.config.seed,
-                tick_rate: self.config.tick_rate,
-                input_delay: self.config.input_delay,
-                balls: self.config.balls,
-                roster: roster.clone(),
-                hash_interval: self.config.hash_interval,
-                you: id,
+        roster.sort_by_key(|r| r.id);
+        self.roster = roster.clone();
+        for client in self.clients.values() {
+            let you = match client.role {
+                Role::Player(id) => Some(id),
+                Role::Spectator => None,
             };
-            if member
-                .control
-                .try_send(ServerMessage::Start(start))
-                .is_err()
-            {
-                warn!(player = %id, "could not queue Start; the drop timeout will remove it");
-            }
+            client.send(ServerMessage::Start(self.start_message(
+                you,
+                Tick(0),
+                Tick(0),
+            )));
         }
-        let ids: Vec<PlayerId> = self.members.keys().copied().collect();
+        let ids: Vec<PlayerId> = roster.iter().map(|r| r.id).collect();
         self.relay = Some(Relay::new(&ids, self.config.drop_timeout, self.now()));
         self.hashes = HashCheck::new();
+        self.waiting_warned.clear();
         self.start_recording(roster.clone());
         info!(players = ids.len(), seed = self.config.seed, "game started");
         self.emit(ServerEvent::Started {
@@ -300,17 +496,23 @@ impl Session {
     }
 
     fn remove(&mut self, conn_id: ConnId, reason: DropReason, why: &str) {
-        let Some(player) = self.player_of(conn_id) else {
+        let Some(client) = self.clients.get(&conn_id) else {
             return;
         };
-        match &mut self.relay {
-            None => {
-                if let Some(member) = self.members.remove(&player) {
-                    info!(%player, name = %member.name, why, "left the lobby");
-                }
+        match (client.role, &mut self.relay) {
+            (Role::Spectator, _) => {
+                info!(name = %client.name, why, "spectator left");
+                self.clients.remove(&conn_id);
             }
-            Some(relay) => {
-                if let Some(drop) = relay.remove(player, reason) {
+            (Role::Player(player), None) => {
+                info!(%player, name = %client.name, why, "left the lobby");
+                self.clients.remove(&conn_id);
+            }
+            (Role::Player(player), Some(relay)) => {
+                if client.rejoining {
+                    self.clients.remove(&conn_id);
+                    self.advance();
+                } else if let Some(drop) = relay.remove(player, reason) {
                     self.report_drop(drop);
                     self.advance();
                 }
@@ -319,11 +521,7 @@ impl Session {
     }
 
     fn report_drop(&mut self, drop: Drop) {
-        let name = self
-            .members
-            .get(&drop.player)
-            .map(|m| m.name.clone())
-            .unwrap_or_default();
+        let name = self.name_of(drop.player);
         warn!(player = %drop.player, %name, tick = %drop.tick, reason = drop.reason.as_str(), "player dropped");
         if let Some(recorder) = &mut self.recorder {
             recorder.left(drop.tick, drop.player, drop.reason.as_str());
@@ -336,8 +534,8 @@ impl Session {
         });
     }
 
-    /// Bundles what became complete, sends it, and ends the game when
-    /// nobody is left.
+    /// Bundles what became complete, records and sends it, lets waiting
+    /// rejoins in, and ends the game when nobody is left.
     fn advance(&mut self) {
         let Some(relay) = &mut self.relay else {
             return;
@@ -351,6 +549,7 @@ impl Session {
             }
             self.broadcast();
         }
+        self.complete_rejoins();
         self.forget_departed();
     }
 
@@ -358,29 +557,46 @@ impl Session {
         let Some(relay) = &self.relay else {
             return;
         };
-        let active: Vec<PlayerId> = relay.players().collect();
-        let departed: Vec<PlayerId> = self
-            .members
-            .keys()
-            .filter(|id| !active.contains(id))
-            .copied()
+        let active: BTreeSet<PlayerId> = relay.players().collect();
+        let departed: Vec<ConnId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| !c.rejoining)
+            .filter(|(_, c)| matches!(c.role, Role::Player(p) if !active.contains(&p)))
+            .map(|(&id, _)| id)
             .collect();
         for id in departed {
-            if let Some(member) = self.members.remove(&id) {
-                member
+            if let Some(client) = self.clients.remove(&id) {
+                client
                     .conn
                     .close(crate::CLOSE_DROPPED, b"removed from the game");
             }
         }
-        if relay.is_empty() {
+        let rejoining = self.clients.values().any(|c| c.rejoining);
+        if relay.is_empty() && !rejoining {
             let tick = relay.next_tick();
             info!(%tick, "game over: no players left");
-            self.emit(ServerEvent::GameOver { tick });
-            self.relay = None;
-            if let Some(recorder) = self.recorder.take() {
-                recorder.finish("every player left");
-            }
+            self.finish_game(tick, "the game is over: every player left");
         }
+    }
+
+    /// Ends the game: spectators and remaining clients are told why, the
+    /// recording is closed and the server returns to the lobby.
+    fn finish_game(&mut self, tick: Tick, reason: &str) {
+        for client in self.clients.values() {
+            client.send(ServerMessage::Ended {
+                reason: reason.to_string(),
+            });
+        }
+        // The connection tasks see their clients go: the writers flush the
+        // Ended message and the clients close.
+        self.clients.clear();
+        self.relay = None;
+        self.roster.clear();
+        if let Some(recorder) = self.recorder.take() {
+            recorder.finish(reason);
+        }
+        self.emit(ServerEvent::GameOver { tick });
     }
 
     /// Compares the hash reports that are complete and announces desyncs.
@@ -390,15 +606,7 @@ impl Session {
         };
         let desyncs = self.hashes.judge(|tick| relay.players_at(tick));
         for desync in desyncs {
-            let names: Vec<String> = desync
-                .diverged
-                .iter()
-                .map(|id| {
-                    self.members
-                        .get(id)
-                        .map_or_else(|| format!("player{id}"), |m| m.name.clone())
-                })
-                .collect();
+            let names: Vec<String> = desync.diverged.iter().map(|&id| self.name_of(id)).collect();
             warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, "desync");
             self.emit(ServerEvent::Desync {
                 tick: desync.tick,
@@ -409,37 +617,21 @@ impl Session {
                 diverged: desync.diverged.clone(),
                 majority: desync.majority,
             });
-            for member in self.members.values() {
-                let _ = member.control.try_send(notice.clone());
+            for client in self.clients.values() {
+                client.send(notice.clone());
             }
             if self.config.on_desync == OnDesync::Stop {
-                self.end_game(&format!(
+                let tick = self.relay.as_ref().map_or(Tick(0), Relay::next_tick);
+                let reason = format!(
                     "desync at tick {}: {} diverged",
                     desync.tick,
                     names.join(", ")
-                ));
+                );
+                info!(%tick, %reason, "game ended by the server");
+                self.finish_game(tick, &reason);
                 return;
             }
         }
-    }
-
-    /// Ends the running game for everyone with `reason`.
-    fn end_game(&mut self, reason: &str) {
-        let tick = self.relay.as_ref().map_or(Tick(0), Relay::next_tick);
-        for member in self.members.values() {
-            let _ = member.control.try_send(ServerMessage::Ended {
-                reason: reason.to_string(),
-            });
-        }
-        // The connection tasks see the members go: their writers flush the
-        // Ended message and the clients close.
-        self.members.clear();
-        self.relay = None;
-        if let Some(recorder) = self.recorder.take() {
-            recorder.finish(reason);
-        }
-        info!(%tick, %reason, "game ended by the server");
-        self.emit(ServerEvent::GameOver { tick });
     }
 
     fn poll(&mut self) {
@@ -455,10 +647,60 @@ impl Session {
             self.advance();
         }
         self.resend_stale();
+        if self.last_status.elapsed() >= STATUS_EVERY {
+            self.last_status = Instant::now();
+            self.send_status(now);
+        }
+    }
+
+    /// The lag indicator: every client learns who the game waits for and
+    /// how each player's link looks; the log says it too, once per wait.
+    fn send_status(&mut self, now: Duration) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let standings = relay.standings(now);
+        let peers: Vec<Peer> = standings
+            .iter()
+            .map(|s| Peer {
+                player: s.player,
+                ping_ms: self
+                    .player_conn(s.player)
+                    .and_then(|id| self.clients.get(&id))
+                    .map_or(0, |c| {
+                        c.conn.rtt().as_millis().min(u128::from(u16::MAX)) as u16
+                    }),
+                ticks_behind: s.ticks_behind.min(u32::from(u16::MAX)) as u16,
+                silent_ms: s.silent.as_millis().min(u128::from(u32::MAX)) as u32,
+                waited_for: s.waited_for,
+            })
+            .collect();
+        for s in &standings {
+            let waited_long = s.waited_for && s.silent >= SILENCE_WARNING;
+            if waited_long && self.waiting_warned.insert(s.player) {
+                warn!(
+                    player = %s.player,
+                    name = %self.name_of(s.player),
+                    tick = %relay.next_tick(),
+                    silent_ms = s.silent.as_millis() as u64,
+                    ticks_behind = s.ticks_behind,
+                    "waiting for player"
+                );
+            } else if !s.waited_for {
+                self.waiting_warned.remove(&s.player);
+            }
+        }
+        let status = ServerMessage::PeerStatus(PeerStatus {
+            next_tick: relay.next_tick(),
+            peers,
+        });
+        for client in self.clients.values() {
+            client.send(status.clone());
+        }
     }
 
     fn broadcast(&mut self) {
-        let ids: Vec<PlayerId> = self.members.keys().copied().collect();
+        let ids: Vec<ConnId> = self.clients.keys().copied().collect();
         for id in ids {
             self.send_bundles(id);
         }
@@ -468,10 +710,15 @@ impl Session {
         let Some(relay) = &self.relay else {
             return;
         };
-        let stale: Vec<PlayerId> = self
-            .members
+        let next = relay.next_tick();
+        let stale: Vec<ConnId> = self
+            .clients
             .iter()
-            .filter(|(&id, m)| !relay.is_up_to_date(id) && m.last_sent.elapsed() >= RESEND_AFTER)
+            .filter(|(_, c)| c.last_sent.elapsed() >= RESEND_AFTER && !c.rejoining)
+            .filter(|(_, c)| match c.role {
+                Role::Player(p) => !relay.is_up_to_date(p),
+                Role::Spectator => c.ack < next,
+            })
             .map(|(&id, _)| id)
             .collect();
         for id in stale {
@@ -479,38 +726,45 @@ impl Session {
         }
     }
 
-    fn send_bundles(&mut self, id: PlayerId) {
-        let (Some(relay), Some(member)) = (&self.relay, self.members.get_mut(&id)) else {
+    fn send_bundles(&mut self, id: ConnId) {
+        let (Some(relay), Some(client)) = (&self.relay, self.clients.get_mut(&id)) else {
             return;
         };
-        let limit = member
+        if client.rejoining {
+            return;
+        }
+        let limit = client
             .conn
             .max_datagram_size()
             .unwrap_or(0)
             .min(MAX_DATAGRAM_SIZE);
-        let Some(bytes) = relay.datagram_for(id, limit) else {
+        let bytes = match client.role {
+            Role::Player(p) => relay.datagram_for(p, limit),
+            Role::Spectator => relay.datagram_from(client.ack, Tick(0), limit),
+        };
+        let Some(bytes) = bytes else {
             return;
         };
-        if let Err(e) = member.conn.send_datagram(Bytes::from(bytes)) {
-            debug!(player = %id, error = %e, "datagram not sent");
+        if let Err(e) = client.conn.send_datagram(Bytes::from(bytes)) {
+            debug!(name = %client.name, error = %e, "datagram not sent");
         }
-        member.last_sent = Instant::now();
+        client.last_sent = Instant::now();
     }
 
     async fn shut_down(&mut self) {
-        for member in self.members.values() {
-            let _ = member.control.try_send(ServerMessage::Ended {
+        for client in self.clients.values() {
+            client.send(ServerMessage::Ended {
                 reason: "the server is shutting down".into(),
             });
         }
         // Give the writer tasks a moment to put Ended on the wire.
         tokio::time::sleep(Duration::from_millis(100)).await;
-        for member in self.members.values() {
-            member
+        for client in self.clients.values() {
+            client
                 .conn
                 .close(crate::CLOSE_SHUTDOWN, b"the server is shutting down");
         }
-        self.members.clear();
+        self.clients.clear();
         if let Some(recorder) = self.recorder.take() {
             recorder.finish("the server shut down");
         }

@@ -368,6 +368,7 @@ mod tests {
         for networked in [false, true] {
             for strategy in Strategy::ALL {
                 let mut rules = settings(strategy);
+                rules.max_step = true;
                 rules.max_loops = Some(2);
                 rules.networked = networked;
                 let mut lp = Loop::new(rules, 0);

@@ -48,12 +48,26 @@ use std::str::FromStr;
 use crate::fixed_step::Policy;
 
 pub use machine::{FrameStart, Loop, Plan, Update};
-pub use millis::{format_ms, parse_ms, parse_ms_list, ParseMsError};
+pub use millis::{format_ms, parse_ms, ParseMsError};
 pub use variable::VariableStep;
 
 /// Seed 000's maximum delta (and maximum step), `maxDelta = 0.05`: a frame
 /// counts at most 50 ms, three ticks at 60 Hz, before game time slows down.
 pub const DEFAULT_MAX_DELTA_NS: u64 = 50_000_000;
+
+/// The ladder as `lockstep-client loops` prints it: one line per rung,
+/// its key in the lab, its name and what to look for.
+pub fn ladder() -> Vec<String> {
+    let mut lines: Vec<String> = (1..)
+        .zip(Strategy::ALL)
+        .map(|(key, strategy)| format!("{key} {:<15} {}", strategy.name(), strategy.lesson()))
+        .collect();
+    lines.push(format!(
+        "N {:<15} seed 001: any of them with no maximum delta, no MAX_LOOPS, no discard",
+        "--networked"
+    ));
+    lines
+}
 
 /// One rung of the ladder; the names are the command line's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,6 +304,15 @@ mod tests {
             "fixed-step".parse::<Strategy>(),
             Err(UnknownStrategy("fixed-step".into()))
         );
+    }
+
+    #[test]
+    fn the_ladder_lists_every_rung_then_the_networked_rule() {
+        let ladder = ladder();
+        assert_eq!(ladder.len(), 8);
+        assert!(ladder[0].starts_with("1 variable "), "{}", ladder[0]);
+        assert!(ladder[6].starts_with("7 mixed "), "{}", ladder[6]);
+        assert!(ladder[7].starts_with("N --networked "), "{}", ladder[7]);
     }
 
     #[test]

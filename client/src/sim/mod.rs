@@ -250,6 +250,27 @@ impl World {
         }
     }
 
+    /// Brings back a player of the starting roster that was removed (a
+    /// rejoin; called at the same tick on every machine, after that tick's
+    /// removals). Its disc reappears at its starting spot, at rest; its
+    /// score is kept. A player already in the game, or not in the starting
+    /// roster, is ignored.
+    pub fn add_player(&mut self, id: PlayerId) {
+        let Some(slot) = self.scores.iter().position(|score| score.player == id) else {
+            return;
+        };
+        let Err(index) = self.discs.binary_search_by_key(&id, |disc| disc.player) else {
+            return;
+        };
+        let disc = Disc {
+            player: id,
+            pos: Arena::STANDARD.disc_spawn(slot, self.scores.len()),
+            vel: Vec2::ZERO,
+            radius: Disc::RADIUS,
+        };
+        self.discs.insert(index, disc);
+    }
+
     /// Fault injection for desync tests (`--inject-desync-at`): moves the
     /// first ball (or, with no balls, the first disc) one ulp to the right,
     /// the smallest change a float can make. Returns the changed field's

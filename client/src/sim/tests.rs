@@ -138,6 +138,26 @@ fn a_cloned_snapshot_continues_exactly_like_the_original() {
 }
 
 #[test]
+fn a_player_added_back_reappears_at_its_spot_in_id_order() {
+    let (mut world, mut bots) = game(6);
+    let start = world.discs()[1].pos;
+    play(&mut world, &mut bots, 100);
+    world.remove_player(PlayerId(1));
+    play(&mut world, &mut bots, 100);
+    world.add_player(PlayerId(1));
+    world.add_player(PlayerId(1));
+    world.add_player(PlayerId(9));
+    let ids: Vec<PlayerId> = world.discs().iter().map(|d| d.player).collect();
+    assert_eq!(ids, PLAYERS);
+    assert_eq!(world.discs()[1].pos, start);
+    let mut twin = world.clone();
+    let mut twin_bots = bots.clone();
+    play(&mut world, &mut bots, 300);
+    play(&mut twin, &mut twin_bots, 300);
+    assert_eq!(world.hash(), twin.hash());
+}
+
+#[test]
 fn a_serialized_snapshot_restores_the_exact_state() {
     let (mut world, mut bots) = game(4);
     play(&mut world, &mut bots, 500);

@@ -7,7 +7,7 @@
 )]
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
@@ -233,6 +233,20 @@ impl Finished {
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}: no {key} in {line:?}", self.name))
     }
+}
+
+/// Runs `args` of the client inside a fresh Xvfb display, 1280x720.
+pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
+    assert!(
+        Path::new("/usr/bin/xvfb-run").exists(),
+        "xvfb-run is missing: install xvfb and xauth (make test does)"
+    );
+    let mut command = Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(client_bin())
+        .args(args);
+    Client::spawn(name, &mut command)
 }
 
 /// A directory removed when dropped.

@@ -1,0 +1,240 @@
+//! Two real quinn endpoints on loopback, the client behind a conditioned
+//! socket: what the conditioner promises, measured through QUIC itself.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use lockstep_conditioner::{ConditionedSocket, LinkConfig};
+use quinn::rustls::pki_types::PrivatePkcs8KeyDer;
+use quinn::{ClientConfig, Connection, Endpoint, ServerConfig, TransportConfig};
+use tokio::time::{sleep, timeout, Instant};
+
+/// Upper bound on every test, far above what each needs, so a hang fails
+/// instead of stalling the suite.
+const TEST_LIMIT: Duration = Duration::from_secs(10);
+
+const LOCALHOST: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 0);
+
+/// Both ends of one connection; the client's socket is conditioned.
+struct Pair {
+    client: Connection,
+    server: Connection,
+    socket: Arc<ConditionedSocket>,
+    _endpoints: (Endpoint, Endpoint),
+}
+
+/// LAN-sized first RTT guess, so a handshake packet lost on a lossy link is
+/// resent after tens of milliseconds rather than quinn's default second.
+fn transport() -> Arc<TransportConfig> {
+    let mut transport = TransportConfig::default();
+    transport.initial_rtt(Duration::from_millis(20));
+    Arc::new(transport)
+}
+
+/// Connects a plain server to a client whose path is `link` both ways.
+async fn connect(link: LinkConfig) -> Pair {
+    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()])
+        .expect("self-signed certificate");
+    let cert_der = cert.cert.der().clone();
+    let key = PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()).into();
+
+    let mut server_config =
+        ServerConfig::with_single_cert(vec![cert_der.clone()], key).expect("server TLS config");
+    server_config.transport_config(transport());
+    let server = Endpoint::server(server_config, LOCALHOST).expect("server binds");
+
+    let mut roots = quinn::rustls::RootCertStore::empty();
+    roots.add(cert_der).expect("certificate is valid");
+    let mut client_config =
+        ClientConfig::with_root_certificates(Arc::new(roots)).expect("client TLS config");
+    client_config.transport_config(transport());
+    let (mut client, socket) = lockstep_conditioner::endpoint(
+        quinn::EndpointConfig::default(),
+        None,
+        LOCALHOST,
+        link,
+        link,
+    )
+    .expect("conditioned client binds");
+    client.set_default_client_config(client_config);
+
+    let server_addr = server.local_addr().expect("server address");
+    let (client_conn, server_conn) = tokio::join!(
+        async {
+            client
+                .connect(server_addr, "localhost")
+                .expect("connect starts")
+                .await
+                .expect("client handshake")
+        },
+        async {
+            server
+                .accept()
+                .await
+                .expect("server is open")
+                .await
+                .expect("server handshake")
+        },
+    );
+    Pair {
+        client: client_conn,
+        server: server_conn,
+        socket,
+        _endpoints: (client, server),
+    }
+}
+
+/// Echoes every datagram back until the connection closes.
+fn echo_datagrams(conn: Connection) {
+    tokio::spawn(async move {
+        while let Ok(datagram) = conn.read_datagram().await {
+            if conn.send_datagram(datagram).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Sends `count` datagrams one after the other and returns each round trip.
+async fn datagram_round_trips(conn: &Connection, count: u32) -> Vec<Duration> {
+    let mut trips = Vec::new();
+    for i in 0..count {
+        let started = Instant::now();
+        conn.send_datagram(Bytes::from(i.to_be_bytes().to_vec()))
+            .expect("datagram sent");
+        let echo = conn.read_datagram().await.expect("echo arrives");
+        assert_eq!(&echo[..], i.to_be_bytes());
+        trips.push(started.elapsed());
+    }
+    trips.sort();
+    trips
+}
+
+#[tokio::test]
+async fn latency_in_each_direction_adds_up_in_the_round_trip() {
+    timeout(TEST_LIMIT, async {
+        let pair = connect(LinkConfig {
+            latency: Duration::from_millis(20),
+            ..LinkConfig::default()
+        })
+        .await;
+        echo_datagrams(pair.server.clone());
+
+        let trips = datagram_round_trips(&pair.client, 20).await;
+        let rtt = pair.client.rtt();
+        println!(
+            "20 ms each way: quinn rtt {rtt:?}, echo round trips {:?}..{:?}",
+            trips[0], trips[19]
+        );
+
+        assert!(trips[0] >= Duration::from_millis(40), "{trips:?}");
+        assert!(rtt >= Duration::from_millis(40), "{rtt:?}");
+        assert!(rtt < Duration::from_millis(80), "{rtt:?}");
+        let stats = pair.socket.stats();
+        assert!(
+            stats.up.delivered > 20 && stats.down.delivered > 20,
+            "{stats:?}"
+        );
+        assert_eq!(stats.up.lost + stats.down.lost, 0);
+    })
+    .await
+    .expect("test finished in time");
+}
+
+#[tokio::test]
+async fn lossy_link_drops_datagrams_but_streams_arrive_intact() {
+    const DATAGRAMS: usize = 2000;
+    const STREAM_BYTES: usize = 100_000;
+    timeout(TEST_LIMIT, async {
+        let pair = connect(LinkConfig {
+            loss: 0.3,
+            seed: 1,
+            ..LinkConfig::default()
+        })
+        .await;
+
+        let received = Arc::new(AtomicUsize::new(0));
+        let server = pair.server.clone();
+        let counter = received.clone();
+        tokio::spawn(async move {
+            while server.read_datagram().await.is_ok() {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let server = pair.server.clone();
+        let receiver = tokio::spawn(async move {
+            let (_, mut recv) = server.accept_bi().await.unwrap();
+            recv.read_to_end(2 * STREAM_BYTES).await.unwrap()
+        });
+
+        let payload: Vec<u8> = (0..STREAM_BYTES).map(|i| (i % 251) as u8).collect();
+        let (mut send, _recv) = pair.client.open_bi().await.unwrap();
+        let writer = {
+            let payload = payload.clone();
+            tokio::spawn(async move {
+                send.write_all(&payload).await.unwrap();
+                send.finish().unwrap();
+                send
+            })
+        };
+        // Steady pace: one datagram a millisecond, two seconds in all.
+        let mut tick = tokio::time::interval(Duration::from_millis(1));
+        for id in 0..DATAGRAMS as u32 {
+            tick.tick().await;
+            pair.client
+                .send_datagram(Bytes::from(id.to_be_bytes().to_vec()))
+                .unwrap();
+        }
+
+        let arrived = receiver.await.unwrap();
+        let _send = writer.await.unwrap();
+        assert!(
+            arrived == payload,
+            "stream corrupted: {} bytes",
+            arrived.len()
+        );
+        // Datagrams still in flight when the stream ended.
+        sleep(Duration::from_millis(200)).await;
+
+        let received = received.load(Ordering::Relaxed);
+        let stats = pair.socket.stats();
+        println!("30% loss: {received} of {DATAGRAMS} datagrams arrived; {stats:?}");
+        assert!(
+            (1200..=1600).contains(&received),
+            "{received} of {DATAGRAMS} datagrams arrived, expected about 1400"
+        );
+        for direction in [stats.up, stats.down] {
+            let loss = direction.lost as f64 / direction.sent as f64;
+            assert!((0.25..0.35).contains(&loss), "{stats:?}");
+        }
+    })
+    .await
+    .expect("test finished in time");
+}
+
+#[tokio::test]
+async fn clean_link_adds_no_measurable_delay() {
+    timeout(TEST_LIMIT, async {
+        let pair = connect(LinkConfig::default()).await;
+        echo_datagrams(pair.server.clone());
+
+        let trips = datagram_round_trips(&pair.client, 20).await;
+        let rtt = pair.client.rtt();
+        println!(
+            "clean: quinn rtt {rtt:?}, echo round trips {:?}..{:?} (median {:?})",
+            trips[0], trips[19], trips[10]
+        );
+
+        assert!(trips[10] < Duration::from_millis(5), "{trips:?}");
+        assert!(rtt < Duration::from_millis(5), "{rtt:?}");
+        let stats = pair.socket.stats();
+        assert_eq!(stats.up.sent, stats.up.delivered, "{stats:?}");
+        assert_eq!(stats.down.sent, stats.down.delivered, "{stats:?}");
+        assert!(stats.up.sent > 20 && stats.down.sent > 20, "{stats:?}");
+    })
+    .await
+    .expect("test finished in time");
+}
