@@ -5,8 +5,10 @@
 //! must reach every other client before they simulate `t`. The clients'
 //! clocks start when Start reaches them, half a round trip apart, so the
 //! budget works out to this client's own round trip to the server: the
-//! delay must cover `rtt + 2 * jitter`, plus one tick for the phase of the
-//! sampling. Two signals feed the choice:
+//! delay must cover `rtt + 2 * jitter`, plus two ticks: one for the phase
+//! of the sampling (an input is sampled only after a tick ran) and one for
+//! the offset between the clients' frame clocks. Two signals feed the
+//! choice:
 //!
 //! - the link: quinn's smoothed RTT and the jitter of bundle arrivals;
 //! - the server's lag indicator: if the game is waiting for our inputs, we
@@ -76,7 +78,7 @@ impl DelayController {
     /// The delay the link alone calls for.
     pub fn estimate(&self, rtt: Duration, jitter: Duration) -> u8 {
         let budget = rtt + 2 * jitter + SAFETY;
-        let ticks = budget.as_nanos().div_ceil(self.tick.as_nanos().max(1)) + 1;
+        let ticks = budget.as_nanos().div_ceil(self.tick.as_nanos().max(1)) + 2;
         ticks.clamp(u128::from(MIN_DELAY), u128::from(MAX_DELAY)) as u8
     }
 
@@ -128,12 +130,12 @@ mod tests {
     #[test]
     fn the_estimate_covers_the_round_trip_and_jitter_plus_a_tick() {
         let c = DelayController::new(3, 60, None);
-        // Loopback: well under a tick, so two ticks.
-        assert_eq!(c.estimate(MS / 5, Duration::ZERO), 2);
-        // 50 ms +/- 10 ms: (50 + 20 + 2) ms = 4.3 ticks -> 5, plus one.
-        assert_eq!(c.estimate(50 * MS, 10 * MS), 6);
-        // 150 ms: 9.1 -> 10, plus one.
-        assert_eq!(c.estimate(150 * MS, Duration::ZERO), 11);
+        // Loopback: well under a tick, so one, plus two.
+        assert_eq!(c.estimate(MS / 5, Duration::ZERO), 3);
+        // 50 ms +/- 10 ms: (50 + 20 + 2) ms = 4.3 ticks -> 5, plus two.
+        assert_eq!(c.estimate(50 * MS, 10 * MS), 7);
+        // 150 ms: 9.1 -> 10, plus two.
+        assert_eq!(c.estimate(150 * MS, Duration::ZERO), 12);
         assert_eq!(
             c.estimate(Duration::from_secs(5), Duration::ZERO),
             MAX_DELAY
@@ -143,13 +145,13 @@ mod tests {
     #[test]
     fn the_delay_rises_at_once_and_falls_slowly() {
         let mut c = DelayController::new(3, 60, None);
-        assert_eq!(c.update(Tick(10), 50 * MS, 10 * MS, false), Some(6));
+        assert_eq!(c.update(Tick(10), 50 * MS, 10 * MS, false), Some(7));
         // The link gets better: no change until LOWER_AFTER ticks passed,
         // then one tick down at a time.
         assert_eq!(c.update(Tick(11), MS, Duration::ZERO, false), None);
         assert_eq!(
             c.update(Tick(10 + LOWER_AFTER), MS, Duration::ZERO, false),
-            Some(5)
+            Some(6)
         );
         assert_eq!(
             c.update(Tick(11 + LOWER_AFTER), MS, Duration::ZERO, false),
@@ -157,17 +159,17 @@ mod tests {
         );
         assert_eq!(
             c.update(Tick(10 + 2 * LOWER_AFTER), MS, Duration::ZERO, false),
-            Some(4)
+            Some(5)
         );
     }
 
     #[test]
     fn being_waited_for_adds_a_tick_that_is_forgotten_later() {
-        let mut c = DelayController::new(2, 60, None);
-        assert_eq!(c.update(Tick(1), MS, Duration::ZERO, true), Some(3));
-        assert_eq!(c.update(Tick(2), MS, Duration::ZERO, true), Some(4));
+        let mut c = DelayController::new(3, 60, None);
+        assert_eq!(c.update(Tick(1), MS, Duration::ZERO, true), Some(4));
+        assert_eq!(c.update(Tick(2), MS, Duration::ZERO, true), Some(5));
         let quiet = Tick(2 + FORGET_LATENESS_AFTER);
-        assert_eq!(c.update(quiet, MS, Duration::ZERO, false), Some(3));
+        assert_eq!(c.update(quiet, MS, Duration::ZERO, false), Some(4));
     }
 
     #[test]

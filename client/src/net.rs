@@ -287,7 +287,11 @@ async fn connection(
     };
     let closed = match play(&endpoint, &options, &mut commands, &events).await {
         Ok(closed) => closed,
-        Err(NetError::Connection(e)) => Closed::Lost(describe(&e)),
+        Err(
+            NetError::Connection(e)
+            | NetError::Read(quinn::ReadError::ConnectionLost(e))
+            | NetError::Write(quinn::WriteError::ConnectionLost(e)),
+        ) => Closed::Lost(describe(&e)),
         Err(e) => Closed::Lost(e.to_string()),
     };
     endpoint.close(CLOSE_LEAVE, b"client closed");

@@ -1,0 +1,125 @@
+//! Real networks: players reconnecting, spectators joining late, and the
+//! server disappearing, with real processes over QUIC on loopback.
+
+mod support;
+
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use support::{client_bin, Client, Server};
+
+/// These tests time real processes; running them one at a time keeps the
+/// two cores of a CI machine from turning contention into stalls.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn kill(signal: &str, pid: u32) {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+#[test]
+fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "51"]);
+    let mut clients: Vec<Client> = (0..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 60 + i, 900))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(3));
+    let victim = clients.remove(1);
+    kill("-KILL", victim.child.id());
+    drop(victim);
+    let comeback = Client::headless_bot(&server, "bot1", 61, 900);
+    let rejoined = server.wait_for("rejoined player=", Duration::from_secs(15));
+    assert!(rejoined.contains("name=bot1"), "{rejoined}");
+    let dropped = server.wait_for("dropped player=", Duration::from_secs(1));
+    assert!(dropped.contains("name=bot1"), "{dropped}");
+
+    let back = comeback.finish(Duration::from_secs(60));
+    assert!(
+        back.stderr.contains("caught up with the game at tick"),
+        "{}",
+        back.stderr
+    );
+    let mut finals = vec![back.final_line()];
+    for client in clients {
+        finals.push(client.finish(Duration::from_secs(60)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 900);
+}
+
+#[test]
+fn a_spectator_joining_mid_game_ends_on_the_players_hash_and_never_stalls_them() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--seed", "52"]);
+    let players: Vec<Client> = (0..2)
+        .map(|i| Client::headless_bot(&server, &format!("p{i}"), i, 600))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(3));
+    let spectator = Client::spawn(
+        "watcher",
+        Command::new(client_bin()).args([
+            "--connect",
+            &server.addr,
+            "--fingerprint",
+            &server.fingerprint,
+            "--name",
+            "watcher",
+            "--spectate",
+            "--headless",
+            "--ticks",
+            "600",
+        ]),
+    );
+    let watched = spectator.finish(Duration::from_secs(60));
+    let finals: Vec<(u32, String)> = players
+        .into_iter()
+        .map(|p| {
+            let finished = p.finish(Duration::from_secs(60));
+            // The relay never waits for a spectator; what stalls remain
+            // come from a busy machine (other test binaries run alongside),
+            // so allow half a percent of the ticks.
+            assert!(finished.stat("stalled_ticks") <= 3, "{}", finished.stdout);
+            finished.final_line()
+        })
+        .collect();
+    assert_eq!(finals[0], finals[1]);
+    assert_eq!(watched.final_line(), finals[0]);
+    assert!(
+        watched.stderr.contains("caught up with the game"),
+        "{}",
+        watched.stderr
+    );
+}
+
+#[test]
+fn clients_stop_with_a_clear_message_when_the_server_is_killed() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--seed", "53"]);
+    let clients: Vec<Client> = (0..2)
+        .map(|i| Client::headless_bot(&server, &format!("b{i}"), i, 100_000))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(2));
+    kill("-KILL", server.child.id());
+    for client in clients {
+        let finished = client.finish(Duration::from_secs(20));
+        assert!(!finished.success);
+        assert!(!finished.stdout.contains("final"), "{}", finished.stdout);
+        let last = finished.stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("lockstep-client: lost the server"),
+            "{}",
+            finished.stderr
+        );
+    }
+}
