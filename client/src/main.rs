@@ -75,6 +75,10 @@ struct PlayArgs {
     /// reaches this tick, to see a desync detected and diagnosed.
     #[arg(long, value_name = "TICK")]
     inject_desync_at: Option<u32>,
+    /// Send inputs on the reliable stream instead of as datagrams (to
+    /// measure the difference).
+    #[arg(long, hide = true)]
+    inputs_over_stream: bool,
     /// Protocol version to announce (for testing refusals).
     #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
     protocol_version: u16,
@@ -481,6 +485,7 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         fingerprint: args.fingerprint.clone(),
         protocol_version: args.protocol_version,
         spectate: args.spectate,
+        inputs_over_stream: args.inputs_over_stream,
     })
     .context("starting the network thread")?;
     let play = PlayOptions {

@@ -63,6 +63,9 @@ pub struct NetOptions {
     pub protocol_version: u16,
     /// Watch without playing.
     pub spectate: bool,
+    /// Send inputs on the reliable control stream instead of as datagrams
+    /// (to compare the transports; datagrams with redundancy are better).
+    pub inputs_over_stream: bool,
 }
 
 /// Frontend → network.
@@ -394,6 +397,14 @@ async fn play(
                 }
             }
             command = commands.recv() => match command {
+                Some(NetCommand::Input(tick, input)) if options.inputs_over_stream => {
+                    let inputs = ClientMessage::Inputs(InputDatagram {
+                        bundles_ack: link.received_through,
+                        first_tick: tick,
+                        inputs: vec![input],
+                    });
+                    send.write_all(&encode_frame(&inputs)?).await?;
+                }
                 Some(NetCommand::Input(tick, input)) => {
                     link.unacked.insert(tick, input);
                     link.send(&conn);

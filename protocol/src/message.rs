@@ -21,6 +21,10 @@ pub enum ClientMessage {
         /// `World::hash()` at that tick.
         hash: u64,
     },
+    /// Inputs sent on the reliable stream instead of as a datagram: only
+    /// for comparing the two transports (`--inputs-over-stream`); the
+    /// server treats them exactly like an [`InputDatagram`].
+    Inputs(InputDatagram),
 }
 
 /// A client introducing itself.

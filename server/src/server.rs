@@ -260,6 +260,11 @@ async fn relay_traffic(
                                     return "server stopping".into();
                                 }
                             }
+                            Ok(Some(ClientMessage::Inputs(inputs))) => {
+                                if session.send(SessionEvent::Inputs(conn_id, inputs)).await.is_err() {
+                                    return "server stopping".into();
+                                }
+                            }
                             Ok(Some(ClientMessage::Hello(_))) => debug!("repeated Hello ignored"),
                             Ok(None) => break,
                             Err(e) => {
