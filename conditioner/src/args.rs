@@ -11,7 +11,13 @@ use crate::impairment::LinkConfig;
 /// so the round trip grows by twice `--sim-latency-ms`. Without any flag the
 /// link is clean and the conditioner adds nothing.
 #[derive(Clone, Debug, Default, PartialEq, clap::Args)]
-#[command(next_help_heading = "Network simulation (each direction)")]
+// `about = None`: this doc comment is for Rust readers; clap would
+// otherwise show it as the description of any command without its own.
+#[command(
+    next_help_heading = "Network simulation (each direction)",
+    about = None,
+    long_about = None
+)]
 pub struct LinkArgs {
     /// One-way delay added in each direction, in milliseconds; the round
     /// trip grows by about twice this.

@@ -25,7 +25,13 @@
 //! own fate; GRO batches arriving from the kernel are split here.
 //!
 //! Times are [`Duration`]s since the socket was created (`epoch`), so the
-//! model and queue never see a clock.
+//! model and queue never see a clock. Tokio timers fire on a 1 ms wheel, so
+//! a delayed packet leaves up to about a millisecond after its modelled time
+//! and sub-millisecond jitter is coarsened; packets with no delay leave at
+//! once.
+//!
+//! Dropping the socket lets the uplink task deliver what it still holds (a
+//! delayed CONNECTION_CLOSE still reaches the peer) before it ends.
 
 use std::fmt;
 use std::future::{poll_fn, Future};
@@ -254,9 +260,11 @@ impl AsyncUdpSocket for ConditionedSocket {
                 .fetch_add(count, Ordering::Relaxed);
             return Ok(());
         }
-        let now = self.elapsed();
         {
             let mut link = lock(&self.up.link);
+            // Read under the lock: concurrent senders then reach the model
+            // in time order, as `Impairment::decide` asks.
+            let now = self.elapsed();
             for datagram in datagrams {
                 let packet = Outgoing {
                     destination: transmit.destination,
