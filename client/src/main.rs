@@ -75,6 +75,8 @@ struct PlayArgs {
     /// reaches this tick, to see a desync detected and diagnosed.
     #[arg(long, value_name = "TICK")]
     inject_desync_at: Option<u32>,
+    #[command(flatten)]
+    link: lockstep_conditioner::LinkArgs,
     /// Send inputs on the reliable stream instead of as datagrams (to
     /// measure the difference).
     #[arg(long, hide = true)]
@@ -486,6 +488,10 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         protocol_version: args.protocol_version,
         spectate: args.spectate,
         inputs_over_stream: args.inputs_over_stream,
+        link: args
+            .link
+            .to_config()
+            .context("reading the --sim-* options")?,
     })
     .context("starting the network thread")?;
     let play = PlayOptions {
@@ -671,4 +677,14 @@ fn report(outcome: GameOutcome) -> Vec<String> {
         ),
         final_line(outcome.tick, outcome.hash),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
 }

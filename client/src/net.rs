@@ -66,6 +66,9 @@ pub struct NetOptions {
     /// Send inputs on the reliable control stream instead of as datagrams
     /// (to compare the transports; datagrams with redundancy are better).
     pub inputs_over_stream: bool,
+    /// Impairment of this client's path (both directions), for testing bad
+    /// networks; clean by default.
+    pub link: lockstep_conditioner::LinkConfig,
 }
 
 /// Frontend → network.
@@ -284,8 +287,14 @@ async fn connection(
     } else {
         (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
     };
-    let endpoint = match quinn::Endpoint::client(bind) {
-        Ok(endpoint) => endpoint,
+    let endpoint = match lockstep_conditioner::endpoint(
+        quinn::EndpointConfig::default(),
+        None,
+        bind,
+        options.link.clone(),
+        options.link.clone(),
+    ) {
+        Ok((endpoint, _)) => endpoint,
         Err(e) => return Closed::Lost(NetError::Socket(e).to_string()),
     };
     let closed = match play(&endpoint, &options, &mut commands, &events).await {

@@ -123,3 +123,44 @@ fn clients_stop_with_a_clear_message_when_the_server_is_killed() {
         );
     }
 }
+
+#[test]
+fn three_bots_at_20_ms_jitter_and_5_percent_loss_finish_in_lockstep() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "54"]);
+    let clients: Vec<Client> = (0..3)
+        .map(|i| {
+            let mut command = Command::new(client_bin());
+            command
+                .args([
+                    "--connect",
+                    &server.addr,
+                    "--fingerprint",
+                    &server.fingerprint,
+                ])
+                .args([
+                    "--name",
+                    &format!("lossy{i}"),
+                    "--headless",
+                    "--bot",
+                    &i.to_string(),
+                ])
+                .args(["--ticks", "600"])
+                .args(["--sim-latency-ms", "20", "--sim-jitter-ms", "5"])
+                .args(["--sim-loss-pct", "5", "--sim-seed", &(100 + i).to_string()]);
+            Client::spawn(&format!("lossy{i}"), &mut command)
+        })
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(20));
+    let finished: Vec<_> = clients
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(60)))
+        .collect();
+    let finals: Vec<(u32, String)> = finished.iter().map(|f| f.final_line()).collect();
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 600);
+    // The impairment is real: quinn measured the added round trip.
+    for f in &finished {
+        assert!(f.stat("rtt_us") >= 35_000, "{}", f.stdout);
+    }
+}

@@ -44,7 +44,12 @@ pub struct LinkArgs {
     pub reorder_pct: f64,
     /// Seed of the simulated losses: the same seed and traffic give the same
     /// pattern. Use different seeds on different clients.
-    #[arg(long = "sim-seed", value_name = "SEED", default_value_t = 0)]
+    #[arg(
+        long = "sim-seed",
+        id = "sim_seed",
+        value_name = "SEED",
+        default_value_t = 0
+    )]
     pub seed: u64,
 }
 

@@ -232,8 +232,13 @@ pub fn transport_config() -> quinn::TransportConfig {
     transport
 }
 
-/// A server endpoint bound to `listen` with `identity`.
-pub fn endpoint(listen: SocketAddr, identity: &Identity) -> Result<quinn::Endpoint, EndpointError> {
+/// A server endpoint bound to `listen` with `identity`, its UDP socket
+/// impaired by `link` in both directions (a clean link changes nothing).
+pub fn endpoint(
+    listen: SocketAddr,
+    identity: &Identity,
+    link: &lockstep_conditioner::LinkConfig,
+) -> Result<quinn::Endpoint, EndpointError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])?
@@ -243,10 +248,18 @@ pub fn endpoint(listen: SocketAddr, identity: &Identity) -> Result<quinn::Endpoi
     let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)?;
     let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
     config.transport_config(Arc::new(transport_config()));
-    quinn::Endpoint::server(config, listen).map_err(|source| EndpointError::Bind {
+    let (endpoint, _) = lockstep_conditioner::endpoint(
+        quinn::EndpointConfig::default(),
+        Some(config),
+        listen,
+        link.clone(),
+        link.clone(),
+    )
+    .map_err(|source| EndpointError::Bind {
         addr: listen,
         source,
-    })
+    })?;
+    Ok(endpoint)
 }
 
 /// Serves games on `endpoint` until `shutdown` completes, then tells every

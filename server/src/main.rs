@@ -52,6 +52,8 @@ struct Args {
     /// first start; keep it to keep the fingerprint clients pinned).
     #[arg(long, env = "LOCKSTEP_IDENTITY_DIR", default_value_os_t = default_identity_dir())]
     identity_dir: PathBuf,
+    #[command(flatten)]
+    link: lockstep_conditioner::LinkArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -97,7 +99,11 @@ async fn run() -> anyhow::Result<()> {
         .init();
     let identity =
         Identity::load_or_create(&args.identity_dir).context("loading the server identity")?;
-    let endpoint = lockstep_server::endpoint(args.listen, &identity)?;
+    let link = args
+        .link
+        .to_config()
+        .context("reading the --sim-* options")?;
+    let endpoint = lockstep_server::endpoint(args.listen, &identity, &link)?;
     let addr = endpoint.local_addr().context("reading the bound address")?;
     println!("listening on {addr} fingerprint={}", identity.fingerprint());
     let config = Config {
@@ -146,5 +152,15 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Args::command().debug_assert();
     }
 }
