@@ -20,10 +20,7 @@ fn wait_for_start(net: &NetClient) -> Result<(Start, Instant), PlayError> {
     loop {
         match net.events().recv() {
             Ok(NetEvent::Started { start, at }) => return Ok((start, at)),
-            Ok(NetEvent::Welcome {
-                unpinned_fingerprint,
-                ..
-            }) => crate::warn_if_unpinned(&unpinned_fingerprint),
+            Ok(NetEvent::Welcome { first_use, .. }) => crate::announce_first_use(&first_use),
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed)),
             Ok(_) => {}
             Err(_) => return Err(PlayError::Lost("the network thread stopped".into())),

@@ -26,6 +26,7 @@ pub mod game;
 pub mod headless;
 pub mod input_buffer;
 pub mod input_delay;
+pub mod known_servers;
 pub mod lab;
 pub mod loops;
 pub mod net;
@@ -106,12 +107,9 @@ pub fn final_line(tick: u32, hash: u64) -> String {
     format!("final tick={tick} hash={hash:016x}")
 }
 
-/// Warns on stderr when the server's certificate was not pinned.
-pub(crate) fn warn_if_unpinned(seen: &Option<String>) {
-    if let Some(fingerprint) = seen {
-        eprintln!(
-            "lockstep-client: warning: the server was not authenticated (no --fingerprint); \
-             its certificate fingerprint is {fingerprint}"
-        );
+/// Says loudly on stderr that a server was trusted on first use.
+pub(crate) fn announce_first_use(first_use: &Option<String>) {
+    if let Some(message) = first_use {
+        eprintln!("lockstep-client: {message}");
     }
 }

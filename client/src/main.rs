@@ -8,10 +8,11 @@ use clap::{Parser, Subcommand};
 use lockstep_client::desync::{diff_worlds, DesyncDump, DEFAULT_HISTORY};
 use lockstep_client::game::GameOptions;
 use lockstep_client::headless;
+use lockstep_client::known_servers;
 use lockstep_client::lab::{self, Knobs, LabOptions};
 use lockstep_client::loops::trace::{self, TraceOptions};
 use lockstep_client::loops::{self, parse_ms, Settings, Strategy};
-use lockstep_client::net::{NetClient, NetOptions};
+use lockstep_client::net::{NetClient, NetOptions, Trust};
 use lockstep_client::offline::{self, SimOptions};
 use lockstep_client::play::PlayOptions;
 use lockstep_client::replay::{self, Playback};
@@ -45,6 +46,13 @@ struct PlayArgs {
     /// lockstep-server). Without it the server is not authenticated.
     #[arg(long, value_name = "HEX")]
     fingerprint: Option<String>,
+    /// Where servers trusted on first use are remembered (used when there
+    /// is no --fingerprint).
+    #[arg(long, value_name = "FILE", env = known_servers::ENV, default_value_os_t = known_servers::default_path())]
+    known_servers: PathBuf,
+    /// The server's session password, if it has one.
+    #[arg(long, env = "LOCKSTEP_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
     /// Run without a window.
     #[arg(long)]
     headless: bool,
@@ -484,7 +492,14 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
     let net = NetClient::connect(NetOptions {
         server,
         name: name.clone(),
-        fingerprint: args.fingerprint.clone(),
+        trust: match &args.fingerprint {
+            Some(fingerprint) => Trust::Pinned(fingerprint.clone()),
+            None => Trust::FirstUse {
+                file: args.known_servers.clone(),
+                address: connect.clone(),
+            },
+        },
+        password: args.password.clone(),
         protocol_version: args.protocol_version,
         spectate: args.spectate,
         inputs_over_stream: args.inputs_over_stream,

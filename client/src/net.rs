@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -25,6 +26,7 @@ use lockstep_protocol::{
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::known_servers;
 use crate::tls::FingerprintVerifier;
 
 /// Repeat unacknowledged inputs when nothing was sent for this long: about
@@ -57,8 +59,10 @@ pub struct NetOptions {
     pub server: SocketAddr,
     /// Player name.
     pub name: String,
-    /// Expected certificate fingerprint (hex SHA-256), if pinned.
-    pub fingerprint: Option<String>,
+    /// How the server's certificate is checked.
+    pub trust: Trust,
+    /// The session password, if the server has one.
+    pub password: Option<String>,
     /// Protocol version to announce (the real one except in tests).
     pub protocol_version: u16,
     /// Watch without playing.
@@ -69,6 +73,21 @@ pub struct NetOptions {
     /// Impairment of this client's path (both directions), for testing bad
     /// networks; clean by default.
     pub link: lockstep_conditioner::LinkConfig,
+}
+
+/// How the client authenticates the server.
+#[derive(Debug, Clone)]
+pub enum Trust {
+    /// The fingerprint given with `--fingerprint`.
+    Pinned(String),
+    /// Trust on first use: the fingerprint recorded for `address` in the
+    /// known-servers file, or record it now if there is none.
+    FirstUse {
+        /// The known-servers file.
+        file: PathBuf,
+        /// The server address as the user gave it.
+        address: String,
+    },
 }
 
 /// Frontend → network.
@@ -118,9 +137,9 @@ pub enum NetEvent {
         player: PlayerId,
         /// Players the game waits for.
         players_needed: u8,
-        /// Fingerprint of the server's certificate when it was not pinned
-        /// with `--fingerprint` (the frontend warns about it).
-        unpinned_fingerprint: Option<String>,
+        /// Set when this server was trusted for the first time: says which
+        /// fingerprint was recorded where (the frontend shows it).
+        first_use: Option<String>,
     },
     /// The game starts. `at` is when Start arrived: every client starts its
     /// game clock from that moment, however long its frontend takes to
@@ -222,6 +241,18 @@ enum NetError {
     NoAnswer(SocketAddr),
     #[error("the server's certificate fingerprint is {seen}, not {expected} as given with --fingerprint; refusing to connect")]
     FingerprintMismatch { seen: String, expected: String },
+    #[error("refusing to connect: the server at {address} presented certificate {seen}, but {expected} was trusted on first use (see {}); if the server's identity changed on purpose, delete its line there", file.display())]
+    KnownServerChanged {
+        address: String,
+        seen: String,
+        expected: String,
+        file: PathBuf,
+    },
+    #[error("cannot use the known-servers file {}: {source}", file.display())]
+    KnownServers {
+        file: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Connection(#[from] quinn::ConnectionError),
     #[error("control stream failed: {0}")]
@@ -261,6 +292,30 @@ fn client_config(
     Ok((config, verifier))
 }
 
+/// Records a server trusted for the first time; returns what to tell the
+/// user about it.
+fn remember_first_use(
+    trust: &Trust,
+    expected: Option<&str>,
+    seen: Option<String>,
+) -> Option<String> {
+    let (Trust::FirstUse { file, address }, None, Some(seen)) = (trust, expected, seen) else {
+        return None;
+    };
+    Some(match known_servers::remember(file, address, &seen) {
+        Ok(()) => format!(
+            "trusting the server at {address} on first use: its certificate fingerprint {seen} \
+             is now recorded in {}; compare it with the one the server printed",
+            file.display()
+        ),
+        Err(e) => format!(
+            "the server at {address} is not authenticated (certificate fingerprint {seen}) and \
+             could not be recorded in {}: {e}",
+            file.display()
+        ),
+    })
+}
+
 /// Readable reason for a lost connection; uses the server's close reason
 /// when it gave one.
 fn describe(error: &quinn::ConnectionError) -> String {
@@ -291,8 +346,8 @@ async fn connection(
         quinn::EndpointConfig::default(),
         None,
         bind,
-        options.link.clone(),
-        options.link.clone(),
+        options.link,
+        options.link,
     ) {
         Ok((endpoint, _)) => endpoint,
         Err(e) => return Closed::Lost(NetError::Socket(e).to_string()),
@@ -317,18 +372,35 @@ async fn play(
     commands: &mut mpsc::UnboundedReceiver<NetCommand>,
     events: &std::sync::mpsc::Sender<NetEvent>,
 ) -> Result<Closed, NetError> {
-    let (config, verifier) = client_config(options.fingerprint.as_deref())?;
+    let expected = match &options.trust {
+        Trust::Pinned(fingerprint) => Some(fingerprint.clone()),
+        Trust::FirstUse { file, address } => {
+            known_servers::lookup(file, address).map_err(|source| NetError::KnownServers {
+                file: file.clone(),
+                source,
+            })?
+        }
+    };
+    let (config, verifier) = client_config(expected.as_deref())?;
     let conn = endpoint
         .connect_with(config, options.server, "lockstep")
         .map_err(|e| NetError::Connect(options.server, e))?
         .await
-        .map_err(|e| match (&e, &options.fingerprint, verifier.seen()) {
+        .map_err(|e| match (&e, &expected, verifier.seen()) {
             (quinn::ConnectionError::TransportError(_), Some(expected), Some(seen))
                 if !verifier.matches(&seen) =>
             {
-                NetError::FingerprintMismatch {
-                    seen,
-                    expected: expected.clone(),
+                match &options.trust {
+                    Trust::Pinned(_) => NetError::FingerprintMismatch {
+                        seen,
+                        expected: expected.clone(),
+                    },
+                    Trust::FirstUse { file, address } => NetError::KnownServerChanged {
+                        address: address.clone(),
+                        seen,
+                        expected: expected.clone(),
+                        file: file.clone(),
+                    },
                 }
             }
             (quinn::ConnectionError::TimedOut, _, _) => NetError::NoAnswer(options.server),
@@ -339,6 +411,7 @@ async fn play(
         protocol_version: options.protocol_version,
         name: options.name.clone(),
         spectate: options.spectate,
+        password: options.password.clone(),
     });
     send.write_all(&encode_frame(&hello)?).await?;
 
@@ -363,13 +436,11 @@ async fn play(
                             return Ok(Closed::Refused(refusal.reason));
                         }
                         ServerMessage::Welcome { player, players_needed } => {
+                            let first_use = remember_first_use(&options.trust, expected.as_deref(), verifier.seen());
                             let _ = events.send(NetEvent::Welcome {
                                 player,
                                 players_needed,
-                                unpinned_fingerprint: match options.fingerprint {
-                                    Some(_) => None,
-                                    None => verifier.seen(),
-                                },
+                                first_use,
                             });
                         }
                         ServerMessage::Start(start) => {

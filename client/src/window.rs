@@ -301,10 +301,10 @@ pub fn run_networked(
             Ok(NetEvent::Started { start, at }) => break (start, at),
             Ok(NetEvent::Welcome {
                 players_needed,
-                unpinned_fingerprint,
+                first_use,
                 ..
             }) => {
-                crate::warn_if_unpinned(&unpinned_fingerprint);
+                crate::announce_first_use(&first_use);
                 hud.status = "in the lobby".into();
                 hud.banner = Some(format!("Waiting for {players_needed} players..."));
             }

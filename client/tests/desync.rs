@@ -41,10 +41,12 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
         .map(|c| c.finish(Duration::from_secs(60)))
         .collect();
     // The game went on (the default is --on-desync continue): everyone
-    // reached the end, the two honest clients on the same hash.
+    // reached the end, the two honest clients on the same hash. (The
+    // faulty one may or may not still differ by then: a wall contact can
+    // clamp the nudged coordinate back onto the same value.)
     let finals: Vec<(u32, String)> = finished.iter().map(|f| f.final_line()).collect();
     assert_eq!(finals[0], finals[2]);
-    assert_ne!(finals[0].1, finals[1].1);
+    assert_eq!(finals[1].0, 420);
     assert!(
         server
             .seen

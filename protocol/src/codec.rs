@@ -116,6 +116,15 @@ impl FrameReader {
     ///
     /// After an error the stream is out of step and should be closed.
     pub fn next_message<T: DeserializeOwned>(&mut self) -> Result<Option<T>, DecodeError> {
+        match self.next_frame()? {
+            Some(body) => decode(&body, MAX_MESSAGE_SIZE).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The body of the next complete frame, undecoded, `Ok(None)` if more
+    /// bytes are needed.
+    pub fn next_frame(&mut self) -> Result<Option<Vec<u8>>, DecodeError> {
         let Some(header) = self.buf.first_chunk::<FRAME_HEADER_LEN>() else {
             return Ok(None);
         };
@@ -130,10 +139,23 @@ impl FrameReader {
         if self.buf.len() < end {
             return Ok(None);
         }
-        let message = decode(&self.buf[FRAME_HEADER_LEN..end], MAX_MESSAGE_SIZE);
+        let body = self.buf[FRAME_HEADER_LEN..end].to_vec();
         self.buf.drain(..end);
-        message.map(Some)
+        Ok(Some(body))
     }
+}
+
+/// The protocol version of a Hello frame body, read without decoding the
+/// rest: a client of another version may have a Hello this build cannot
+/// decode, and still deserves a refusal that says why. `None` if the body
+/// is not a Hello.
+pub fn hello_version(body: &[u8]) -> Option<u16> {
+    let (variant, rest): (u32, &[u8]) = postcard::take_from_bytes(body).ok()?;
+    if variant != 0 {
+        return None;
+    }
+    let (version, _): (u16, &[u8]) = postcard::take_from_bytes(rest).ok()?;
+    Some(version)
 }
 
 #[cfg(test)]
@@ -188,6 +210,7 @@ mod tests {
             protocol_version: PROTOCOL_VERSION,
             name: "ada".into(),
             spectate: false,
+            password: None,
         });
         let bytes = encode(&hello, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(hello));
@@ -225,10 +248,11 @@ mod tests {
             protocol_version: 1,
             name: "ada".into(),
             spectate: false,
+            password: None,
         });
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
-            "0700000000010361646100"
+            "080000000001036164610000"
         );
 
         let inputs = ClientDatagram::Inputs(InputDatagram {
@@ -285,11 +309,13 @@ mod tests {
 
     #[test]
     fn protocol_version_is_readable_from_any_hello() {
-        // A future Hello may grow fields; the version must still decode first.
+        // A Hello of another version may have other fields; its version
+        // still reads first.
         let bytes = [0x00, 0xe7, 0x07, 0x03, b'b', b'o', b'b', 0xff, 0xff];
-        let (tag, rest): (u32, &[u8]) = postcard::take_from_bytes(&bytes).unwrap();
-        let (version, _): (u16, &[u8]) = postcard::take_from_bytes(rest).unwrap();
-        assert_eq!((tag, version), (0, 999));
+        assert!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE).is_err());
+        assert_eq!(hello_version(&bytes), Some(999));
+        assert_eq!(hello_version(&[0x01]), None);
+        assert_eq!(hello_version(&[]), None);
     }
 
     #[test]
@@ -326,6 +352,7 @@ mod tests {
             protocol_version: 1,
             name: "x".repeat(MAX_MESSAGE_SIZE),
             spectate: false,
+            password: None,
         });
         assert!(matches!(
             encode_frame(&huge),
@@ -340,6 +367,7 @@ mod tests {
             protocol_version: 1,
             name: "bo".into(),
             spectate: false,
+            password: None,
         }))
         .unwrap();
         let all = [a, b].concat();

@@ -39,6 +39,9 @@ pub struct Hello {
     /// Watch without playing: receive bundles, send no inputs, never make
     /// the players wait.
     pub spectate: bool,
+    /// The session password, if the server asks for one. Travels inside
+    /// TLS, so only the authenticated server sees it.
+    pub password: Option<String>,
 }
 
 /// Server → client, on the control stream.

@@ -31,13 +31,14 @@ use std::time::Duration;
 
 use lockstep_protocol::{PlayerId, Tick, ALPN};
 use tokio::sync::mpsc;
-use tracing::{info, Instrument};
+use tracing::{info, warn, Instrument};
 
 pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
 pub use relay::{
     Drop, DropReason, InputOutcome, Relay, Standing, INPUT_WINDOW, MAX_UNACKED_BUNDLES,
 };
+pub use server::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use session::MAX_NAME_CHARS;
 
 /// QUIC close code: the server is shutting down.
@@ -72,6 +73,9 @@ pub struct Config {
     pub on_desync: OnDesync,
     /// Directory for replay files, one per game; `None` records nothing.
     pub replay_dir: Option<std::path::PathBuf>,
+    /// Session password checked before a client takes a slot; `None`
+    /// admits anyone who reaches the port.
+    pub password: Option<String>,
 }
 
 /// What the server does when peers' hashes differ.
@@ -98,6 +102,7 @@ impl Default for Config {
             hash_interval: 15,
             on_desync: OnDesync::Continue,
             replay_dir: None,
+            password: None,
         }
     }
 }
@@ -252,8 +257,8 @@ pub fn endpoint(
         quinn::EndpointConfig::default(),
         Some(config),
         listen,
-        link.clone(),
-        link.clone(),
+        *link,
+        *link,
     )
     .map_err(|source| EndpointError::Bind {
         addr: listen,
@@ -273,7 +278,7 @@ pub async fn run(
 ) {
     let (session_tx, session_rx) = mpsc::channel(1024);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let hello_timeout = config.hello_timeout;
+    let admission = server::Admission::new(config.hello_timeout, config.password.as_deref());
     let session = session::Session::new(config, events.clone());
     let session_task = tokio::spawn(
         session
@@ -287,14 +292,24 @@ pub async fn run(
     loop {
         tokio::select! {
             incoming = endpoint.accept() => match incoming {
-                Some(incoming) => {
-                    tokio::spawn(server::handle_connection(
-                        incoming,
-                        session_tx.clone(),
-                        hello_timeout,
-                        events.clone(),
-                    ));
-                }
+                Some(incoming) => match admission.try_enter() {
+                    Some(ticket) => {
+                        tokio::spawn(server::handle_connection(
+                            incoming,
+                            ticket,
+                            session_tx.clone(),
+                            events.clone(),
+                        ));
+                    }
+                    None => {
+                        warn!(
+                            remote = %incoming.remote_address(),
+                            waiting = admission.pending(),
+                            "too many connections without a Hello; refusing a new one"
+                        );
+                        incoming.refuse();
+                    }
+                },
                 None => break,
             },
             _ = &mut shutdown => break,

@@ -52,6 +52,10 @@ struct Args {
     /// first start; keep it to keep the fingerprint clients pinned).
     #[arg(long, env = "LOCKSTEP_IDENTITY_DIR", default_value_os_t = default_identity_dir())]
     identity_dir: PathBuf,
+    /// Session password: clients must give it (--password or
+    /// LOCKSTEP_PASSWORD) before they take a slot.
+    #[arg(long, env = "LOCKSTEP_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
     #[command(flatten)]
     link: lockstep_conditioner::LinkArgs,
 }
@@ -115,6 +119,7 @@ async fn run() -> anyhow::Result<()> {
         drop_timeout: Duration::from_millis(args.drop_timeout_ms),
         hash_interval: args.hash_interval,
         replay_dir: (!args.no_record).then(|| args.replay_dir.clone()),
+        password: args.password.clone().filter(|p| !p.is_empty()),
         on_desync: match args.on_desync {
             DesyncAction::Continue => OnDesync::Continue,
             DesyncAction::Stop => OnDesync::Stop,

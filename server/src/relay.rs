@@ -194,6 +194,13 @@ impl Relay {
             .collect()
     }
 
+    /// Time since anything arrived from `player`, if it holds an active
+    /// slot.
+    pub fn silence(&self, player: PlayerId, now: Duration) -> Option<Duration> {
+        let slot = self.slots.get(&player).filter(|slot| slot.drop.is_none())?;
+        Some(now.saturating_sub(slot.last_heard))
+    }
+
     /// Whether no player is left: the game is over.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()

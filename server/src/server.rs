@@ -7,11 +7,15 @@
 
 use std::time::Duration;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
 use lockstep_protocol::{
-    decode, encode_frame, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello, Refusal,
-    ServerMessage, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+    decode, encode_frame, hello_version, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
+    Refusal, ServerMessage, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 use tracing::{debug, info, warn, Instrument};
 
 use crate::session::{ConnId, Outgoing, SessionEvent};
@@ -30,6 +34,120 @@ const HISTORY_CHUNK: usize = 2048;
 
 /// Size of one read from the control stream.
 const READ_CHUNK: usize = 4096;
+
+/// Datagrams a client may send per second on average. An honest client
+/// sends one per tick plus a few repeats and heartbeats: at 60 Hz about 70.
+/// Four times the fastest tick rate's need leaves room for bursts after a
+/// stall and keeps a flood from costing the server more than a player.
+pub const MAX_DATAGRAMS_PER_SECOND: u32 = 240;
+
+/// Datagrams a client may send in a burst beyond the average rate.
+const DATAGRAM_BURST: u32 = 120;
+
+/// Control messages a client may send per second on average (hash reports,
+/// Leave, inputs over the stream when measuring): the same budget.
+const CONTROL_PER_SECOND: u32 = 240;
+
+/// Connections allowed between the QUIC handshake and a decided Hello. More
+/// than a LAN lobby ever needs at once; beyond it new connections are
+/// refused, so half-open connections cannot exhaust the server.
+pub const MAX_UNAUTHENTICATED: usize = 64;
+
+/// Admission control: counts connections that have not finished saying
+/// Hello, and holds what Hello is checked against.
+#[derive(Debug)]
+pub(crate) struct Admission {
+    pending: AtomicUsize,
+    hello_timeout: Duration,
+    /// SHA-256 of the session password, if there is one. Compared as
+    /// digests so the comparison's timing says nothing about the password.
+    password: Option<Vec<u8>>,
+}
+
+/// A place among the unauthenticated connections; released when dropped.
+#[derive(Debug)]
+pub(crate) struct Ticket(Arc<Admission>);
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.pending.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Admission {
+    pub(crate) fn new(hello_timeout: Duration, password: Option<&str>) -> Arc<Admission> {
+        Arc::new(Admission {
+            pending: AtomicUsize::new(0),
+            hello_timeout,
+            password: password.map(digest),
+        })
+    }
+
+    /// A ticket if fewer than [`MAX_UNAUTHENTICATED`] connections wait.
+    pub(crate) fn try_enter(self: &Arc<Self>) -> Option<Ticket> {
+        let before = self.pending.fetch_add(1, Ordering::AcqRel);
+        let ticket = Ticket(self.clone());
+        (before < MAX_UNAUTHENTICATED).then_some(ticket)
+    }
+
+    /// Connections currently between handshake and Hello.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Why a Hello's password is not accepted, if it is not.
+    fn check_password(&self, given: Option<&str>) -> Option<&'static str> {
+        let expected = self.password.as_ref()?;
+        match given {
+            None => Some("this server needs a password: pass --password or set LOCKSTEP_PASSWORD"),
+            Some(given) if digest(given) != *expected => Some("wrong password"),
+            Some(_) => None,
+        }
+    }
+}
+
+fn digest(password: &str) -> Vec<u8> {
+    ring::digest::digest(&ring::digest::SHA256, password.as_bytes())
+        .as_ref()
+        .to_vec()
+}
+
+/// A token bucket: `rate` tokens a second, at most `burst` saved up.
+#[derive(Debug)]
+struct Budget {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    last: Instant,
+}
+
+impl Budget {
+    fn new(rate: u32, burst: u32) -> Self {
+        Budget {
+            tokens: f64::from(burst),
+            rate: f64::from(rate),
+            burst: f64::from(burst),
+            last: Instant::now(),
+        }
+    }
+
+    /// Takes one token; false when the budget is spent.
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        let refill = now.duration_since(self.last).as_secs_f64() * self.rate;
+        self.last = now;
+        self.tokens = if self.tokens + refill > self.burst {
+            self.burst
+        } else {
+            self.tokens + refill
+        };
+        if self.tokens < 1.0 {
+            return false;
+        }
+        self.tokens -= 1.0;
+        true
+    }
+}
 
 /// Why a connection task ended early.
 #[derive(Debug, thiserror::Error)]
@@ -50,10 +168,12 @@ enum HandshakeError {
 
 pub(crate) async fn handle_connection(
     incoming: quinn::Incoming,
+    ticket: Ticket,
     session: mpsc::Sender<SessionEvent>,
-    hello_timeout: Duration,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 ) {
+    let admission = ticket.0.clone();
+    let hello_timeout = admission.hello_timeout;
     let remote = incoming.remote_address();
     let conn = match incoming.await {
         Ok(conn) => conn,
@@ -80,13 +200,23 @@ pub(crate) async fn handle_connection(
                     return;
                 }
             };
-        if hello.protocol_version != PROTOCOL_VERSION {
-            let reason = format!(
-                "protocol version mismatch: this server speaks version {PROTOCOL_VERSION}, \
-                 the client speaks version {}; use matching builds",
-                hello.protocol_version
-            );
-            refuse(&conn, send, &reason, &events).await;
+        let hello = match hello {
+            Ok(hello) if hello.protocol_version == PROTOCOL_VERSION => hello,
+            Ok(Hello {
+                protocol_version: version,
+                ..
+            })
+            | Err(version) => {
+                let reason = format!(
+                    "protocol version mismatch: this server speaks version {PROTOCOL_VERSION}, \
+                     the client speaks version {version}; use matching builds"
+                );
+                refuse(&conn, send, &reason, &events).await;
+                return;
+            }
+        };
+        if let Some(reason) = admission.check_password(hello.password.as_deref()) {
+            refuse(&conn, send, reason, &events).await;
             return;
         }
         let (control_tx, control_rx) = mpsc::channel(CONTROL_QUEUE);
@@ -110,6 +240,8 @@ pub(crate) async fn handle_connection(
             }
             Err(_) => return,
         };
+        // Joined: no longer counts against the unauthenticated cap.
+        drop(ticket);
         let writer = tokio::spawn(write_control(send, control_rx).in_current_span());
         let why = relay_traffic(&conn, conn_id, recv, &mut reader, &session).await;
         info!(name = %hello.name, reason = %why, "connection ended");
@@ -120,17 +252,35 @@ pub(crate) async fn handle_connection(
     .await;
 }
 
+/// The first frame of a connection: a Hello of this version, or the
+/// version of a Hello this build cannot decode (`Err(version)`).
+type HelloOrVersion = Result<Hello, u16>;
+
 async fn read_hello(
     conn: &quinn::Connection,
-) -> Result<(quinn::SendStream, quinn::RecvStream, FrameReader, Hello), HandshakeError> {
+) -> Result<
+    (
+        quinn::SendStream,
+        quinn::RecvStream,
+        FrameReader,
+        HelloOrVersion,
+    ),
+    HandshakeError,
+> {
     let (send, mut recv) = conn.accept_bi().await?;
     let mut reader = FrameReader::new();
     let mut chunk = [0u8; READ_CHUNK];
     loop {
-        if let Some(message) = reader.next_message::<ClientMessage>()? {
-            return match message {
-                ClientMessage::Hello(hello) => Ok((send, recv, reader, hello)),
-                _ => Err(HandshakeError::NotHello),
+        if let Some(body) = reader.next_frame()? {
+            return match decode::<ClientMessage>(&body, MAX_MESSAGE_SIZE) {
+                Ok(ClientMessage::Hello(hello)) => Ok((send, recv, reader, Ok(hello))),
+                Ok(_) => Err(HandshakeError::NotHello),
+                Err(e) => match hello_version(&body) {
+                    Some(version) if version != PROTOCOL_VERSION => {
+                        Ok((send, recv, reader, Err(version)))
+                    }
+                    _ => Err(HandshakeError::Decode(e)),
+                },
             };
         }
         match recv.read(&mut chunk).await? {
@@ -231,16 +381,34 @@ async fn relay_traffic(
 ) -> String {
     let mut chunk = [0u8; READ_CHUNK];
     let mut stream_open = true;
+    let mut datagrams = Budget::new(MAX_DATAGRAMS_PER_SECOND, DATAGRAM_BURST);
+    let mut control = Budget::new(CONTROL_PER_SECOND, DATAGRAM_BURST);
+    let mut malformed = 0u64;
     loop {
         tokio::select! {
             datagram = conn.read_datagram() => match datagram {
+                Ok(_) if !datagrams.take() => {
+                    let why = format!(
+                        "too many datagrams (more than {MAX_DATAGRAMS_PER_SECOND} a second)"
+                    );
+                    warn!(reason = %why, "disconnecting a flooding client");
+                    conn.close(CLOSE_PROTOCOL, why.as_bytes());
+                    return why;
+                }
                 Ok(bytes) => match decode::<ClientDatagram>(&bytes, MAX_DATAGRAM_SIZE) {
                     Ok(ClientDatagram::Inputs(inputs)) => {
                         if session.send(SessionEvent::Inputs(conn_id, inputs)).await.is_err() {
                             return "server stopping".into();
                         }
                     }
-                    Err(e) => debug!(error = %e, len = bytes.len(), "malformed datagram ignored"),
+                    Err(e) => {
+                        malformed += 1;
+                        // Log the first, then every thousandth: a broken
+                        // client must not flood the log either.
+                        if malformed == 1 || malformed.is_multiple_of(1000) {
+                            warn!(error = %e, len = bytes.len(), malformed, "malformed datagrams ignored");
+                        }
+                    }
                 },
                 Err(e) => return format!("connection lost: {e}"),
             },
@@ -248,7 +416,16 @@ async fn relay_traffic(
                 Ok(Some(n)) => {
                     reader.push(&chunk[..n]);
                     loop {
-                        match reader.next_message::<ClientMessage>() {
+                        let message = reader.next_message::<ClientMessage>();
+                        if matches!(message, Ok(Some(_))) && !control.take() {
+                            let why = format!(
+                                "too many control messages (more than {CONTROL_PER_SECOND} a second)"
+                            );
+                            warn!(reason = %why, "disconnecting a flooding client");
+                            conn.close(CLOSE_PROTOCOL, why.as_bytes());
+                            return why;
+                        }
+                        match message {
                             Ok(Some(ClientMessage::Leave)) => {
                                 if session.send(SessionEvent::Leave(conn_id)).await.is_err() {
                                     return "server stopping".into();

@@ -45,6 +45,16 @@ const STATUS_EVERY: Duration = Duration::from_millis(250);
 /// drop comes later, at the drop timeout).
 const SILENCE_WARNING: Duration = Duration::from_millis(500);
 
+/// Silence after which a player's slot may be taken over by a new
+/// connection under its name. An honest client sends something every
+/// 100 ms at least, so half a second of silence means it is gone; a live
+/// player cannot be pushed out by someone borrowing its name.
+const TAKEOVER_SILENCE: Duration = Duration::from_millis(500);
+
+/// How long a reconnection waits for the old connection to fall silent
+/// before it is refused.
+const TAKEOVER_PATIENCE: Duration = Duration::from_secs(3);
+
 /// Longest accepted player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
 
@@ -107,6 +117,8 @@ struct Client {
     ack: Tick,
     /// A reconnected player waiting for its old slot to be bundled out.
     rejoining: bool,
+    /// When a reconnection asked for its slot.
+    joined_at: Instant,
 }
 
 impl Client {
@@ -199,6 +211,7 @@ impl Session {
                     last_sent: Instant::now(),
                     ack: Tick(0),
                     rejoining: false,
+                    joined_at: Instant::now(),
                 };
                 let result = self.join(conn_id, client, spectate);
                 // A dropped reply means the connection task already ended.
@@ -350,25 +363,77 @@ impl Session {
             info!(name = %client.name, %reason, "join refused");
             return Err(Refusal { reason });
         };
-        if let Some(old) = self.player_conn(player) {
-            if let Some(old) = self.clients.remove(&old) {
+        if self
+            .clients
+            .values()
+            .any(|c| c.rejoining && c.role == Role::Player(player))
+        {
+            let reason = format!("{} is already reconnecting", client.name);
+            info!(%reason, "join refused");
+            return Err(Refusal { reason });
+        }
+        info!(%player, name = %client.name, "player reconnecting");
+        client.role = Role::Player(player);
+        client.rejoining = true;
+        client.joined_at = Instant::now();
+        self.clients.insert(conn_id, client);
+        self.advance();
+        Ok(())
+    }
+
+    /// Drops the old slots of reconnecting players once their old
+    /// connection fell silent, and refuses reconnections whose old
+    /// connection is still alive after [`TAKEOVER_PATIENCE`]. Returns
+    /// whether a slot was dropped.
+    fn take_over_slots(&mut self) -> bool {
+        let now = self.now();
+        let Some(relay) = &self.relay else {
+            return false;
+        };
+        let mut takeovers = Vec::new();
+        let mut refused = Vec::new();
+        for (&conn_id, client) in self.clients.iter().filter(|(_, c)| c.rejoining) {
+            let Role::Player(player) = client.role else {
+                continue;
+            };
+            match relay.silence(player, now) {
+                Some(quiet) if quiet >= TAKEOVER_SILENCE => takeovers.push(player),
+                Some(_) if client.joined_at.elapsed() >= TAKEOVER_PATIENCE => {
+                    refused.push(conn_id);
+                }
+                _ => {}
+            }
+        }
+        for conn_id in refused {
+            if let Some(client) = self.clients.remove(&conn_id) {
+                let reason = format!(
+                    "the name {:?} belongs to a player who is still connected",
+                    client.name
+                );
+                info!(name = %client.name, %reason, "reconnection refused");
+                client.send(ServerMessage::Refused(Refusal { reason }));
+            }
+        }
+        let dropped = !takeovers.is_empty();
+        for player in takeovers {
+            let old = self
+                .clients
+                .iter()
+                .find(|(_, c)| c.role == Role::Player(player) && !c.rejoining)
+                .map(|(&id, _)| id);
+            if let Some(old) = old.and_then(|id| self.clients.remove(&id)) {
                 old.conn.close(
                     crate::CLOSE_DROPPED,
                     b"the player connected again elsewhere",
                 );
             }
-        }
-        if let Some(relay) = &mut self.relay {
-            if let Some(drop) = relay.remove(player, DropReason::Reconnected) {
-                self.report_drop(drop);
+            if let Some(relay) = &mut self.relay {
+                if let Some(drop) = relay.remove(player, DropReason::Reconnected) {
+                    self.report_drop(drop);
+                }
             }
         }
-        info!(%player, name = %client.name, "player reconnected");
-        client.role = Role::Player(player);
-        client.rejoining = true;
-        self.clients.insert(conn_id, client);
-        self.advance();
-        Ok(())
+        dropped
     }
 
     /// Finishes the rejoins whose old slot is gone: the player comes back
@@ -534,23 +599,32 @@ impl Session {
         });
     }
 
-    /// Bundles what became complete, records and sends it, lets waiting
-    /// rejoins in, and ends the game when nobody is left.
+    /// Bundles what became complete, records and sends it, hands slots
+    /// over to reconnecting players, and ends the game when nobody is left.
     fn advance(&mut self) {
+        self.bundle_ready();
+        if self.take_over_slots() {
+            self.bundle_ready();
+        }
+        self.complete_rejoins();
+        self.forget_departed();
+    }
+
+    /// Bundles every complete tick, records the new bundles and sends them.
+    fn bundle_ready(&mut self) {
         let Some(relay) = &mut self.relay else {
             return;
         };
         let from = relay.next_tick();
-        if relay.complete() > 0 {
-            if let Some(recorder) = &mut self.recorder {
-                for (tick, bundle) in relay.bundles_from(from) {
-                    recorder.bundle(tick, bundle);
-                }
-            }
-            self.broadcast();
+        if relay.complete() == 0 {
+            return;
         }
-        self.complete_rejoins();
-        self.forget_departed();
+        if let Some(recorder) = &mut self.recorder {
+            for (tick, bundle) in relay.bundles_from(from) {
+                recorder.bundle(tick, bundle);
+            }
+        }
+        self.broadcast();
     }
 
     fn forget_departed(&mut self) {
@@ -643,9 +717,7 @@ impl Session {
         for drop in &drops {
             self.report_drop(*drop);
         }
-        if !drops.is_empty() {
-            self.advance();
-        }
+        self.advance();
         self.resend_stale();
         if self.last_status.elapsed() >= STATUS_EVERY {
             self.last_status = Instant::now();

@@ -133,6 +133,7 @@ pub struct Client {
 impl Client {
     pub fn headless_bot(server: &Server, name: &str, seed: u64, ticks: u32) -> Client {
         let child = Command::new(client_bin())
+            .env(lockstep_client::known_servers::ENV, known_servers_file())
             .args(["--connect", &server.addr, "--name", name, "--headless"])
             .args(["--fingerprint", &server.fingerprint])
             .args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()])
@@ -148,6 +149,7 @@ impl Client {
 
     pub fn spawn(name: &str, command: &mut Command) -> Client {
         let child = command
+            .env(lockstep_client::known_servers::ENV, known_servers_file())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -247,6 +249,15 @@ pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
         .arg(client_bin())
         .args(args);
     Client::spawn(name, &mut command)
+}
+
+/// A known-servers file of this test run, so tests never touch the
+/// user's own (`~/.local/share/lockstep/known_servers`).
+pub fn known_servers_file() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "lockstep-test-known-servers-{}",
+        std::process::id()
+    ))
 }
 
 /// A directory removed when dropped.
