@@ -153,17 +153,20 @@ for id in "${scenario_ids[@]}"; do
   printf '  %-5s %-32s %s\n' "$id" "${params[$id]}" "${golden[$id]:-(not in the table)}"
 done
 echo
-printf '%-31s' configuration
-for id in "${scenario_ids[@]}"; do printf ' %-16s' "$id"; done
-echo
-printf '%-31s' golden
-for id in "${scenario_ids[@]}"; do printf ' %-16s' "${golden[$id]:--}"; done
-echo
-for run in "${runs[@]}"; do
-  printf '%-31s' "$run"
-  for id in "${scenario_ids[@]}"; do printf ' %-16s' "${result[$run,$id]}"; done
+# The table goes through sed only to drop the last column's padding.
+{
+  printf '%-31s' configuration
+  for id in "${scenario_ids[@]}"; do printf ' %-16s' "$id"; done
   echo
-done
+  printf '%-31s' golden
+  for id in "${scenario_ids[@]}"; do printf ' %-16s' "${golden[$id]:--}"; done
+  echo
+  for run in "${runs[@]}"; do
+    printf '%-31s' "$run"
+    for id in "${scenario_ids[@]}"; do printf ' %-16s' "${result[$run,$id]}"; done
+    echo
+  done
+} | sed 's/ *$//'
 echo
 for line in "${notes[@]}"; do echo "note: $line"; done
 

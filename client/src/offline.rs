@@ -21,15 +21,23 @@ pub struct SimOptions {
     pub tick_rate: u16,
 }
 
-/// Runs the simulation for `options.ticks` ticks and returns the world.
-pub fn run(options: SimOptions) -> World {
+/// The starting world of an offline game and a bot for every player, both
+/// seeded with `options.seed`.
+pub fn setup(options: SimOptions) -> (World, Bots) {
     let players: Vec<PlayerId> = (0..options.players).map(PlayerId).collect();
     let config = WorldConfig {
         balls: options.balls,
         ..WorldConfig::new(options.seed, options.tick_rate)
     };
-    let mut world = World::new(config, &players);
-    let mut bots = Bots::new(options.seed, &players);
+    (
+        World::new(config, &players),
+        Bots::new(options.seed, &players),
+    )
+}
+
+/// Runs the simulation for `options.ticks` ticks and returns the world.
+pub fn run(options: SimOptions) -> World {
+    let (mut world, mut bots) = setup(options);
     for _ in 0..options.ticks {
         let inputs = bots.inputs(&world);
         world.step(&inputs);

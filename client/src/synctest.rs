@@ -32,13 +32,12 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use lockstep_protocol::{PlayerId, PlayerInput};
+use lockstep_protocol::PlayerInput;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::bot::Bots;
 use crate::offline::SimOptions;
-use crate::sim::{World, WorldConfig};
+use crate::sim::World;
 
 /// Parameters of a sync test.
 #[derive(Debug, Clone, Copy)]
@@ -139,17 +138,11 @@ pub enum SyncTestError {
 /// The first failed check, a snapshot postcard cannot handle, or a run too
 /// short to check anything; see [`SyncTestError`].
 pub fn run(options: SyncTestOptions) -> Result<SyncTestReport, SyncTestError> {
-    let sim = options.sim;
-    let players: Vec<PlayerId> = (0..sim.players).map(PlayerId).collect();
-    let config = WorldConfig {
-        balls: sim.balls,
-        ..WorldConfig::new(sim.seed, sim.tick_rate)
-    };
-    let mut bots = Bots::new(sim.seed, &players);
+    let (world, mut bots) = crate::offline::setup(options.sim);
     let world = check(
-        World::new(config, &players),
+        world,
         |world| bots.inputs(world),
-        sim.ticks,
+        options.sim.ticks,
         options.check_distance,
     )?;
     Ok(SyncTestReport {
@@ -305,6 +298,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
+    use crate::sim::WorldConfig;
     use crate::offline;
 
     /// Ticks between restore and check in the toy tests.
