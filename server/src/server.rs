@@ -175,10 +175,17 @@ pub(crate) async fn handle_connection(
     let admission = ticket.0.clone();
     let hello_timeout = admission.hello_timeout;
     let remote = incoming.remote_address();
-    let conn = match incoming.await {
-        Ok(conn) => conn,
-        Err(e) => {
-            debug!(%remote, error = %e, "handshake failed");
+    // One deadline for the QUIC handshake and the Hello together, so a
+    // peer that never finishes either holds its place for a bounded time.
+    let deadline = Instant::now() + hello_timeout;
+    let conn = match tokio::time::timeout_at(deadline, incoming).await {
+        Ok(Ok(conn)) => conn,
+        Ok(Err(e)) => {
+            info!(%remote, error = %e, "QUIC handshake failed");
+            return;
+        }
+        Err(_) => {
+            info!(%remote, "QUIC handshake not finished within {hello_timeout:?}; abandoned");
             return;
         }
     };
@@ -186,7 +193,7 @@ pub(crate) async fn handle_connection(
     let span = tracing::info_span!("connection", %remote, id = conn_id.0);
     async move {
         let (send, recv, mut reader, hello) =
-            match tokio::time::timeout(hello_timeout, read_hello(&conn)).await {
+            match tokio::time::timeout_at(deadline, read_hello(&conn)).await {
                 Ok(Ok(parts)) => parts,
                 Ok(Err(e)) => {
                     info!(error = %e, "closing before joining");

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use lockstep_client::clock;
@@ -39,6 +40,8 @@ pub struct Server {
     pub fingerprint: String,
     lines: mpsc::Receiver<String>,
     pub seen: Vec<String>,
+    /// The server's log (stderr), line by line.
+    log: Arc<Mutex<Vec<String>>>,
     /// Where the server writes its replays.
     pub replays: TempDir,
     _identity: TempDir,
@@ -69,10 +72,16 @@ impl Server {
             }
         });
         let stderr = child.stderr.take().expect("piped stderr");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let log_lines = log.clone();
         std::thread::spawn(move || {
-            // Drain the log so the server never blocks on a full pipe.
-            let mut sink = Vec::new();
-            let _ = BufReader::new(stderr).read_to_end(&mut sink);
+            // Keep the log for assertions, and drain it so the server
+            // never blocks on a full pipe.
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Ok(mut lines) = log_lines.lock() {
+                    lines.push(line);
+                }
+            }
         });
         let first = lines
             .recv_timeout(Duration::from_secs(10))
@@ -88,9 +97,47 @@ impl Server {
             child,
             lines,
             seen: vec![first],
+            log,
             replays,
             _identity: identity,
         }
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .map(|lines| lines.clone())
+            .unwrap_or_default()
+    }
+
+    /// Waits until the server's log has a line containing `needle`.
+    pub fn wait_for_log(&self, needle: &str, timeout: Duration) -> String {
+        let deadline = clock::now() + timeout;
+        loop {
+            if let Some(line) = self.log().into_iter().find(|l| l.contains(needle)) {
+                return line;
+            }
+            if clock::now() >= deadline {
+                panic!(
+                    "the server never logged {needle:?}; its log:\n{}",
+                    self.log().join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The server's resident memory in KiB, from /proc.
+    pub fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("server status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .expect("VmRSS")
     }
 
     /// Waits for a stdout line containing `needle`; returns it.
