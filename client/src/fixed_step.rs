@@ -49,10 +49,13 @@ pub enum Policy {
     },
 }
 
+/// MAX_LOOPS for solo play: 5 ticks (83 ms at 60 Hz) per frame before game
+/// time slows down.
+pub const SOLO_MAX_LOOPS: u32 = 5;
+
 impl Policy {
-    /// MAX_LOOPS for solo play: 5 ticks (83 ms at 60 Hz) per frame before
-    /// game time slows down.
-    pub const SOLO: Policy = Policy::flipcode(5);
+    /// Solo play as flipcode plays it, with [`SOLO_MAX_LOOPS`].
+    pub const SOLO: Policy = Policy::flipcode(SOLO_MAX_LOOPS);
     /// Networked play: up to 30 ticks (half a second of game at 60 Hz) per
     /// frame while catching up, so a long catch-up still draws frames.
     pub const NETWORKED: Policy = Policy::Networked {

@@ -435,9 +435,8 @@ fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
         args.tick_rate,
         args.target_fps,
         args.balls,
-        args.max_loops.unwrap_or(lab::DEFAULT_MAX_LOOPS),
+        args.max_loops,
     );
-    knobs.settings.max_loops = args.max_loops;
     knobs.settings.networked = args.networked;
     knobs.tick_cost_ns = args.tick_cost_ms;
     knobs.spike = args.spike;

@@ -201,7 +201,8 @@ impl Renderer {
         canvas.set_draw_color(LETTERBOX);
         canvas.clear();
         let area = Rect::new(0, 0, width, height);
-        let layout = draw_scene(canvas, area, previous, current, alpha, roster)?;
+        Self::draw_world(canvas, area, previous, current, alpha, roster)?;
+        let layout = Layout::fit(area, current.arena());
         self.draw_hud(canvas, &layout, hud)?;
         if let Some(banner) = &hud.banner {
             draw_banner(canvas, &layout, banner)?;
@@ -222,7 +223,29 @@ impl Renderer {
         roster: &Roster,
     ) -> Result<(), String> {
         canvas.set_scale(1.0, 1.0)?;
-        draw_scene(canvas, area, previous, current, alpha, roster).map(|_| ())
+        let layout = Layout::fit(area, current.arena());
+        let alpha = if alpha.is_nan() {
+            1.0
+        } else {
+            alpha.clamp(0.0, 1.0)
+        };
+        draw_arena(canvas, &layout)?;
+        for (index, ball) in current.balls().iter().enumerate() {
+            let pos = ball_position(previous.balls().get(index), ball, alpha);
+            draw_ball(canvas, &layout, pos, ball.radius)?;
+        }
+        // Discs after balls: a disc shoving a ball stays whole on top of it.
+        // Names after all discs, so no disc hides a neighbour's name.
+        for disc in current.discs() {
+            let pos = disc_position(previous.discs(), disc, alpha);
+            draw_disc(canvas, &layout, pos, disc, roster.me == Some(disc.player))?;
+        }
+        for disc in current.discs() {
+            let pos = disc_position(previous.discs(), disc, alpha);
+            draw_name(canvas, &layout, pos, disc, roster)?;
+        }
+        draw_scores(canvas, &layout, current, roster)?;
+        Ok(())
     }
 
     /// Maps a world position to the pixel it is drawn at on a canvas of the
@@ -259,41 +282,6 @@ impl Renderer {
         }
         Ok(())
     }
-}
-
-/// The arena, its bodies, their names and the scores, fitted into `area`
-/// (see [`Renderer::draw`]); returns the layout for what goes on top.
-fn draw_scene(
-    canvas: &mut WindowCanvas,
-    area: Rect,
-    previous: &World,
-    current: &World,
-    alpha: f32,
-    roster: &Roster,
-) -> Result<Layout, String> {
-    let layout = Layout::fit(area, current.arena());
-    let alpha = if alpha.is_nan() {
-        1.0
-    } else {
-        alpha.clamp(0.0, 1.0)
-    };
-    draw_arena(canvas, &layout)?;
-    for (index, ball) in current.balls().iter().enumerate() {
-        let pos = ball_position(previous.balls().get(index), ball, alpha);
-        draw_ball(canvas, &layout, pos, ball.radius)?;
-    }
-    // Discs after balls: a disc shoving a ball stays whole on top of it.
-    // Names after all discs, so no disc hides a neighbour's name.
-    for disc in current.discs() {
-        let pos = disc_position(previous.discs(), disc, alpha);
-        draw_disc(canvas, &layout, pos, disc, roster.me == Some(disc.player))?;
-    }
-    for disc in current.discs() {
-        let pos = disc_position(previous.discs(), disc, alpha);
-        draw_name(canvas, &layout, pos, disc, roster)?;
-    }
-    draw_scores(canvas, &layout, current, roster)?;
-    Ok(layout)
 }
 
 /// Where the arena lands on a canvas: one scale factor and an offset.

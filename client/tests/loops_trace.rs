@@ -4,16 +4,33 @@
 
 use std::process::Command;
 
-/// Runs `loops --trace` with `args` and returns its stdout lines.
-fn trace(args: &[&str]) -> Vec<String> {
+/// Runs `loops --trace` on `strategy` with ticks of `tick_ms`, frames of
+/// `frame_ms` (a comma-separated list used in turn) and `extra` flags, for
+/// `frames` frames; returns its stdout lines.
+fn trace(
+    strategy: &str,
+    tick_ms: &str,
+    frame_ms: &str,
+    frames: u32,
+    extra: &[&str],
+) -> Vec<String> {
+    let frames = frames.to_string();
     let output = Command::new(env!("CARGO_BIN_EXE_lockstep-client"))
-        .args(["loops", "--trace"])
-        .args(args)
+        .args([
+            "loops",
+            "--trace",
+            "--strategy",
+            strategy,
+            "--tick-ms",
+            tick_ms,
+        ])
+        .args(["--frame-ms", frame_ms, "--frames", &frames])
+        .args(extra)
         .output()
         .expect("the client runs");
     assert!(
         output.status.success(),
-        "loops --trace {args:?} failed: {}",
+        "loops --trace {strategy} {extra:?} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout)
@@ -44,16 +61,7 @@ fn flipcode_30_fps_at_20_ticks_a_second_runs_0_1_1_ticks_per_frame() {
     // them are exactly 100 ms, as three thirds are. Alpha is the tip's
     // percentWithinTick = min(1, (time1 - time0) / TICK_TIME): 33.334/50,
     // 16.667/50, 0/50.
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "50",
-        "--frame-ms",
-        "33.334,33.333,33.333",
-        "--frames",
-        "6",
-    ]);
+    let lines = trace("fixed", "50", "33.334,33.333,33.333", 6, &[]);
     let cycle = [(0, "0.667"), (1, "0.333"), (1, "0.000")];
     assert_eq!(lines, expected(&[cycle, cycle].concat()));
 }
@@ -63,16 +71,7 @@ fn flipcode_100_ms_frames_run_two_ticks_each() {
     // Seed 001: "let's say that rendering each frame takes 100
     // milliseconds ... the loop will execute twice for each frame rendered
     // (at 10 fps)".
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "50",
-        "--frame-ms",
-        "100",
-        "--frames",
-        "5",
-    ]);
+    let lines = trace("fixed", "50", "100", 5, &[]);
     assert_eq!(lines, expected(&[(2, "0.000"); 5]));
 }
 
@@ -81,16 +80,7 @@ fn flipcode_50_ms_frames_run_one_tick_each() {
     // Seed 001: "If each render takes 50 milliseconds (say you got a better
     // videocard), the loop will be done just once and you'll be achieving
     // 20 fps."
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "50",
-        "--frame-ms",
-        "50",
-        "--frames",
-        "4",
-    ]);
+    let lines = trace("fixed", "50", "50", 4, &[]);
     assert_eq!(lines, expected(&[(1, "0.000"); 4]));
 }
 
@@ -102,16 +92,7 @@ fn seed_002_one_second_frames_simulate_twice_each() {
     // then t=1000, t=1500, ...) before "Rendering...", with no lag left.
     // The run shown ends after the frame simulating t=10000 and t=10500:
     // 11 frames.
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "500",
-        "--frame-ms",
-        "1000",
-        "--frames",
-        "11",
-    ]);
+    let lines = trace("fixed", "500", "1000", 11, &[]);
     assert_eq!(lines, expected(&[(2, "0.000"); 11]));
 }
 
@@ -126,16 +107,7 @@ fn seed_002_60_fps_at_50_hz_skips_a_simulation_every_fifth_frame() {
     // none, then t=0 (lag 32), t=20 (28), t=40 (24), t=60 (20), none,
     // t=80 (32), ... So the lag after each frame is 16, 12, 8, 4, 0, and
     // its α = lag / Δt is 0.8, 0.6, 0.4, 0.2, 0.
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "20",
-        "--frame-ms",
-        "16",
-        "--frames",
-        "16",
-    ]);
+    let lines = trace("fixed", "20", "16", 16, &[]);
     let cycle = [
         (0, "0.800"),
         (1, "0.600"),
@@ -153,18 +125,7 @@ fn max_loops_caps_the_ticks_and_discards_down_to_one_pending_tick() {
     // 2 run, and pending time is cut to one tick: percentWithinTick is
     // min(1, 50/50) = 1, "numLoops overflow causing percent > 1". The next
     // frame runs that pending tick and one more of its own.
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "50",
-        "--frame-ms",
-        "300",
-        "--frames",
-        "3",
-        "--max-loops",
-        "2",
-    ]);
+    let lines = trace("fixed", "50", "300", 3, &["--max-loops", "2"]);
     assert_eq!(lines, expected(&[(2, "1.000"); 3]));
 }
 
@@ -173,19 +134,13 @@ fn networked_play_ignores_max_loops_and_catches_up_in_full() {
     // Seed 001: "If you're playing a network game you usually can't just
     // slow down the game time unless all machines do the same, so you
     // can't use the MAX_LOOPS guard."
-    let lines = trace(&[
-        "--strategy",
+    let lines = trace(
         "fixed",
-        "--tick-ms",
         "50",
-        "--frame-ms",
         "300",
-        "--frames",
-        "3",
-        "--max-loops",
-        "2",
-        "--networked",
-    ]);
+        3,
+        &["--max-loops", "2", "--networked"],
+    );
     assert_eq!(lines, expected(&[(6, "0.000"); 3]));
 }
 
@@ -193,33 +148,13 @@ fn networked_play_ignores_max_loops_and_catches_up_in_full() {
 fn a_maximum_delta_slows_game_time_instead() {
     // Seed 000's maxDelta: a 300 ms frame counts as 100 ms, two ticks of
     // 50 ms; the rest never reaches the accumulator.
-    let lines = trace(&[
-        "--strategy",
-        "fixed",
-        "--tick-ms",
-        "50",
-        "--frame-ms",
-        "300",
-        "--frames",
-        "2",
-        "--max-delta-ms",
-        "100",
-    ]);
+    let lines = trace("fixed", "50", "300", 2, &["--max-delta-ms", "100"]);
     assert_eq!(lines, expected(&[(2, "0.000"); 2]));
 }
 
 #[test]
 fn variable_steps_update_once_per_frame() {
-    let lines = trace(&[
-        "--strategy",
-        "variable",
-        "--tick-ms",
-        "50",
-        "--frame-ms",
-        "16,300",
-        "--frames",
-        "2",
-    ]);
+    let lines = trace("variable", "50", "16,300", 2, &[]);
     assert_eq!(lines, expected(&[(1, "1.000"); 2]));
 }
 

@@ -195,3 +195,45 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
         assert_eq!(last_line(&same_point), own_last, "bot{i}");
     }
 }
+
+#[test]
+fn the_playback_window_verifies_and_shows_the_replay() {
+    let dir = TempDir::new("playback");
+    let file = dir.0.join("solo.lsreplay");
+    let shot = dir.0.join("playback.png");
+    let file_arg = file.to_string_lossy().to_string();
+    let shot_arg = shot.to_string_lossy().to_string();
+    let recorded = support::under_xvfb(
+        "record",
+        &[
+            "solo", "--bots", "2", "--bot", "3", "--ticks", "240", "--record", &file_arg,
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    let solo_final = recorded.final_line();
+    let played = support::under_xvfb(
+        "playback",
+        &[
+            "replay",
+            &file_arg,
+            "--verify",
+            "--screenshot-tick",
+            "200",
+            "--screenshot",
+            &shot_arg,
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    assert_eq!(played.final_line(), solo_final);
+    let (w, h, pixels) = lockstep_client::screenshot::load_png_rgb(&shot).expect("screenshot");
+    assert_eq!((w, h), (1280, 720));
+    // The three players' colours are on screen.
+    for id in 0..3 {
+        let c = lockstep_client::render::player_colour(lockstep_protocol::PlayerId(id));
+        let found = pixels
+            .chunks_exact(3)
+            .filter(|p| p[0] == c.r && p[1] == c.g && p[2] == c.b)
+            .count();
+        assert!(found > 200, "player {id}: {found} pixels");
+    }
+}

@@ -20,7 +20,7 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Bundle, PlayerId, RosterEntry, Tick};
+use crate::{decode, Bundle, PlayerId, RosterEntry, Tick};
 
 /// First bytes of every replay file.
 pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
@@ -278,7 +278,9 @@ impl<R: Read> ReplayReader<R> {
         if crc32fast::hash(body) != crc {
             return Err(self.corrupt(start, "checksum mismatch".into()));
         }
-        let record = postcard::from_bytes(body)
+        // `decode`, not `postcard::from_bytes`, which would ignore bytes
+        // after the record: a body is exactly one record.
+        let record = decode::<Record>(body, MAX_RECORD_SIZE)
             .map_err(|e| self.corrupt(start, format!("undecodable record: {e}")))?;
         self.offset = start + 4 + len as u64 + 4;
         self.record += 1;
@@ -514,6 +516,31 @@ mod tests {
             Replay::read(&bytes[..]),
             Err(ReplayError::Corrupt { .. })
         ));
+    }
+
+    /// Found by the `replay` fuzz target: a body holding a valid record and
+    /// then more bytes, under a matching CRC, was read as that record.
+    #[test]
+    fn bytes_after_a_record_inside_its_body_are_corruption() {
+        let mut bytes = sample(0);
+        let len = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
+        let mut body = bytes[14..14 + len].to_vec();
+        body.push(0);
+        let mut padded = bytes[..10].to_vec();
+        padded.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        padded.extend_from_slice(&body);
+        padded.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        bytes.splice(..14 + len + 4, padded);
+
+        let Err(ReplayError::Corrupt {
+            offset: 10,
+            record: 0,
+            what,
+        }) = Replay::read(&bytes[..])
+        else {
+            panic!("a padded header was accepted");
+        };
+        assert!(what.contains("1 unexpected bytes"), "{what}");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use sdl2::render::WindowCanvas;
 
 use super::history::{FrameHistory, FrameSample};
 use crate::loops::{format_ms, Settings};
-use crate::render::{fill_box, text, BACKING, GLYPH, HUD_TEXT, PAD};
+use crate::render::{text, GLYPH, HUD_TEXT, PAD};
 
 /// Frames shown: four seconds at 60 FPS.
 pub const CHART_FRAMES: usize = 240;
@@ -55,14 +55,7 @@ pub fn draw(
     let frame_scale = scale_for(&FRAME_SCALES_MS, slowest.div_ceil(1_000_000)) * 1_000_000;
     let step_scale = scale_for(&STEP_SCALES, busiest);
 
-    fill_box(
-        canvas,
-        area.x(),
-        area.y(),
-        area.width() as i32,
-        area.height() as i32,
-        BACKING,
-    )?;
+    super::backing(canvas, area)?;
     let pad = PAD * size;
     let line = (GLYPH + 2) * size;
     let bar_width = ((area.width() as i32 - 2 * pad) / CHART_FRAMES as i32).max(1);
@@ -73,11 +66,11 @@ pub fn draw(
     let step_height = plots_height - frame_height;
 
     let mut y = area.y() + pad;
-    let target = settings
-        .strategy
-        .paced()
-        .then(|| format!("  target {} ms", format_ms(settings.target_frame_ns, 1)))
-        .unwrap_or_default();
+    let target = if settings.strategy.paced() {
+        format!("  target {} ms", format_ms(settings.target_frame_ns, 1))
+    } else {
+        String::new()
+    };
     let title = format!(
         "frame time, 0-{} ms{target}  tick {} ms",
         frame_scale / 1_000_000,
@@ -89,7 +82,13 @@ pub fn draw(
     let bars: Vec<(u64, u64)> = samples.iter().map(|s| (s.frame_ns, frame_scale)).collect();
     plot(canvas, frames, bar_width, &bars, FRAME_BAR)?;
     if settings.strategy.paced() {
-        level(canvas, frames, settings.target_frame_ns, frame_scale, TARGET_LINE)?;
+        level(
+            canvas,
+            frames,
+            settings.target_frame_ns,
+            frame_scale,
+            TARGET_LINE,
+        )?;
     }
     level(canvas, frames, settings.tick_ns, frame_scale, TICK_LINE)?;
 
@@ -117,7 +116,11 @@ fn plot(
 ) -> Result<(), String> {
     canvas.set_draw_color(PLOT);
     canvas.fill_rect(rect)?;
-    let drawn_width = if bar_width > 2 { bar_width - 1 } else { bar_width };
+    let drawn_width = if bar_width > 2 {
+        bar_width - 1
+    } else {
+        bar_width
+    };
     for (index, &(value, scale)) in (0..).zip(bars) {
         let (height, clipped) = bar_height(value, scale, rect.height());
         if height == 0 {

@@ -71,7 +71,9 @@ impl FrameHistory {
 
     /// The last `n` frames (fewer if fewer were recorded), oldest first.
     pub fn last(&self, n: usize) -> impl Iterator<Item = &FrameSample> {
-        self.samples.iter().skip(self.samples.len().saturating_sub(n))
+        self.samples
+            .iter()
+            .skip(self.samples.len().saturating_sub(n))
     }
 
     /// Figures over the newest frames that together last at least
@@ -151,7 +153,10 @@ mod tests {
         }
         let summary = history.summary(1_000 * MS);
         assert_eq!(summary.span_ns, 1_000 * MS);
-        assert_eq!((summary.fps, summary.ups, summary.speed), (50.0, 100.0, 1.0));
+        assert_eq!(
+            (summary.fps, summary.ups, summary.speed),
+            (50.0, 100.0, 1.0)
+        );
         assert_eq!(summary.max_steps, 2);
     }
 
@@ -185,9 +190,11 @@ mod tests {
     #[test]
     fn pacing_error_is_over_the_frames_that_waited() {
         let mut history = FrameHistory::new();
-        let waited = |us| Some(Paced::Waited {
-            error: Duration::from_micros(us),
-        });
+        let waited = |us| {
+            Some(Paced::Waited {
+                error: Duration::from_micros(us),
+            })
+        };
         history.push(FrameSample {
             paced: waited(100),
             ..frame(16, 1, 16)

@@ -34,86 +34,38 @@ struct Binding {
     command: Command,
 }
 
+impl Binding {
+    const fn new(
+        keys: &'static [Keycode],
+        label: &'static str,
+        what: &'static str,
+        command: Command,
+    ) -> Binding {
+        Binding {
+            keys,
+            label,
+            what,
+            command,
+        }
+    }
+}
+
 /// Every knob key, in legend order.
+#[rustfmt::skip]
 const BINDINGS: [Binding; 13] = [
-    Binding {
-        keys: &[Keycode::Minus, Keycode::KpMinus],
-        label: "-",
-        what: "balls",
-        command: Command::Balls(Change::Down),
-    },
-    Binding {
-        keys: &[Keycode::Equals, Keycode::Plus, Keycode::KpPlus],
-        label: "+",
-        what: "balls",
-        command: Command::Balls(Change::Up),
-    },
-    Binding {
-        keys: &[Keycode::LeftBracket],
-        label: "[",
-        what: "tick cost",
-        command: Command::TickCost(Change::Down),
-    },
-    Binding {
-        keys: &[Keycode::RightBracket],
-        label: "]",
-        what: "tick cost",
-        command: Command::TickCost(Change::Up),
-    },
-    Binding {
-        keys: &[Keycode::F],
-        label: "F",
-        what: "target FPS",
-        command: Command::TargetFps(Change::Down),
-    },
-    Binding {
-        keys: &[Keycode::G],
-        label: "G",
-        what: "target FPS",
-        command: Command::TargetFps(Change::Up),
-    },
-    Binding {
-        keys: &[Keycode::T],
-        label: "T",
-        what: "tick rate",
-        command: Command::TickRate(Change::Down),
-    },
-    Binding {
-        keys: &[Keycode::Y],
-        label: "Y",
-        what: "tick rate",
-        command: Command::TickRate(Change::Up),
-    },
-    Binding {
-        keys: &[Keycode::J],
-        label: "J",
-        what: "slow \"7\" spike",
-        command: Command::Spike,
-    },
-    Binding {
-        keys: &[Keycode::M],
-        label: "M",
-        what: "max step",
-        command: Command::MaxStep,
-    },
-    Binding {
-        keys: &[Keycode::I],
-        label: "I",
-        what: "interpolation",
-        command: Command::Interpolation,
-    },
-    Binding {
-        keys: &[Keycode::L],
-        label: "L",
-        what: "MAX_LOOPS",
-        command: Command::MaxLoops,
-    },
-    Binding {
-        keys: &[Keycode::N],
-        label: "N",
-        what: "networked",
-        command: Command::Networked,
-    },
+    Binding::new(&[Keycode::Minus, Keycode::KpMinus], "-", "balls", Command::Balls(Change::Down)),
+    Binding::new(&[Keycode::Equals, Keycode::Plus, Keycode::KpPlus], "+", "balls", Command::Balls(Change::Up)),
+    Binding::new(&[Keycode::LeftBracket], "[", "tick cost", Command::TickCost(Change::Down)),
+    Binding::new(&[Keycode::RightBracket], "]", "tick cost", Command::TickCost(Change::Up)),
+    Binding::new(&[Keycode::F], "F", "target FPS", Command::TargetFps(Change::Down)),
+    Binding::new(&[Keycode::G], "G", "target FPS", Command::TargetFps(Change::Up)),
+    Binding::new(&[Keycode::T], "T", "tick rate", Command::TickRate(Change::Down)),
+    Binding::new(&[Keycode::Y], "Y", "tick rate", Command::TickRate(Change::Up)),
+    Binding::new(&[Keycode::J], "J", "slow \"7\" spike", Command::Spike),
+    Binding::new(&[Keycode::M], "M", "max step", Command::MaxStep),
+    Binding::new(&[Keycode::I], "I", "interpolation", Command::Interpolation),
+    Binding::new(&[Keycode::L], "L", "MAX_LOOPS", Command::MaxLoops),
+    Binding::new(&[Keycode::N], "N", "networked", Command::Networked),
 ];
 
 /// The command a key sends, if any.
@@ -153,7 +105,10 @@ mod tests {
             command(Keycode::Num1),
             Some(Command::Strategy(Strategy::Variable))
         );
-        assert_eq!(command(Keycode::Kp7), Some(Command::Strategy(Strategy::Mixed)));
+        assert_eq!(
+            command(Keycode::Kp7),
+            Some(Command::Strategy(Strategy::Mixed))
+        );
         assert_eq!(command(Keycode::Num8), None);
     }
 
@@ -166,7 +121,13 @@ mod tests {
                 seen.push(*key);
             }
         }
-        for steer in [Keycode::W, Keycode::A, Keycode::S, Keycode::D, Keycode::Space] {
+        for steer in [
+            Keycode::W,
+            Keycode::A,
+            Keycode::S,
+            Keycode::D,
+            Keycode::Space,
+        ] {
             assert_eq!(command(steer), None, "{steer:?}");
         }
     }

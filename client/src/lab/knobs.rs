@@ -3,6 +3,7 @@
 //! Pure, so the effect of every key is a unit test; [`super::keys`] maps
 //! SDL keys to these [`Command`]s.
 
+use crate::fixed_step::SOLO_MAX_LOOPS;
 use crate::loops::{Settings, Strategy};
 
 /// Tick rates the T/Y keys step through: from a slideshow, where temporal
@@ -78,7 +79,8 @@ pub struct Knobs {
     pub tick_rate: u16,
     /// Target frames per second (sets `settings.target_frame_ns`).
     pub target_fps: u16,
-    /// The K that MAX_LOOPS uses when switched on.
+    /// The K that MAX_LOOPS uses when switched on: the command line's, or
+    /// the solo client's.
     pub max_loops: u32,
     /// Balls in the world.
     pub balls: u16,
@@ -92,21 +94,25 @@ pub struct Knobs {
 
 impl Knobs {
     /// `strategy` at `tick_rate` and `target_fps` (each at least 1), with
-    /// `balls` balls, no cost and no spike; MAX_LOOPS off, remembering K.
+    /// `balls` balls, no cost and no spike, and MAX_LOOPS on with K if
+    /// `max_loops` is given.
     pub fn new(
         strategy: Strategy,
         tick_rate: u16,
         target_fps: u16,
         balls: u16,
-        max_loops: u32,
+        max_loops: Option<u32>,
     ) -> Knobs {
         let tick_rate = tick_rate.max(1);
         let target_fps = target_fps.max(1);
+        let max_loops = max_loops.map(|k| k.max(1));
+        let mut settings = Settings::new(strategy, period_ns(tick_rate), period_ns(target_fps));
+        settings.max_loops = max_loops;
         Knobs {
-            settings: Settings::new(strategy, period_ns(tick_rate), period_ns(target_fps)),
+            settings,
             tick_rate,
             target_fps,
-            max_loops: max_loops.max(1),
+            max_loops: max_loops.unwrap_or(SOLO_MAX_LOOPS),
             balls,
             tick_cost_ns: 0,
             spike: false,
@@ -174,7 +180,7 @@ mod tests {
     use super::*;
 
     fn knobs() -> Knobs {
-        Knobs::new(Strategy::Fixed, 60, 60, 24, 5)
+        Knobs::new(Strategy::Fixed, 60, 60, 24, None)
     }
 
     #[test]
@@ -215,9 +221,14 @@ mod tests {
         let mut knobs = knobs();
         assert_eq!(knobs.settings.max_loops, None);
         knobs.apply(Command::MaxLoops);
-        assert_eq!(knobs.settings.max_loops, Some(5));
+        assert_eq!(knobs.settings.max_loops, Some(SOLO_MAX_LOOPS));
         knobs.apply(Command::MaxLoops);
         assert_eq!(knobs.settings.max_loops, None);
+        let mut given = Knobs::new(Strategy::Fixed, 60, 60, 24, Some(2));
+        assert_eq!(given.settings.max_loops, Some(2));
+        given.apply(Command::MaxLoops);
+        given.apply(Command::MaxLoops);
+        assert_eq!(given.settings.max_loops, Some(2));
     }
 
     #[test]

@@ -31,18 +31,20 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lockstep_protocol::{Input, PlayerId, PlayerInput};
+use sdl2::pixels::Color;
 use sdl2::rect::Rect;
+use sdl2::render::WindowCanvas;
 
+use self::history::{FrameHistory, FrameSample};
 use crate::bot::Bots;
 use crate::clock;
 use crate::loops::pacing::Pacer;
 use crate::loops::Loop;
-use crate::render::{text_size, Renderer, Roster, GLYPH, PAD};
+use crate::render::{fill_box, text_size, Renderer, Roster, BACKING, GLYPH, PAD};
 use crate::sim::{World, WorldConfig};
 use crate::window::{Screen, WindowError, WindowOptions};
 
-pub use chart::{CHART_FRAMES, FRAME_BAR, STEP_BAR};
-pub use history::{FrameHistory, FrameSample, Summary};
+pub use chart::{FRAME_BAR, STEP_BAR};
 pub use knobs::{Change, Command, Effect, Knobs};
 
 /// Most real time a frame spends on updates before it draws anyway: a
@@ -56,10 +58,6 @@ const SLOW_SEVEN: Duration = Duration::from_millis(50);
 
 /// Bot opponents: enough to keep balls moving, few enough to tell apart.
 const BOTS: u8 = 3;
-
-/// The K of MAX_LOOPS when the L key switches it on and the command line
-/// gave none: the solo client's, 5 ticks (83 ms at 60 Hz).
-pub const DEFAULT_MAX_LOOPS: u32 = 5;
 
 /// Real time the panel's figures are averaged over.
 const RECENT_NS: u64 = 1_000_000_000;
@@ -95,20 +93,24 @@ pub struct LabReport {
     pub game_ns: u64,
     /// Real time thrown away.
     pub discarded_ns: u64,
+    /// Real time still waiting in the accumulator at the end.
+    pub pending_ns: u64,
     /// Most updates in one frame.
     pub max_steps: u32,
 }
 
 impl LabReport {
-    /// `lab frames=N real_ms=R game_ms=G discarded_ms=D max_steps=K`.
+    /// `lab frames=N real_ms=R game_ms=G discarded_ms=D pending_ms=P
+    /// max_steps=K`.
     pub fn line(&self) -> String {
         let ms = |ns: u64| ns / 1_000_000;
         format!(
-            "lab frames={} real_ms={} game_ms={} discarded_ms={} max_steps={}",
+            "lab frames={} real_ms={} game_ms={} discarded_ms={} pending_ms={} max_steps={}",
             self.frames,
             ms(self.real_ns),
             ms(self.game_ns),
             ms(self.discarded_ns),
+            ms(self.pending_ns),
             self.max_steps
         )
     }
@@ -119,9 +121,10 @@ impl LabReport {
 pub struct LabLayout {
     /// The arena, top left.
     pub arena: Rect,
-    /// The strip chart, under the arena.
+    /// The strip chart, across the bottom: as wide as possible, so each
+    /// frame's bar is several pixels wide.
     pub chart: Rect,
-    /// The panel, down the right side.
+    /// The panel, right of the arena.
     pub panel: Rect,
     /// Text magnification.
     pub text_size: i32,
@@ -134,11 +137,11 @@ pub fn layout(output: (u32, u32)) -> LabLayout {
     let panel_width = ((panel::COLUMNS as i32 * GLYPH + 2 * PAD) * size) as u32;
     let panel_width = panel_width.min(width / 2);
     let chart_height = (CHART_HEIGHT * size as u32).min(height / 2);
-    let left_width = width - panel_width;
+    let (left_width, top_height) = (width - panel_width, height - chart_height);
     LabLayout {
-        arena: Rect::new(0, 0, left_width, height - chart_height),
-        chart: Rect::new(0, (height - chart_height) as i32, left_width, chart_height),
-        panel: Rect::new(left_width as i32, 0, panel_width, height),
+        arena: Rect::new(0, 0, left_width, top_height),
+        chart: Rect::new(0, top_height as i32, width, chart_height),
+        panel: Rect::new(left_width as i32, 0, panel_width, top_height),
         text_size: size,
     }
 }
@@ -209,11 +212,12 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
         real_ns: 0,
         game_ns: 0,
         discarded_ns: 0,
+        pending_ns: 0,
         max_steps: 0,
     };
     loop {
         let frame_start = clock::now();
-        let begun = lp.begin_frame(nanos_between(start, frame_start));
+        let deadline = lp.begin_frame(nanos_between(start, frame_start));
         let game_before = lp.game_ns();
         let mut cut_short = false;
         while let Some(update) = lp.next_update() {
@@ -250,30 +254,13 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
             counter,
             cut_short,
         };
-        let output = screen.canvas.output_size().map_err(WindowError::Sdl)?;
-        let places = layout(output);
-        screen.canvas.set_draw_color(sdl2::pixels::Color::RGB(0, 0, 0));
-        screen.canvas.clear();
-        Renderer::draw_world(
+        draw(
             &mut screen.canvas,
-            places.arena,
-            &game.previous,
-            &game.current,
+            &game,
             lp.draw_alpha(&end),
-            &game.roster,
-        )
-        .map_err(WindowError::Sdl)?;
-        if knobs.spike && counter == 7 {
-            std::thread::sleep(SLOW_SEVEN);
-        }
-        let size = places.text_size;
-        chart::draw(&mut screen.canvas, places.chart, size, &history, &knobs.settings)
-            .map_err(WindowError::Sdl)?;
-        panel::draw(
-            &mut screen.canvas,
-            places.panel,
-            size,
-            &panel::lines(&knobs, &readout),
+            &knobs,
+            &history,
+            &readout,
         )
         .map_err(WindowError::Sdl)?;
         report.frames += 1;
@@ -284,9 +271,7 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
         }
         screen.present();
 
-        let paced = begun
-            .deadline_ns
-            .map(|deadline| pacer.wait_until(start + Duration::from_nanos(deadline)));
+        let paced = deadline.map(|ns| pacer.wait_until(start + Duration::from_nanos(ns)));
         history.push(FrameSample {
             frame_ns: nanos_between(frame_start, clock::now()),
             steps: end.steps,
@@ -303,9 +288,39 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
             report.real_ns = lp.real_ns();
             report.game_ns = lp.game_ns();
             report.discarded_ns = lp.discarded_ns();
+            report.pending_ns = lp.lag_ns();
             return Ok(report);
         }
     }
+}
+
+/// Draws a frame: the world at `alpha` in its corner, seed 004's slow "7"
+/// if it is due, then the chart and the panel. Does not present.
+fn draw(
+    canvas: &mut WindowCanvas,
+    game: &Game,
+    alpha: f32,
+    knobs: &Knobs,
+    history: &FrameHistory,
+    readout: &panel::Readout,
+) -> Result<(), String> {
+    let places = layout(canvas.output_size()?);
+    canvas.set_draw_color(Color::RGB(0, 0, 0));
+    canvas.clear();
+    let (previous, current) = (&game.previous, &game.current);
+    Renderer::draw_world(canvas, places.arena, previous, current, alpha, &game.roster)?;
+    if knobs.spike && readout.counter == 7 {
+        std::thread::sleep(SLOW_SEVEN);
+    }
+    let size = places.text_size;
+    chart::draw(canvas, places.chart, size, history, &knobs.settings)?;
+    panel::draw(canvas, places.panel, size, &panel::lines(knobs, readout))
+}
+
+/// The see-through backing of a panel or of the chart.
+fn backing(canvas: &mut WindowCanvas, area: Rect) -> Result<(), String> {
+    let (width, height) = (area.width() as i32, area.height() as i32);
+    fill_box(canvas, area.x(), area.y(), width, height, BACKING)
 }
 
 /// Seed 004's counter: 1 to 10, one step per second of game time.
@@ -339,7 +354,7 @@ mod tests {
         assert!(!places.chart.has_intersection(places.panel));
         assert_eq!(places.arena.width() + places.panel.width(), 1280);
         assert_eq!(places.arena.height() + places.chart.height(), 720);
-        assert!(places.chart.width() as usize >= CHART_FRAMES);
+        assert_eq!(places.chart.width(), 1280);
     }
 
     #[test]
@@ -349,11 +364,12 @@ mod tests {
             real_ns: 50_400_000,
             game_ns: 33_333_334,
             discarded_ns: 0,
+            pending_ns: 16_999_999,
             max_steps: 2,
         };
         assert_eq!(
             report.line(),
-            "lab frames=3 real_ms=50 game_ms=33 discarded_ms=0 max_steps=2"
+            "lab frames=3 real_ms=50 game_ms=33 discarded_ms=0 pending_ms=16 max_steps=2"
         );
     }
 }

@@ -11,7 +11,7 @@ use super::history::Summary;
 use super::keys;
 use super::knobs::Knobs;
 use crate::loops::{format_ms, Strategy};
-use crate::render::{fill_box, printable, text, BACKING, GLYPH, HUD_TEXT, PAD};
+use crate::render::{printable, text, GLYPH, HUD_TEXT, PAD};
 
 /// Characters a panel line holds; the panel is this wide.
 pub const COLUMNS: usize = 54;
@@ -101,53 +101,7 @@ pub fn lines(knobs: &Knobs, readout: &Readout) -> Vec<Line> {
     lines.extend(wrap(settings.strategy.lesson()).map(|l| Line::new(Tone::Quiet, l)));
 
     lines.push(Line::new(Tone::Heading, "RULES"));
-    let fixed = settings.strategy.fixed_steps();
-    lines.push(Line::new(
-        Tone::Plain,
-        format!(
-            "tick {} Hz ({} ms)   target {} FPS{}",
-            knobs.tick_rate,
-            format_ms(settings.tick_ns, 1),
-            knobs.target_fps,
-            if settings.strategy.paced() { "" } else { " (unpaced)" }
-        ),
-    ));
-    let max_step = match settings.max_step_ns() {
-        Some(ns) => format!("{} ms", format_ms(ns, 0)),
-        None if settings.networked => "off (networked)".into(),
-        None => "off".into(),
-    };
-    let interpolation = match (fixed, settings.interpolate) {
-        (false, _) => "-",
-        (true, true) => "on",
-        (true, false) => "off",
-    };
-    lines.push(Line::new(
-        Tone::Plain,
-        format!("max step {max_step}   interpolation {interpolation}"),
-    ));
-    let max_loops = match (fixed, settings.max_loops, settings.networked) {
-        (false, _, _) => "-".to_owned(),
-        (true, Some(_), true) => "off (networked)".to_owned(),
-        (true, Some(k), false) => format!("{k}, discarding"),
-        (true, None, _) => "off".to_owned(),
-    };
-    lines.push(Line::new(
-        Tone::Plain,
-        format!(
-            "MAX_LOOPS {max_loops}   networked {}",
-            on_off(settings.networked)
-        ),
-    ));
-    lines.push(Line::new(
-        Tone::Plain,
-        format!(
-            "balls {}   tick cost {} ms   slow \"7\" {}",
-            knobs.balls,
-            format_ms(knobs.tick_cost_ns, 0),
-            on_off(knobs.spike)
-        ),
-    ));
+    lines.extend(rules(knobs).map(|text| Line::new(Tone::Plain, text)));
 
     lines.push(Line::new(Tone::Heading, "MEASURED (last second)"));
     lines.extend(figures(knobs, readout));
@@ -163,6 +117,53 @@ pub fn lines(knobs: &Knobs, readout: &Readout) -> Vec<Line> {
         lines.push(Line::new(Tone::Quiet, format!("{left:<27}{right}")));
     }
     lines
+}
+
+/// The rules and the load in force; "-" where the strategy has no use
+/// for a rule.
+fn rules(knobs: &Knobs) -> [String; 4] {
+    let settings = &knobs.settings;
+    let fixed = settings.strategy.fixed_steps();
+    let unpaced = if settings.strategy.paced() {
+        ""
+    } else {
+        " (unpaced)"
+    };
+    let max_step = match settings.max_step_ns() {
+        Some(ns) => format!("{} ms", format_ms(ns, 0)),
+        None if settings.networked => "off (networked)".into(),
+        None => "off".into(),
+    };
+    let interpolation = match (fixed, settings.interpolate) {
+        (false, _) => "-",
+        (true, true) => "on",
+        (true, false) => "off",
+    };
+    let max_loops = match (fixed, settings.max_loops, settings.networked) {
+        (false, _, _) => "-".to_owned(),
+        (true, Some(_), true) => "off (networked)".to_owned(),
+        (true, Some(k), false) => format!("{k}, discarding"),
+        (true, None, _) => "off".to_owned(),
+    };
+    [
+        format!(
+            "tick {} Hz ({} ms)   target {} FPS{unpaced}",
+            knobs.tick_rate,
+            format_ms(settings.tick_ns, 1),
+            knobs.target_fps,
+        ),
+        format!("max step {max_step}   interpolation {interpolation}"),
+        format!(
+            "MAX_LOOPS {max_loops}   networked {}",
+            on_off(settings.networked)
+        ),
+        format!(
+            "balls {}   tick cost {} ms   slow \"7\" {}",
+            knobs.balls,
+            format_ms(knobs.tick_cost_ns, 0),
+            on_off(knobs.spike)
+        ),
+    ]
 }
 
 /// FPS, UPS, game time against real time and the rest.
@@ -216,7 +217,11 @@ fn figures(knobs: &Knobs, readout: &Readout) -> Vec<Line> {
         format!(
             "seed 004 counter {}{}",
             readout.counter,
-            if slow_seven { ": slow frames (+50 ms)" } else { "" }
+            if slow_seven {
+                ": slow frames (+50 ms)"
+            } else {
+                ""
+            }
         ),
     ));
     if readout.cut_short {
@@ -268,14 +273,7 @@ pub fn draw(
     size: i32,
     lines: &[Line],
 ) -> Result<(), String> {
-    fill_box(
-        canvas,
-        area.x(),
-        area.y(),
-        area.width() as i32,
-        area.height() as i32,
-        BACKING,
-    )?;
+    super::backing(canvas, area)?;
     let pad = PAD * size;
     let line_height = (GLYPH + 2) * size;
     let mut y = area.y() + pad;
@@ -324,7 +322,7 @@ mod tests {
     }
 
     fn knobs() -> Knobs {
-        Knobs::new(Strategy::FixedInterp, 60, 60, 24, 5)
+        Knobs::new(Strategy::FixedInterp, 60, 60, 24, None)
     }
 
     fn marked(lines: &[Line]) -> Vec<&str> {

@@ -15,17 +15,6 @@ use crate::fixed_step::{FixedStep, FrameEnd};
 
 use super::{Settings, VariableStep};
 
-/// What the start of a frame tells the frontend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameStart {
-    /// Real time since the previous reading.
-    pub elapsed_ns: u64,
-    /// The clock reading the frontend should wait for before the next
-    /// frame, for strategies that pace frames (seed 000's target frame
-    /// rate); `None`: start the next frame at once.
-    pub deadline_ns: Option<u64>,
-}
-
 /// One world update to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Update {
@@ -47,7 +36,7 @@ pub struct Plan {
     pub updates: Vec<Update>,
     /// Steps run, alpha and time discarded.
     pub end: FrameEnd,
-    /// See [`FrameStart::deadline_ns`].
+    /// See [`Loop::begin_frame`].
     pub deadline_ns: Option<u64>,
 }
 
@@ -112,8 +101,10 @@ impl Loop {
     }
 
     /// Starts a frame at clock reading `now_ns` (an earlier reading than
-    /// the last counts as no time).
-    pub fn begin_frame(&mut self, now_ns: u64) -> FrameStart {
+    /// the last counts as no time). Returns the reading the frontend should
+    /// wait for before the next frame, for strategies that pace frames
+    /// (seed 000's target frame rate); `None`: start the next one at once.
+    pub fn begin_frame(&mut self, now_ns: u64) -> Option<u64> {
         let elapsed_ns = now_ns.saturating_sub(self.last_ns);
         self.last_ns = self.last_ns.max(now_ns);
         self.real_ns += elapsed_ns;
@@ -121,15 +112,10 @@ impl Loop {
             Stepper::Variable(step) => step.begin_frame(elapsed_ns),
             Stepper::Fixed(step) => step.begin_frame(elapsed_ns),
         }
-        let deadline_ns = self
-            .settings
+        self.settings
             .strategy
             .paced()
-            .then(|| now_ns.saturating_add(self.settings.target_frame_ns));
-        FrameStart {
-            elapsed_ns,
-            deadline_ns,
-        }
+            .then(|| now_ns.saturating_add(self.settings.target_frame_ns))
     }
 
     /// The next update to run this frame, if one is due. Asking is taking:
@@ -161,12 +147,12 @@ impl Loop {
 
     /// A whole frame at `now_ns`, every due update included.
     pub fn frame(&mut self, now_ns: u64) -> Plan {
-        let start = self.begin_frame(now_ns);
+        let deadline_ns = self.begin_frame(now_ns);
         let updates = std::iter::from_fn(|| self.next_update()).collect();
         Plan {
             updates,
             end: self.end_frame(),
-            deadline_ns: start.deadline_ns,
+            deadline_ns,
         }
     }
 
@@ -256,9 +242,8 @@ mod tests {
     fn paced_strategies_ask_to_wait_until_a_target_frame_time_after_the_reading() {
         for strategy in Strategy::ALL {
             let mut lp = Loop::new(settings(strategy), 0);
-            let start = lp.begin_frame(5 * MS);
             let expected = strategy.paced().then_some(5 * MS + TARGET);
-            assert_eq!(start.deadline_ns, expected, "{strategy}");
+            assert_eq!(lp.begin_frame(5 * MS), expected, "{strategy}");
         }
     }
 
@@ -266,7 +251,12 @@ mod tests {
     fn a_maximum_step_slows_game_time_behind_real_time() {
         let mut lp = Loop::new(settings(Strategy::VariableMax), 0);
         let plan = lp.frame(200 * MS);
-        assert_eq!(plan.updates, vec![Update { dt_ns: DEFAULT_MAX_DELTA_NS }]);
+        assert_eq!(
+            plan.updates,
+            vec![Update {
+                dt_ns: DEFAULT_MAX_DELTA_NS
+            }]
+        );
         assert_eq!(plan.end.discarded_ns, 200 * MS - DEFAULT_MAX_DELTA_NS);
         assert_eq!(lp.game_ns(), DEFAULT_MAX_DELTA_NS);
         assert_eq!(lp.real_ns(), 200 * MS);
@@ -341,7 +331,11 @@ mod tests {
     fn a_maximum_delta_stops_the_spiral_without_max_loops() {
         let (lp, ends) = loaded(settings(Strategy::FixedMax), 15 * MS, MS, 40);
         let most = (DEFAULT_MAX_DELTA_NS / TICK) as u32 + 1;
-        assert!(ends.iter().all(|end| end.steps <= most), "{:?}", steps(&ends));
+        assert!(
+            ends.iter().all(|end| end.steps <= most),
+            "{:?}",
+            steps(&ends)
+        );
         assert!(lp.discarded_ns() > 0);
         assert!(lp.game_ns() < lp.real_ns());
     }
@@ -393,7 +387,10 @@ mod tests {
                     seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                     now += (seed >> 33) % (80 * MS);
                     let plan = lp.frame(now);
-                    assert!((0.0..=1.0).contains(&plan.end.alpha), "{strategy}: {plan:?}");
+                    assert!(
+                        (0.0..=1.0).contains(&plan.end.alpha),
+                        "{strategy}: {plan:?}"
+                    );
                     assert_eq!(
                         lp.game_ns() + lp.lag_ns() + lp.discarded_ns(),
                         lp.real_ns(),

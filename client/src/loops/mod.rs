@@ -14,8 +14,8 @@
 //!
 //! The fixed-step strategies are [`crate::fixed_step::FixedStep`], the
 //! accumulator the networked client, solo play and replays run: the lab's
-//! [`Settings`] only choose its [`Policy`](crate::fixed_step::Policy), and
-//! with `networked` on they choose exactly the networked client's.
+//! [`Settings`] only choose its [`Policy`], and with `networked` on they
+//! choose exactly the networked client's.
 //!
 //! # The ladder
 //!
@@ -47,7 +47,7 @@ use std::str::FromStr;
 
 use crate::fixed_step::Policy;
 
-pub use machine::{FrameStart, Loop, Plan, Update};
+pub use machine::{Loop, Plan, Update};
 pub use millis::{format_ms, parse_ms, ParseMsError};
 pub use variable::VariableStep;
 
@@ -152,9 +152,7 @@ impl Strategy {
             Strategy::FixedInterp => {
                 "seed 000/001: drawn between the last two ticks at alpha = lag / tick"
             }
-            Strategy::Mixed => {
-                "seed 004: a slow frame costs FPS; UPS catches up after it"
-            }
+            Strategy::Mixed => "seed 004: a slow frame costs FPS; UPS catches up after it",
         }
     }
 
@@ -317,7 +315,14 @@ mod tests {
 
     #[test]
     fn the_ladder_adds_one_thing_per_rung() {
-        let rung = |s: Strategy| (s.fixed_steps(), s.paced(), s.caps_the_step(), s.interpolates());
+        let rung = |s: Strategy| {
+            (
+                s.fixed_steps(),
+                s.paced(),
+                s.caps_the_step(),
+                s.interpolates(),
+            )
+        };
         assert_eq!(rung(Strategy::Variable), (false, false, false, false));
         assert_eq!(rung(Strategy::VariableTarget), (false, true, false, false));
         assert_eq!(rung(Strategy::VariableMax), (false, true, true, false));

@@ -49,10 +49,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(players: u8, extra: &[&str]) -> Server {
+        Server::start_at("127.0.0.1:0", players, extra)
+    }
+
+    /// A server listening on `listen` (with a fresh identity).
+    pub fn start_at(listen: &str, players: u8, extra: &[&str]) -> Server {
         let identity = TempDir::new("identity");
         let replays = TempDir::new("replays");
         let mut child = Command::new(server_bin())
-            .args(["--listen", "127.0.0.1:0", "--players", &players.to_string()])
+            .args(["--listen", listen, "--players", &players.to_string()])
             .arg("--identity-dir")
             .arg(&identity.0)
             .arg("--replay-dir")
@@ -195,8 +200,11 @@ impl Client {
     }
 
     pub fn spawn(name: &str, command: &mut Command) -> Client {
+        let key = lockstep_client::known_servers::ENV;
+        if !command.get_envs().any(|(k, _)| k == key) {
+            command.env(key, known_servers_file());
+        }
         let child = command
-            .env(lockstep_client::known_servers::ENV, known_servers_file())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
