@@ -10,15 +10,9 @@ use std::time::Duration;
 use support::{client_bin, Client, Server, TempDir};
 
 fn bot(server: &Server, name: &str, seed: u64, dumps: &TempDir, extra: &[&str]) -> Client {
-    let mut command = Command::new(client_bin());
+    let mut command = support::headless(server, name);
     command
-        .args([
-            "--connect",
-            &server.addr,
-            "--fingerprint",
-            &server.fingerprint,
-        ])
-        .args(["--name", name, "--headless", "--bot", &seed.to_string()])
+        .args(["--bot", &seed.to_string()])
         .args(["--ticks", "420", "--dump-dir"])
         .arg(&dumps.0)
         .args(extra);

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use support::{client_bin, Client, Server};
+use support::{Client, Server};
 
 /// These tests time real processes; running them one at a time keeps the
 /// two cores of a CI machine from turning contention into stalls.
@@ -67,18 +67,7 @@ fn a_spectator_joining_mid_game_ends_on_the_players_hash_and_never_stalls_them()
     std::thread::sleep(Duration::from_secs(3));
     let spectator = Client::spawn(
         "watcher",
-        Command::new(client_bin()).args([
-            "--connect",
-            &server.addr,
-            "--fingerprint",
-            &server.fingerprint,
-            "--name",
-            "watcher",
-            "--spectate",
-            "--headless",
-            "--ticks",
-            "600",
-        ]),
+        support::headless(&server, "watcher").args(["--spectate", "--ticks", "600"]),
     );
     let watched = spectator.finish(Duration::from_secs(60));
     let finals: Vec<(u32, String)> = players
@@ -130,22 +119,9 @@ fn three_bots_at_20_ms_jitter_and_5_percent_loss_finish_in_lockstep() {
     let mut server = Server::start(3, &["--seed", "54"]);
     let clients: Vec<Client> = (0..3)
         .map(|i| {
-            let mut command = Command::new(client_bin());
+            let mut command = support::headless(&server, &format!("lossy{i}"));
             command
-                .args([
-                    "--connect",
-                    &server.addr,
-                    "--fingerprint",
-                    &server.fingerprint,
-                ])
-                .args([
-                    "--name",
-                    &format!("lossy{i}"),
-                    "--headless",
-                    "--bot",
-                    &i.to_string(),
-                ])
-                .args(["--ticks", "600"])
+                .args(["--bot", &i.to_string(), "--ticks", "600"])
                 .args(["--sim-latency-ms", "20", "--sim-jitter-ms", "5"])
                 .args(["--sim-loss-pct", "5", "--sim-seed", &(100 + i).to_string()]);
             Client::spawn(&format!("lossy{i}"), &mut command)

@@ -136,21 +136,9 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
     let records = TempDir::new("client-records");
     let clients: Vec<Client> = (0..2)
         .map(|i| {
-            let mut command = Command::new(client_bin());
+            let mut command = support::headless(&server, &format!("bot{i}"));
             command
-                .args([
-                    "--connect",
-                    &server.addr,
-                    "--fingerprint",
-                    &server.fingerprint,
-                ])
-                .args([
-                    "--name",
-                    &format!("bot{i}"),
-                    "--headless",
-                    "--bot",
-                    &i.to_string(),
-                ])
+                .args(["--bot", &i.to_string()])
                 .arg("--record")
                 .arg(records.0.join(format!("bot{i}.lsreplay")));
             Client::spawn(&format!("bot{i}"), &mut command)

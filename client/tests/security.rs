@@ -9,16 +9,8 @@ use std::time::Duration;
 use support::{client_bin, Client, Server, TempDir};
 
 fn player(server: &Server, name: &str, extra: &[&str]) -> Client {
-    let mut command = Command::new(client_bin());
-    command
-        .args([
-            "--connect",
-            &server.addr,
-            "--fingerprint",
-            &server.fingerprint,
-        ])
-        .args(["--name", name, "--headless", "--bot", "1", "--ticks", "120"])
-        .args(extra);
+    let mut command = support::headless(server, name);
+    command.args(["--bot", "1", "--ticks", "120"]).args(extra);
     Client::spawn(name, &mut command)
 }
 

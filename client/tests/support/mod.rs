@@ -184,19 +184,9 @@ pub struct Client {
 
 impl Client {
     pub fn headless_bot(server: &Server, name: &str, seed: u64, ticks: u32) -> Client {
-        let child = Command::new(client_bin())
-            .env(lockstep_client::known_servers::ENV, known_servers_file())
-            .args(["--connect", &server.addr, "--name", name, "--headless"])
-            .args(["--fingerprint", &server.fingerprint])
-            .args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("client starts");
-        Client {
-            child,
-            name: name.to_string(),
-        }
+        let mut command = headless(server, name);
+        command.args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()]);
+        Client::spawn(name, &mut command)
     }
 
     pub fn spawn(name: &str, command: &mut Command) -> Client {
@@ -304,6 +294,21 @@ pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
         .arg(client_bin())
         .args(args);
     Client::spawn(name, &mut command)
+}
+
+/// A headless client command joining `server` as `name`, with the
+/// server's fingerprint pinned; add the rest and [`Client::spawn`] it.
+pub fn headless(server: &Server, name: &str) -> Command {
+    let mut command = Command::new(client_bin());
+    command
+        .args([
+            "--connect",
+            &server.addr,
+            "--fingerprint",
+            &server.fingerprint,
+        ])
+        .args(["--name", name, "--headless"]);
+    command
 }
 
 /// A known-servers file of this test run, so tests never touch the
