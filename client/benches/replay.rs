@@ -24,7 +24,11 @@ const RUNS: usize = 5;
 
 fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
     values.sort_by(|a, b| a.total_cmp(b));
-    (values[values.len() / 2], values[0], values[values.len() - 1])
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
 }
 
 fn main() {
@@ -94,7 +98,10 @@ fn main() {
             .last()
             .unwrap_or_default()
             .to_string();
-        assert!(out.status.success() && last == expected, "{last} vs {expected}");
+        assert!(
+            out.status.success() && last == expected,
+            "{last} vs {expected}"
+        );
     }
     let (median, min, max) = spread(cli);
     println!(

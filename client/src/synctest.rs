@@ -298,8 +298,8 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::sim::WorldConfig;
     use crate::offline;
+    use crate::sim::WorldConfig;
 
     /// Ticks between restore and check in the toy tests.
     const DISTANCE: u32 = 4;
