@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build demo test determinism clean
+.PHONY: all deps build demo test determinism fuzz clean
 
 all: build
 
@@ -30,6 +30,12 @@ test: deps
 # minutes, so it is not part of `make test`; see DETERMINISM.md.
 determinism: deps
 	@scripts/determinism.sh
+
+# Runs every fuzz target (protocol decoding, stream framing, replay files)
+# for FUZZ_SECONDS each, default 60, under cargo-fuzz and nightly Rust, both
+# installed if missing. Not part of `make test`; see FUZZING.md.
+fuzz:
+	@scripts/fuzz.sh
 
 clean:
 	$(CARGO) clean

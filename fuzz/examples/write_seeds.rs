@@ -1,0 +1,295 @@
+//! Writes the committed seed inputs, `seeds/<target>/<name>`: a few valid
+//! encodings per target, made by the real encoders, from which libFuzzer
+//! starts mutating. Run it again after a wire or replay format change:
+//!
+//! ```text
+//! cargo run --manifest-path fuzz/Cargo.toml --example write_seeds
+//! ```
+//!
+//! It overwrites only its own files: the `regression-*` seeds beside them
+//! are minimised inputs of past findings (FUZZING.md), kept so that every
+//! run tries them again.
+
+use std::{fs, io, path::Path};
+
+use lockstep_protocol::{
+    encode, encode_frame, Bundle, BundleDatagram, Buttons, ClientDatagram, ClientMessage,
+    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, PlayerId, PlayerInput, Record,
+    Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start, Tick,
+    MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
+};
+
+fn main() -> io::Result<()> {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds");
+    let write = |target: &str, name: &str, bytes: &[u8]| -> io::Result<()> {
+        let dir = seeds.join(target);
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join(name), bytes)
+    };
+
+    let client = client_messages();
+    for (name, message) in &client {
+        write("decode_client", name, &body(message))?;
+    }
+    let datagram = ClientDatagram::Inputs(inputs());
+    let datagram = encode(&datagram, MAX_DATAGRAM_SIZE).expect("a seed fits a datagram");
+    write("decode_client", "inputs_datagram", &datagram)?;
+
+    let server = server_messages();
+    for (name, message) in &server {
+        write("decode_server", name, &body(message))?;
+    }
+    let datagram = ServerDatagram::Bundles(BundleDatagram {
+        inputs_ack: Tick(12),
+        first_tick: Tick(10),
+        bundles: vec![bundle(1), bundle(2), departure()],
+    });
+    let datagram = encode(&datagram, MAX_DATAGRAM_SIZE).expect("a seed fits a datagram");
+    write("decode_server", "bundles_datagram", &datagram)?;
+
+    // frames: direction byte, chunk-length count, chunk lengths, stream.
+    let client_stream = stream(client.iter().map(|(_, m)| m));
+    let server_stream = stream(server.iter().map(|(_, m)| m));
+    write(
+        "frames",
+        "client_whole",
+        &[&[0, 0][..], &client_stream].concat(),
+    )?;
+    write(
+        "frames",
+        "server_whole",
+        &[&[1, 0][..], &server_stream].concat(),
+    )?;
+    write(
+        "frames",
+        "client_cut",
+        &[&[0, 5, 1, 3, 0, 4, 9][..], &client_stream].concat(),
+    )?;
+
+    // replay: switch byte (bit 0: fix checksums), then the file.
+    let game = replay();
+    write("replay", "game", &[&[0][..], &game].concat())?;
+    write("replay", "game_fix_checksums", &[&[1][..], &game].concat())?;
+    write(
+        "replay",
+        "cut_off",
+        &[&[0][..], &game[..game.len() - 7]].concat(),
+    )?;
+    Ok(())
+}
+
+fn body<T: serde::Serialize>(message: &T) -> Vec<u8> {
+    encode(message, MAX_MESSAGE_SIZE).expect("a seed fits a message")
+}
+
+fn stream<'a, T: serde::Serialize + 'a>(messages: impl Iterator<Item = &'a T>) -> Vec<u8> {
+    messages
+        .flat_map(|m| encode_frame(m).expect("a seed fits a frame"))
+        .collect()
+}
+
+fn client_messages() -> Vec<(&'static str, ClientMessage)> {
+    vec![
+        (
+            "hello",
+            ClientMessage::Hello(Hello {
+                protocol_version: PROTOCOL_VERSION,
+                name: "ada".into(),
+                spectate: false,
+                password: Some("hunter2".into()),
+            }),
+        ),
+        ("leave", ClientMessage::Leave),
+        (
+            "hash_report",
+            ClientMessage::HashReport {
+                tick: Tick(300),
+                hash: 0x0123_4567_89ab_cdef,
+            },
+        ),
+        ("inputs_message", ClientMessage::Inputs(inputs())),
+    ]
+}
+
+fn server_messages() -> Vec<(&'static str, ServerMessage)> {
+    let roster = vec![
+        RosterEntry {
+            id: PlayerId(0),
+            name: "ada".into(),
+        },
+        RosterEntry {
+            id: PlayerId(1),
+            name: "bob".into(),
+        },
+    ];
+    vec![
+        (
+            "refused",
+            ServerMessage::Refused(Refusal {
+                reason: "protocol version 1 is not 2".into(),
+            }),
+        ),
+        (
+            "welcome",
+            ServerMessage::Welcome {
+                player: PlayerId(1),
+                players_needed: 2,
+            },
+        ),
+        (
+            "start",
+            ServerMessage::Start(Start {
+                seed: 7,
+                tick_rate: 60,
+                input_delay: 3,
+                balls: 24,
+                roster,
+                hash_interval: 15,
+                you: Some(PlayerId(1)),
+                first_input_tick: Tick(0),
+                history: 2,
+            }),
+        ),
+        (
+            "history",
+            ServerMessage::History {
+                first_tick: Tick(0),
+                bundles: vec![bundle(0), departure()],
+            },
+        ),
+        (
+            "peer_status",
+            ServerMessage::PeerStatus(PeerStatus {
+                next_tick: Tick(40),
+                peers: vec![Peer {
+                    player: PlayerId(0),
+                    ping_ms: 23,
+                    ticks_behind: 1,
+                    silent_ms: 300,
+                    waited_for: true,
+                }],
+            }),
+        ),
+        (
+            "desync",
+            ServerMessage::Desync(DesyncNotice {
+                tick: Tick(300),
+                diverged: vec![PlayerId(2)],
+                majority: Some(1),
+            }),
+        ),
+        (
+            "ended",
+            ServerMessage::Ended {
+                reason: "the server is shutting down".into(),
+            },
+        ),
+    ]
+}
+
+fn inputs() -> InputDatagram {
+    InputDatagram {
+        bundles_ack: Tick(300),
+        first_tick: Tick(302),
+        inputs: vec![
+            Input {
+                buttons: Buttons::LEFT.with(Buttons::BOOST),
+                axes: None,
+            },
+            Input {
+                buttons: Buttons(0),
+                axes: Some([127, -127]),
+            },
+        ],
+    }
+}
+
+/// Both players' inputs at one tick.
+fn bundle(buttons: u8) -> Bundle {
+    Bundle {
+        left: vec![],
+        joined: vec![],
+        inputs: vec![
+            PlayerInput {
+                player: PlayerId(0),
+                input: Input {
+                    buttons: Buttons(buttons),
+                    axes: None,
+                },
+            },
+            PlayerInput {
+                player: PlayerId(1),
+                input: Input {
+                    buttons: Buttons(0),
+                    axes: Some([-5, 64]),
+                },
+            },
+        ],
+    }
+}
+
+/// Player 1 leaves and player 2 comes back at the same tick.
+fn departure() -> Bundle {
+    Bundle {
+        left: vec![PlayerId(1)],
+        joined: vec![PlayerId(2)],
+        inputs: vec![PlayerInput {
+            player: PlayerId(0),
+            input: Input::default(),
+        }],
+    }
+}
+
+/// A short finished game with every kind of record.
+fn replay() -> Vec<u8> {
+    let header = ReplayHeader {
+        protocol_version: PROTOCOL_VERSION,
+        build: "lockstep 0.1.0".into(),
+        recorder: "server".into(),
+        started_unix: 1_800_000_000,
+        seed: 7,
+        tick_rate: 60,
+        input_delay: 3,
+        hash_interval: 2,
+        balls: 24,
+        roster: vec![
+            RosterEntry {
+                id: PlayerId(0),
+                name: "ada".into(),
+            },
+            RosterEntry {
+                id: PlayerId(1),
+                name: "bob".into(),
+            },
+        ],
+    };
+    let records = [
+        Record::Bundle {
+            tick: Tick(0),
+            bundle: bundle(1),
+        },
+        Record::Bundle {
+            tick: Tick(1),
+            bundle: bundle(2),
+        },
+        Record::Hash {
+            tick: Tick(2),
+            player: PlayerId(0),
+            hash: 42,
+        },
+        Record::Left {
+            tick: Tick(2),
+            player: PlayerId(1),
+            reason: "left the game".into(),
+        },
+        Record::Bundle {
+            tick: Tick(2),
+            bundle: departure(),
+        },
+    ];
+    let mut writer = ReplayWriter::new(Vec::new(), &header).expect("writes to memory");
+    for record in &records {
+        writer.write(record).expect("writes to memory");
+    }
+    writer.finish("game over").expect("writes to memory")
+}
