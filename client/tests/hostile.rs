@@ -288,6 +288,18 @@ fn hostile_peers_leave_honest_players_in_lockstep_and_the_server_running() {
     }
     let dropped = server.wait_for("name=mallory tick=", Duration::from_secs(10));
     assert!(dropped.starts_with("dropped"), "{dropped}");
+    // The log counts the inputs it ignored: mallory's changed repeats.
+    let logged = server
+        .log()
+        .into_iter()
+        .find(|l| l.contains("player dropped") && l.contains("name=mallory"))
+        .expect("mallory's drop is logged");
+    let conflicting: u32 = logged
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("conflicting_ignored="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {logged}"));
+    assert!(conflicting > 0, "{logged}");
 
     // Nobody acted for another player: mallory's marked inputs appear
     // only in mallory's slot of the recorded bundles.

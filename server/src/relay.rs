@@ -82,11 +82,25 @@ pub struct Drop {
 pub struct InputOutcome {
     /// Inputs stored for a later bundle.
     pub accepted: u32,
-    /// Inputs for a (player, tick) already held or already bundled.
+    /// Inputs for a (player, tick) already held or already bundled. Honest
+    /// clients repeat every unacknowledged input in each datagram, so most
+    /// of these are expected.
     pub repeated: u32,
+    /// Repeats that differ from the input the relay kept: a client trying
+    /// to change its input after the fact (the first one wins).
+    pub conflicting: u32,
     /// Inputs beyond [`INPUT_WINDOW`], before the player's first tick or
     /// after its drop tick.
     pub out_of_window: u32,
+}
+
+impl InputOutcome {
+    fn add(&mut self, other: InputOutcome) {
+        self.accepted += other.accepted;
+        self.repeated += other.repeated;
+        self.conflicting += other.conflicting;
+        self.out_of_window += other.out_of_window;
+    }
 }
 
 /// One player's standing, for the lag indicator.
@@ -114,6 +128,8 @@ struct Slot {
     last_heard: Duration,
     /// Set once the relay decided to remove it.
     drop: Option<Drop>,
+    /// Every input this player sent, by outcome.
+    totals: InputOutcome,
 }
 
 impl Slot {
@@ -124,6 +140,7 @@ impl Slot {
             bundles_ack,
             last_heard: now,
             drop: None,
+            totals: InputOutcome::default(),
         }
     }
 
@@ -229,8 +246,22 @@ impl Relay {
         };
         let mut tick = datagram.first_tick;
         for &input in &datagram.inputs {
-            if tick < next_tick || slot.inputs.contains_key(&tick) {
+            let kept = if tick < next_tick {
+                self.bundles.get(tick.0 as usize).map(|bundle| {
+                    bundle
+                        .inputs
+                        .iter()
+                        .find(|i| i.player == player)
+                        .map(|i| i.input)
+                })
+            } else {
+                slot.inputs.get(&tick).map(|&kept| Some(kept))
+            };
+            if let Some(kept) = kept {
                 outcome.repeated += 1;
+                if kept != Some(input) {
+                    outcome.conflicting += 1;
+                }
             } else if tick >= limit || tick < slot.first_tick {
                 outcome.out_of_window += 1;
             } else {
@@ -239,7 +270,14 @@ impl Relay {
             }
             tick = tick.next();
         }
+        slot.totals.add(outcome);
         outcome
+    }
+
+    /// Every input `player` sent so far, by outcome (`None` once its slot is
+    /// gone).
+    pub fn input_totals(&self, player: PlayerId) -> Option<InputOutcome> {
+        self.slots.get(&player).map(|slot| slot.totals)
     }
 
     /// Schedules `player`'s removal at its drop tick. Returns the decision,
@@ -496,6 +534,7 @@ mod tests {
             InputOutcome {
                 accepted: 1,
                 repeated: 1,
+                conflicting: 1,
                 out_of_window: 0
             }
         );
@@ -508,8 +547,14 @@ mod tests {
             .collect();
         assert_eq!(got, vec![1, 1, 2]);
         // Inputs for already bundled ticks are repeats, never a second bundle.
-        assert_eq!(relay.receive(P0, &repeat, Duration::ZERO).repeated, 2);
+        let again = relay.receive(P0, &repeat, Duration::ZERO);
+        assert_eq!((again.repeated, again.conflicting), (2, 1));
         assert_eq!(relay.complete(), 0);
+        let totals = relay.input_totals(P0).unwrap();
+        assert_eq!(
+            (totals.accepted, totals.repeated, totals.conflicting),
+            (3, 3, 2)
+        );
     }
 
     #[test]

@@ -234,8 +234,8 @@ impl Session {
                 match client.role {
                     Role::Player(player) => {
                         let outcome = relay.receive(player, &datagram, now);
-                        if outcome.out_of_window > 0 {
-                            debug!(%player, ?outcome, "inputs outside the window ignored");
+                        if outcome.out_of_window > 0 || outcome.conflicting > 0 {
+                            debug!(%player, ?outcome, "inputs ignored");
                         }
                     }
                     Role::Spectator => {
@@ -587,7 +587,22 @@ impl Session {
 
     fn report_drop(&mut self, drop: Drop) {
         let name = self.name_of(drop.player);
-        warn!(player = %drop.player, %name, tick = %drop.tick, reason = drop.reason.as_str(), "player dropped");
+        let totals = self
+            .relay
+            .as_ref()
+            .and_then(|relay| relay.input_totals(drop.player))
+            .unwrap_or_default();
+        warn!(
+            player = %drop.player,
+            %name,
+            tick = %drop.tick,
+            reason = drop.reason.as_str(),
+            inputs = totals.accepted,
+            repeats_ignored = totals.repeated,
+            conflicting_ignored = totals.conflicting,
+            out_of_window_ignored = totals.out_of_window,
+            "player dropped"
+        );
         if let Some(recorder) = &mut self.recorder {
             recorder.left(drop.tick, drop.player, drop.reason.as_str());
         }
