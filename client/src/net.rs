@@ -110,8 +110,10 @@ pub struct LinkStats {
     pub tx_bytes: u64,
     /// UDP bytes received so far.
     pub rx_bytes: u64,
-    /// Smoothed deviation of bundle arrival spacing from the tick period:
-    /// how irregularly the game's bundles reach us.
+    /// How irregularly the game's bundles reach us: the smoothed deviation
+    /// of their spacing from the tick period, or three quarters of the
+    /// recent longest wait for news (a burst of losses), whichever is
+    /// larger.
     pub jitter: Duration,
 }
 
@@ -512,7 +514,7 @@ async fn play(
                     rtt: conn.rtt(),
                     tx_bytes: s.udp_tx.bytes,
                     rx_bytes: s.udp_rx.bytes,
-                    jitter: link.jitter,
+                    jitter: link.irregularity(),
                 }));
             }
         }
@@ -533,7 +535,15 @@ struct Link {
     last_arrival: Option<Instant>,
     /// Smoothed deviation of arrival spacing from the expected spacing.
     jitter: Duration,
+    /// The longest recent wait for news beyond one tick (a burst of lost
+    /// datagrams), decaying slowly.
+    outage: Duration,
 }
+
+/// Per-arrival decay of the outage peak: a half-life of about 180 arrivals
+/// (3 s at 60 Hz), long enough to span the quiet time between bursts of
+/// loss on a bad link.
+const OUTAGE_DECAY: (u32, u32) = (255, 256);
 
 /// Arrival gaps beyond this are stalls or pauses, not jitter, and are left
 /// out of the estimate.
@@ -548,11 +558,26 @@ impl Default for Link {
             tick: Duration::from_millis(16),
             last_arrival: None,
             jitter: Duration::ZERO,
+            outage: Duration::ZERO,
         }
     }
 }
 
 impl Link {
+    /// What the delay must absorb beyond the round trip, as a jitter: the
+    /// smoothed jitter, or three quarters of the recent worst outage,
+    /// whichever is larger. The controller budgets twice the jitter, so an
+    /// outage half again as long as the worst seen recently is covered
+    /// (loss bursts vary in length).
+    fn irregularity(&self) -> Duration {
+        let outage = self.outage * 3 / 4;
+        if outage > self.jitter {
+            outage
+        } else {
+            self.jitter
+        }
+    }
+
     /// Applies a bundle datagram; returns the newly received bundles.
     fn receive(&mut self, datagram: lockstep_protocol::BundleDatagram) -> Option<NetEvent> {
         self.unacked = self.unacked.split_off(&datagram.inputs_ack);
@@ -578,6 +603,12 @@ impl Link {
                 if gap < JITTER_OUTLIER {
                     // EWMA with gain 1/8, like TCP's RTT variance.
                     self.jitter = (self.jitter * 7 + gap.abs_diff(expected)) / 8;
+                    // Redundancy hides a burst of losses in `expected` (the
+                    // next datagram brings every missed bundle), but not
+                    // the wait: time without news beyond one tick.
+                    let wait = gap.saturating_sub(self.tick);
+                    let decayed = self.outage * OUTAGE_DECAY.0 / OUTAGE_DECAY.1;
+                    self.outage = if wait > decayed { wait } else { decayed };
                 }
             }
             self.last_arrival = Some(now);

@@ -167,6 +167,9 @@ pub struct Relay {
     /// without a complete bundle.
     bundles: Vec<Bundle>,
     drop_timeout: Duration,
+    /// Slots removed so far: lets the driver skip its bookkeeping when
+    /// nobody left since it last looked.
+    departures: u64,
 }
 
 impl Relay {
@@ -180,6 +183,7 @@ impl Relay {
             slots,
             bundles: Vec::new(),
             drop_timeout,
+            departures: 0,
         }
     }
 
@@ -216,6 +220,11 @@ impl Relay {
     pub fn silence(&self, player: PlayerId, now: Duration) -> Option<Duration> {
         let slot = self.slots.get(&player).filter(|slot| slot.drop.is_none())?;
         Some(now.saturating_sub(slot.last_heard))
+    }
+
+    /// How many slots have been removed since the game began.
+    pub fn departures(&self) -> u64 {
+        self.departures
     }
 
     /// Whether no player is left: the game is over.
@@ -372,8 +381,11 @@ impl Relay {
                 bundle.inputs.push(PlayerInput { player, input });
             }
         }
-        self.slots
-            .retain(|_, slot| slot.drop.is_none_or(|d| d.tick > tick));
+        if !bundle.left.is_empty() {
+            self.slots
+                .retain(|_, slot| slot.drop.is_none_or(|d| d.tick > tick));
+            self.departures += bundle.left.len() as u64;
+        }
         Some(bundle)
     }
 

@@ -141,6 +141,8 @@ pub(crate) struct Session {
     last_status: Instant,
     /// Players the server has warned it waits for (once per episode).
     waiting_warned: BTreeSet<PlayerId>,
+    /// The relay's departure count at the last [`Session::forget_departed`].
+    departures_seen: u64,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 }
 
@@ -156,6 +158,7 @@ impl Session {
             epoch: Instant::now(),
             last_status: Instant::now(),
             waiting_warned: BTreeSet::new(),
+            departures_seen: 0,
             events,
         }
     }
@@ -522,6 +525,7 @@ impl Session {
         }
         let ids: Vec<PlayerId> = roster.iter().map(|r| r.id).collect();
         self.relay = Some(Relay::new(&ids, self.config.drop_timeout, self.now()));
+        self.departures_seen = 0;
         self.hashes = HashCheck::new();
         self.waiting_warned.clear();
         self.start_recording(roster.clone());
@@ -618,10 +622,14 @@ impl Session {
     /// over to reconnecting players, and ends the game when nobody is left.
     fn advance(&mut self) {
         self.bundle_ready();
-        if self.take_over_slots() {
-            self.bundle_ready();
+        // Runs for every input datagram: the rejoin bookkeeping only when
+        // someone is reconnecting.
+        if self.clients.values().any(|c| c.rejoining) {
+            if self.take_over_slots() {
+                self.bundle_ready();
+            }
+            self.complete_rejoins();
         }
-        self.complete_rejoins();
         self.forget_departed();
     }
 
@@ -642,10 +650,17 @@ impl Session {
         self.broadcast();
     }
 
+    /// Closes the connections of players whose slot the relay removed, and
+    /// ends the game when nobody is left. Cheap when nobody left since the
+    /// last call.
     fn forget_departed(&mut self) {
         let Some(relay) = &self.relay else {
             return;
         };
+        if relay.departures() == self.departures_seen && !relay.is_empty() {
+            return;
+        }
+        self.departures_seen = relay.departures();
         let active: BTreeSet<PlayerId> = relay.players().collect();
         let departed: Vec<ConnId> = self
             .clients
