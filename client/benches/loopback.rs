@@ -9,31 +9,15 @@
 //! Options (environment): LOCKSTEP_BENCH_CLIENTS (default 4),
 //! LOCKSTEP_BENCH_TICKS (default 3600, one minute at 60 Hz).
 
+mod measure;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use lockstep_client::clock;
 
-fn env_or(key: &str, default: u32) -> u32 {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// CPU seconds (user + system) used so far by `pid`, from /proc/PID/stat.
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the parenthesised command name; utime and stime are
-    // fields 14 and 15 of the whole line.
-    let after = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    // USER_HZ is 100 on every Linux configuration this runs on.
-    Some((utime + stime) / 100.0)
-}
+use measure::{cpu_seconds, env_or, spread};
 
 fn stat(line: &str, key: &str) -> u64 {
     line.split_whitespace()
@@ -42,19 +26,9 @@ fn stat(line: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// (median, min, max) of a non-empty sample.
-fn spread(values: &mut [f64]) -> (f64, f64, f64) {
-    values.sort_by(|a, b| a.total_cmp(b));
-    (
-        values[values.len() / 2],
-        values[0],
-        values[values.len() - 1],
-    )
-}
-
 fn main() {
-    let clients = env_or("LOCKSTEP_BENCH_CLIENTS", 4);
-    let ticks = env_or("LOCKSTEP_BENCH_TICKS", 3600);
+    let clients: u32 = env_or("LOCKSTEP_BENCH_CLIENTS", 4);
+    let ticks: u32 = env_or("LOCKSTEP_BENCH_TICKS", 3600);
     let client_bin = PathBuf::from(env!("CARGO_BIN_EXE_lockstep-client"));
     let server_bin = client_bin.with_file_name("lockstep-server");
     assert!(

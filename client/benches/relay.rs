@@ -1,0 +1,580 @@
+//! Relay benchmark: how long the server takes to turn every player's input
+//! for a tick into a bundle in every player's hands, and what that costs the
+//! server, for 2 to 64 players.
+//!
+//! A real `lockstep-server` process serves N lightweight clients that live
+//! in this process: tokio tasks, each with its own UDP socket, quinn
+//! endpoint and connection, speaking the protocol with `lockstep_protocol`
+//! types (Hello, Start, input datagrams with every unacknowledged input,
+//! bundle acks, a hash report every `hash_interval` ticks) but simulating
+//! nothing. 64 client processes would not fit on two cores; 64 of these do.
+//!
+//! One pacing clock drives them all: at step `k` every client sends its
+//! input for tick `k + input_delay`, so the inputs for a tick leave at
+//! about the same instant, as in a game whose clocks agree. The clock runs
+//! open loop (a client does not wait for bundle `k` before sending step
+//! `k`): on loopback the bundle is long there by then, and under loss the
+//! figure stays a property of the transport, not of a stalled game.
+//!
+//! For each tick `t`:
+//! relay latency = (last arrival of bundle `t` over all clients)
+//!               − (last first send of an input for `t` over all clients).
+//! Ticks whose latency exceeds `input_delay` ticks would make some client
+//! wait with a pinned delay; they are counted as over budget. Server CPU is
+//! its user + system time from /proc over the measured ticks, so it covers
+//! everything the process does: QUIC, TLS, relaying, recording the replay
+//! (on, as by default) and checking hash reports.
+//!
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench relay`
+//!
+//! Options (environment):
+//! - LOCKSTEP_BENCH_SIZES: clients per game, default `2,8,32,64`;
+//! - LOCKSTEP_BENCH_SECONDS: measured seconds per game, default 20;
+//! - LOCKSTEP_BENCH_ROUNDS: games per size, default 3 (the sizes take
+//!   turns, so a noisy minute of the machine hits all of them);
+//! - LOCKSTEP_BENCH_LOSS_PCT: loss in each direction of every client's
+//!   link (the link conditioner, seeded per client), default 0;
+//! - LOCKSTEP_BENCH_LATENCY_MS: delay added in each direction of every
+//!   client's link, default 0 (an input reaches the bundles after twice it);
+//! - LOCKSTEP_BENCH_TRANSPORTS: `datagram` (default: inputs as datagrams
+//!   repeating all unacknowledged ones, as the client sends them) and/or
+//!   `stream` (each input once, as a frame on the reliable control stream,
+//!   as `lockstep-client --inputs-over-stream` sends them).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+mod measure;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use bytes::Bytes;
+use lockstep_client::tls::FingerprintVerifier;
+use lockstep_conditioner::LinkConfig;
+use lockstep_protocol::{
+    decode, encode, encode_frame, BundleDatagram, ClientDatagram, ClientMessage, FrameReader,
+    Hello, Input, InputDatagram, ServerDatagram, ServerMessage, Start, Tick, ALPN,
+    MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use measure::{cpu_seconds, env_list, env_or, percentile, spread};
+
+/// Ticks played before measuring: connections, quinn's RTT estimate and the
+/// server's allocations settle in the first second.
+const WARMUP_TICKS: u32 = 60;
+
+/// Steps played after the measured ones: the last measured ticks need the
+/// traffic that follows them, as every tick does (a lost input is repaired
+/// by the next step's datagram, a lost stream packet is retransmitted once
+/// later packets are acknowledged). Half a second is many repair periods.
+const TAIL_TICKS: u32 = 30;
+
+/// Longest wait for every client to reach the game, or to say goodbye.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How a lightweight client sends its inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Transport {
+    /// A datagram per step with every input the server has not
+    /// acknowledged: a lost datagram is repaired by the next one.
+    Datagram,
+    /// A control-stream frame per input: QUIC retransmits a loss, and
+    /// everything behind it waits (head-of-line blocking).
+    Stream,
+}
+
+impl std::str::FromStr for Transport {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "datagram" => Ok(Transport::Datagram),
+            "stream" => Ok(Transport::Stream),
+            other => Err(format!("unknown transport {other:?}")),
+        }
+    }
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Transport::Datagram => "datagram",
+            Transport::Stream => "stream",
+        })
+    }
+}
+
+/// What the pacing clock tells every client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    /// The game has not started.
+    Lobby,
+    /// Step `k`: send the inputs through tick `k + input_delay`.
+    Step(u32),
+    /// The measurement is over: leave.
+    Done,
+}
+
+/// One client's view of the game, as offsets from the benchmark's epoch:
+/// when it first handed its input for each tick to QUIC, and when the
+/// bundle of each tick arrived. Indexed by tick.
+#[derive(Debug, Default)]
+struct Timeline {
+    sent: Vec<Option<Duration>>,
+    arrived: Vec<Option<Duration>>,
+}
+
+/// Sets `times[tick]` unless it is already set (a repeat is not news).
+fn record_first(times: &mut Vec<Option<Duration>>, tick: Tick, at: Duration) {
+    let index = tick.0 as usize;
+    if times.len() <= index {
+        times.resize(index + 1, None);
+    }
+    times[index].get_or_insert(at);
+}
+
+/// The latest of the clients' times for `tick`; `None` unless every
+/// client has one.
+fn latest<'a>(
+    clients: impl Iterator<Item = &'a Vec<Option<Duration>>>,
+    tick: usize,
+) -> Option<Duration> {
+    clients
+        .map(|times| times.get(tick).copied().flatten())
+        .try_fold(Duration::ZERO, |latest, at| Some(latest.max(at?)))
+}
+
+/// A lightweight client in the game: its acknowledgement state and timeline.
+struct Player {
+    transport: Transport,
+    input_delay: u32,
+    hash_interval: u32,
+    /// Inputs the server has not acknowledged (datagram transport).
+    unacked: BTreeMap<Tick, Input>,
+    /// First tick without a local input.
+    next_local: Tick,
+    /// First bundle tick not received.
+    received: Tick,
+    epoch: Instant,
+    timeline: Timeline,
+}
+
+impl Player {
+    fn new(start: &Start, transport: Transport, epoch: Instant) -> Player {
+        Player {
+            transport,
+            input_delay: u32::from(start.input_delay),
+            hash_interval: u32::from(start.hash_interval.max(1)),
+            unacked: BTreeMap::new(),
+            next_local: Tick(0),
+            received: Tick(0),
+            epoch,
+            timeline: Timeline::default(),
+        }
+    }
+
+    /// Sends the inputs for every tick through `through` not sent yet (the
+    /// content of an input does not change the relay's work, so all are
+    /// neutral).
+    async fn send_through(
+        &mut self,
+        through: Tick,
+        conn: &quinn::Connection,
+        control: &mut quinn::SendStream,
+    ) -> anyhow::Result<()> {
+        let now = self.epoch.elapsed();
+        while self.next_local <= through {
+            let tick = self.next_local;
+            record_first(&mut self.timeline.sent, tick, now);
+            match self.transport {
+                Transport::Datagram => {
+                    self.unacked.insert(tick, Input::default());
+                }
+                Transport::Stream => {
+                    let frame = encode_frame(&ClientMessage::Inputs(InputDatagram {
+                        bundles_ack: self.received,
+                        first_tick: tick,
+                        inputs: vec![Input::default()],
+                    }))?;
+                    control.write_all(&frame).await?;
+                }
+            }
+            self.next_local = tick.next();
+        }
+        if self.transport == Transport::Datagram {
+            let datagram = ClientDatagram::Inputs(InputDatagram {
+                bundles_ack: self.received,
+                first_tick: self.unacked.keys().next().copied().unwrap_or(self.received),
+                inputs: self.unacked.values().copied().collect(),
+            });
+            let bytes = encode(&datagram, MAX_DATAGRAM_SIZE)
+                .context("too many unacknowledged inputs for one datagram")?;
+            conn.send_datagram(Bytes::from(bytes))?;
+        }
+        Ok(())
+    }
+
+    /// Takes a bundle datagram; returns the ticks whose world hash a real
+    /// client would now report.
+    fn receive(&mut self, datagram: BundleDatagram) -> Vec<Tick> {
+        self.unacked = self.unacked.split_off(&datagram.inputs_ack);
+        if datagram.first_tick > self.received {
+            return Vec::new();
+        }
+        let now = self.epoch.elapsed();
+        let skip = self.received.since(datagram.first_tick) as usize;
+        let mut reports = Vec::new();
+        for _ in datagram.bundles.iter().skip(skip) {
+            record_first(&mut self.timeline.arrived, self.received, now);
+            self.received = self.received.next();
+            if self.received.0.is_multiple_of(self.hash_interval) {
+                reports.push(self.received);
+            }
+        }
+        reports
+    }
+}
+
+/// How every lightweight client connects: TLS 1.3 pinned to the server's
+/// certificate fingerprint, as `lockstep-client --fingerprint` does, and
+/// the transport settings the server uses.
+fn client_config(fingerprint: &str) -> anyhow::Result<quinn::ClientConfig> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = Arc::new(FingerprintVerifier::new(
+        Some(fingerprint),
+        provider.clone(),
+    ));
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
+    let mut config = quinn::ClientConfig::new(Arc::new(crypto));
+    config.transport_config(Arc::new(lockstep_server::transport_config()));
+    Ok(config)
+}
+
+/// Everything one lightweight client needs to join.
+struct Join {
+    index: u32,
+    server: SocketAddr,
+    config: quinn::ClientConfig,
+    link: LinkConfig,
+    transport: Transport,
+    epoch: Instant,
+}
+
+/// One lightweight client: joins, reports Start, follows the pacing clock
+/// until [`Pace::Done`], leaves, and returns its timeline.
+async fn client(
+    join: Join,
+    started: mpsc::Sender<Start>,
+    mut pace: watch::Receiver<Pace>,
+) -> anyhow::Result<Timeline> {
+    let bind: SocketAddr = (std::net::Ipv4Addr::LOCALHOST, 0).into();
+    let (endpoint, _) = lockstep_conditioner::endpoint(
+        quinn::EndpointConfig::default(),
+        None,
+        bind,
+        join.link,
+        join.link,
+    )?;
+    let conn = endpoint
+        .connect_with(join.config, join.server, "lockstep")?
+        .await?;
+    let (mut control, mut recv) = conn.open_bi().await?;
+    let hello = ClientMessage::Hello(Hello {
+        protocol_version: PROTOCOL_VERSION,
+        name: format!("c{}", join.index),
+        spectate: false,
+        password: None,
+    });
+    control.write_all(&encode_frame(&hello)?).await?;
+    let mut reader = FrameReader::new();
+    let mut chunk = [0u8; 4096];
+    let start = loop {
+        let Some(n) = recv.read(&mut chunk).await? else {
+            bail!("the server closed the control stream in the lobby");
+        };
+        reader.push(&chunk[..n]);
+        match reader.next_message::<ServerMessage>()? {
+            Some(ServerMessage::Start(start)) => break start,
+            Some(ServerMessage::Refused(refusal)) => bail!("refused: {}", refusal.reason),
+            _ => {}
+        }
+    };
+    let mut player = Player::new(&start, join.transport, join.epoch);
+    // The first `input_delay` ticks get neutral inputs at Start, as the
+    // real client sends them.
+    let first_sampled = Tick(player.input_delay);
+    player
+        .send_through(Tick(first_sampled.0 - 1), &conn, &mut control)
+        .await?;
+    started.send(start).await?;
+    loop {
+        tokio::select! {
+            changed = pace.changed() => {
+                changed?;
+                let current = *pace.borrow_and_update();
+                match current {
+                    Pace::Step(k) => {
+                        player.send_through(first_sampled.plus(k), &conn, &mut control).await?;
+                    }
+                    Pace::Done => break,
+                    Pace::Lobby => {}
+                }
+            }
+            datagram = conn.read_datagram() => {
+                if let Ok(ServerDatagram::Bundles(d)) = decode(&datagram?, MAX_DATAGRAM_SIZE) {
+                    for tick in player.receive(d) {
+                        // Every client reports the same hash: no desync,
+                        // but the server does the work of comparing.
+                        let report = ClientMessage::HashReport { tick, hash: 0 };
+                        control.write_all(&encode_frame(&report)?).await?;
+                    }
+                }
+            }
+            read = recv.read(&mut chunk) => {
+                let Some(n) = read? else {
+                    bail!("the server closed the control stream");
+                };
+                reader.push(&chunk[..n]);
+                while let Some(message) = reader.next_message::<ServerMessage>()? {
+                    if let ServerMessage::Ended { reason } = message {
+                        bail!("the server ended the game: {reason}");
+                    }
+                }
+            }
+        }
+    }
+    control
+        .write_all(&encode_frame(&ClientMessage::Leave)?)
+        .await?;
+    control.finish()?;
+    conn.close(quinn::VarInt::from_u32(0), b"benchmark over");
+    endpoint.wait_idle().await;
+    Ok(player.timeline)
+}
+
+/// What one game measured.
+#[derive(Debug)]
+struct Outcome {
+    clients: u32,
+    transport: Transport,
+    /// Relay latency of each measured tick, ascending.
+    latencies: Vec<Duration>,
+    /// Measured ticks some client never got the bundle of.
+    missing: usize,
+    /// The input delay of the game, as time.
+    budget: Duration,
+    cpu_per_tick: Duration,
+    /// Server CPU time over wall time of the measured ticks.
+    cpu_share: f64,
+}
+
+/// Plays one game of `clients` lightweight clients on a fresh server.
+async fn game(
+    clients: u32,
+    transport: Transport,
+    seconds: u32,
+    link: LinkConfig,
+) -> anyhow::Result<Outcome> {
+    let players = u8::try_from(clients).context("at most 64 clients")?;
+    let server = support::Server::start(players, &[]);
+    let pid = server.child.id();
+    let address: SocketAddr = server.addr.parse()?;
+    let config = client_config(&server.fingerprint)?;
+    let epoch = Instant::now();
+    let (pace_tx, pace_rx) = watch::channel(Pace::Lobby);
+    let (started_tx, mut started_rx) = mpsc::channel(usize::from(players));
+    let tasks: Vec<_> = (0..clients)
+        .map(|index| {
+            let join = Join {
+                index,
+                server: address,
+                config: config.clone(),
+                link: LinkConfig {
+                    seed: u64::from(index) + 1,
+                    ..link
+                },
+                transport,
+                epoch,
+            };
+            tokio::spawn(client(join, started_tx.clone(), pace_rx.clone()))
+        })
+        .collect();
+    let mut start = None;
+    for _ in 0..clients {
+        start = tokio::time::timeout(SETUP_TIMEOUT, started_rx.recv())
+            .await
+            .context("the clients did not all get Start")?;
+    }
+    let start = start.context("no client got Start")?;
+    let delay = u32::from(start.input_delay);
+    let tick_rate = u32::from(start.tick_rate);
+    let period = Duration::from_secs(1) / tick_rate;
+    let measured = seconds * tick_rate;
+    let mut clock = tokio::time::interval(period);
+    let mut window_start = None;
+    let mut window_end = None;
+    for k in 0..WARMUP_TICKS + measured + TAIL_TICKS {
+        clock.tick().await;
+        if k == WARMUP_TICKS {
+            window_start = Some((cpu_seconds(pid), Instant::now()));
+        }
+        if k == WARMUP_TICKS + measured {
+            window_end = Some((cpu_seconds(pid), Instant::now()));
+        }
+        pace_tx.send(Pace::Step(k))?;
+    }
+    pace_tx.send(Pace::Done)?;
+    let mut timelines = Vec::new();
+    for task in tasks {
+        let timeline = tokio::time::timeout(SETUP_TIMEOUT, task)
+            .await
+            .context("a client did not leave")???;
+        timelines.push(timeline);
+    }
+    drop(server);
+
+    let (Some((Some(cpu_from), wall_from)), Some((Some(cpu_to), wall_to))) =
+        (window_start, window_end)
+    else {
+        bail!("cannot read the server's CPU time from /proc");
+    };
+    let cpu = cpu_to - cpu_from;
+    let first_tick = (WARMUP_TICKS + delay) as usize;
+    let last_tick = (WARMUP_TICKS + measured - 1 + delay) as usize;
+    let mut latencies = Vec::new();
+    let mut missing = 0;
+    for tick in first_tick..=last_tick {
+        let sent = latest(timelines.iter().map(|t| &t.sent), tick);
+        let arrived = latest(timelines.iter().map(|t| &t.arrived), tick);
+        match (sent, arrived) {
+            (Some(sent), Some(arrived)) => latencies.push(arrived.saturating_sub(sent)),
+            _ => missing += 1,
+        }
+    }
+    latencies.sort();
+    Ok(Outcome {
+        clients,
+        transport,
+        latencies,
+        missing,
+        budget: period * delay,
+        cpu_per_tick: Duration::from_secs_f64(cpu / f64::from(measured)),
+        cpu_share: cpu / (wall_to - wall_from).as_secs_f64(),
+    })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+impl Outcome {
+    fn p50(&self) -> f64 {
+        ms(percentile(&self.latencies, 0.50))
+    }
+
+    fn p99(&self) -> f64 {
+        ms(percentile(&self.latencies, 0.99))
+    }
+
+    fn max(&self) -> f64 {
+        ms(percentile(&self.latencies, 1.0))
+    }
+
+    fn over_budget(&self) -> usize {
+        self.latencies.iter().filter(|&&l| l > self.budget).count()
+    }
+}
+
+/// `median (min-max)` of one figure over the games of a row.
+fn summary(games: &[&Outcome], figure: fn(&Outcome) -> f64, decimals: usize) -> String {
+    let mut values: Vec<f64> = games.iter().map(|game| figure(game)).collect();
+    let (median, min, max) = spread(&mut values);
+    format!("{median:.decimals$} ({min:.decimals$}-{max:.decimals$})")
+}
+
+fn main() -> anyhow::Result<()> {
+    let sizes: Vec<u32> = env_list("LOCKSTEP_BENCH_SIZES", "2,8,32,64");
+    let transports: Vec<Transport> = env_list("LOCKSTEP_BENCH_TRANSPORTS", "datagram");
+    let seconds: u32 = env_or("LOCKSTEP_BENCH_SECONDS", 20);
+    let rounds: u32 = env_or("LOCKSTEP_BENCH_ROUNDS", 3);
+    let loss_pct: f64 = env_or("LOCKSTEP_BENCH_LOSS_PCT", 0.0);
+    let latency_ms: u64 = env_or("LOCKSTEP_BENCH_LATENCY_MS", 0);
+    let link = LinkConfig {
+        loss: loss_pct / 100.0,
+        latency: Duration::from_millis(latency_ms),
+        ..LinkConfig::default()
+    };
+    // A worker thread per core: the clients' receive work runs in
+    // parallel, as it would on separate machines. On one thread the last
+    // client's bundle waits for every other client's to be decrypted and
+    // read, which doubled the median latency at 64 clients.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let names: Vec<String> = transports.iter().map(Transport::to_string).collect();
+    println!(
+        "relay: {seconds} s per game, {rounds} rounds, sizes {sizes:?}, inputs as {}, \
+         loss {loss_pct}% and latency {latency_ms} ms each way",
+        names.join(" and ")
+    );
+    let mut outcomes = Vec::new();
+    for round in 1..=rounds {
+        for &clients in &sizes {
+            for &transport in &transports {
+                let outcome = runtime.block_on(game(clients, transport, seconds, link))?;
+                println!(
+                    "  round {round}: {clients} clients, {transport}: {} ticks, latency p50 \
+                     {:.3} ms p99 {:.3} ms max {:.3} ms, {} over the {:.0} ms budget, {} \
+                     missing; server CPU {:.0} us/tick = {:.2}% of one core",
+                    outcome.latencies.len(),
+                    outcome.p50(),
+                    outcome.p99(),
+                    outcome.max(),
+                    outcome.over_budget(),
+                    ms(outcome.budget),
+                    outcome.missing,
+                    outcome.cpu_per_tick.as_secs_f64() * 1e6,
+                    outcome.cpu_share * 100.0,
+                );
+                outcomes.push(outcome);
+            }
+        }
+    }
+    println!(
+        "\n| clients | inputs | latency p50 ms | p99 ms | max ms | ticks over budget | \
+         server CPU us/tick | % of one core |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for &clients in &sizes {
+        for &transport in &transports {
+            let games: Vec<&Outcome> = outcomes
+                .iter()
+                .filter(|o| o.clients == clients && o.transport == transport)
+                .collect();
+            println!(
+                "| {clients} | {transport} | {} | {} | {} | {} | {} | {} |",
+                summary(&games, Outcome::p50, 3),
+                summary(&games, Outcome::p99, 3),
+                summary(&games, Outcome::max, 2),
+                summary(&games, |o| o.over_budget() as f64, 0),
+                summary(&games, |o| o.cpu_per_tick.as_secs_f64() * 1e6, 0),
+                summary(&games, |o| o.cpu_share * 100.0, 2),
+            );
+        }
+    }
+    let missing: usize = outcomes.iter().map(|o| o.missing).sum();
+    anyhow::ensure!(missing == 0, "{missing} measured bundles never arrived");
+    Ok(())
+}
