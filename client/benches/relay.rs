@@ -300,15 +300,18 @@ async fn client(
     control.write_all(&encode_frame(&hello)?).await?;
     let mut reader = FrameReader::new();
     let mut chunk = [0u8; 4096];
-    let start = loop {
+    // Welcome and Start may arrive in one read: look at every message.
+    let start = 'lobby: loop {
         let Some(n) = recv.read(&mut chunk).await? else {
             bail!("the server closed the control stream in the lobby");
         };
         reader.push(&chunk[..n]);
-        match reader.next_message::<ServerMessage>()? {
-            Some(ServerMessage::Start(start)) => break start,
-            Some(ServerMessage::Refused(refusal)) => bail!("refused: {}", refusal.reason),
-            _ => {}
+        while let Some(message) = reader.next_message::<ServerMessage>()? {
+            match message {
+                ServerMessage::Start(start) => break 'lobby start,
+                ServerMessage::Refused(refusal) => bail!("refused: {}", refusal.reason),
+                _ => {}
+            }
         }
     };
     let mut player = Player::new(&start, join.transport, join.epoch);

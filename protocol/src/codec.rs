@@ -2,6 +2,9 @@
 
 use serde::{de::DeserializeOwned, Serialize};
 
+use crate::message::{BundleDatagramRef, ServerDatagramRef};
+use crate::{Bundle, Tick};
+
 /// Largest encoded message accepted on the control stream. A roster of 255
 /// long names fits many times over; anything larger is hostile or broken.
 pub const MAX_MESSAGE_SIZE: usize = 64 * 1024;
@@ -60,6 +63,25 @@ pub fn encode<T: Serialize>(message: &T, limit: usize) -> Result<Vec<u8>, Encode
         });
     }
     Ok(bytes)
+}
+
+/// Encodes `ServerDatagram::Bundles` for `bundles` (the bundles of ticks
+/// `first_tick`, `first_tick + 1`, ...) without copying them: the bytes are
+/// those of encoding the owned [`ServerDatagram`].
+pub fn encode_bundles(
+    inputs_ack: Tick,
+    first_tick: Tick,
+    bundles: &[Bundle],
+    limit: usize,
+) -> Result<Vec<u8>, EncodeError> {
+    encode(
+        &ServerDatagramRef::Bundles(BundleDatagramRef {
+            inputs_ack,
+            first_tick,
+            bundles,
+        }),
+        limit,
+    )
 }
 
 /// Decodes exactly one message from `bytes`, which must hold nothing else.
@@ -202,6 +224,33 @@ mod tests {
                 },
             ],
         })
+    }
+
+    #[test]
+    fn borrowed_bundles_encode_like_the_owned_datagram() {
+        let ServerDatagram::Bundles(owned) = sample_bundles();
+        for len in 0..=owned.bundles.len() {
+            let expected = encode(
+                &ServerDatagram::Bundles(BundleDatagram {
+                    bundles: owned.bundles[..len].to_vec(),
+                    ..owned.clone()
+                }),
+                MAX_DATAGRAM_SIZE,
+            )
+            .unwrap();
+            let borrowed = encode_bundles(
+                owned.inputs_ack,
+                owned.first_tick,
+                &owned.bundles[..len],
+                MAX_DATAGRAM_SIZE,
+            )
+            .unwrap();
+            assert_eq!(hex(&borrowed), hex(&expected), "{len} bundles");
+        }
+        assert!(matches!(
+            encode_bundles(Tick(0), Tick(0), &owned.bundles, 4),
+            Err(EncodeError::Oversized { limit: 4, .. })
+        ));
     }
 
     #[test]

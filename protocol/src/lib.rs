@@ -26,8 +26,8 @@ mod replay;
 mod types;
 
 pub use codec::{
-    decode, encode, encode_frame, hello_version, DecodeError, EncodeError, FrameReader,
-    FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
+    decode, encode, encode_bundles, encode_frame, hello_version, DecodeError, EncodeError,
+    FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 pub use message::{
     Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, Hello, InputDatagram,

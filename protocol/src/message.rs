@@ -185,6 +185,23 @@ pub enum ServerDatagram {
     Bundles(BundleDatagram),
 }
 
+/// [`ServerDatagram`] over borrowed bundles, for encoding only: the same
+/// variant and fields in the same order, so postcard writes the same bytes
+/// (a slice and a `Vec` encode alike). Keeps the server from copying every
+/// bundle for every client on every tick.
+#[derive(Serialize)]
+pub(crate) enum ServerDatagramRef<'a> {
+    Bundles(BundleDatagramRef<'a>),
+}
+
+/// [`BundleDatagram`] over borrowed bundles; see [`ServerDatagramRef`].
+#[derive(Serialize)]
+pub(crate) struct BundleDatagramRef<'a> {
+    pub(crate) inputs_ack: Tick,
+    pub(crate) first_tick: Tick,
+    pub(crate) bundles: &'a [Bundle],
+}
+
 /// Consecutive complete bundles.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BundleDatagram {

@@ -11,8 +11,8 @@
 //! ```
 //!
 //! The first record is always [`Record::Header`]. The file is append-only
-//! and each record is written with one `write` call and flushed, so a
-//! recorder killed at any moment leaves every record it finished intact;
+//! and records are written whole with one `write` call per flush, so a
+//! recorder killed at any moment leaves every flushed record intact;
 //! the reader reports a cut-off last record as [`ReplayError::Truncated`]
 //! with its byte offset, and a damaged one as [`ReplayError::Corrupt`].
 
@@ -143,7 +143,21 @@ pub enum ReplayError {
     Encode(postcard::Error),
 }
 
-/// Appends records to a replay, one flushed write per record.
+/// [`Record::Bundle`] over a borrowed bundle, for writing only: the
+/// variants up to `Bundle` in the same order, so postcard writes the same
+/// bytes.
+#[derive(Serialize)]
+enum BundleRecordRef<'a> {
+    #[allow(dead_code)]
+    Header(&'a ReplayHeader),
+    Bundle {
+        tick: Tick,
+        bundle: &'a Bundle,
+    },
+}
+
+/// Appends records to a replay: `write` flushes each record, `append`
+/// leaves it for the next flush.
 #[derive(Debug)]
 pub struct ReplayWriter<W: Write> {
     out: W,
@@ -169,19 +183,50 @@ impl<W: Write> ReplayWriter<W> {
 
     /// Appends one record and flushes it to the file.
     pub fn write(&mut self, record: &Record) -> Result<(), ReplayError> {
+        self.append(record)?;
+        self.flush()
+    }
+
+    /// Appends one record without flushing: it reaches the file with the
+    /// next flushed record (or [`ReplayWriter::flush`]), in order. For
+    /// records a crash may lose without harm, such as hash reports.
+    pub fn append(&mut self, record: &Record) -> Result<(), ReplayError> {
         if let Record::Bundle { tick, .. } = record {
             self.next_tick = tick.next();
         }
-        let body = postcard::to_stdvec(record).map_err(ReplayError::Encode)?;
-        self.buf.clear();
-        // Bodies are far below u32::MAX (MAX_RECORD_SIZE on read).
-        self.buf
-            .extend_from_slice(&(body.len() as u32).to_le_bytes());
-        self.buf.extend_from_slice(&body);
-        self.buf
-            .extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        self.put(record)
+    }
+
+    /// Writes the bundle of `tick` and flushes, like `write` with a
+    /// [`Record::Bundle`] (the same bytes) but without copying the bundle.
+    pub fn write_bundle(&mut self, tick: Tick, bundle: &Bundle) -> Result<(), ReplayError> {
+        self.next_tick = tick.next();
+        self.put(&BundleRecordRef::Bundle { tick, bundle })?;
+        self.flush()
+    }
+
+    /// Hands everything appended so far to the file in one write.
+    pub fn flush(&mut self) -> Result<(), ReplayError> {
         self.out.write_all(&self.buf)?;
+        self.buf.clear();
         self.out.flush()?;
+        Ok(())
+    }
+
+    /// Encodes `length | body | CRC` onto the pending bytes.
+    fn put<T: Serialize>(&mut self, record: &T) -> Result<(), ReplayError> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(&[0; 4]);
+        if let Err(e) = postcard::to_io(record, &mut self.buf) {
+            self.buf.truncate(start);
+            return Err(ReplayError::Encode(e));
+        }
+        let body = &self.buf[start + 4..];
+        let crc = crc32fast::hash(body);
+        // Bodies are far below u32::MAX (MAX_RECORD_SIZE on read).
+        let len = (body.len() as u32).to_le_bytes();
+        self.buf[start..start + 4].copy_from_slice(&len);
+        self.buf.extend_from_slice(&crc.to_le_bytes());
         Ok(())
     }
 
@@ -443,6 +488,26 @@ mod tests {
             })
             .unwrap();
         writer.finish("game over").unwrap()
+    }
+
+    #[test]
+    fn borrowed_bundles_and_appended_records_write_the_same_file() {
+        let mut writer = ReplayWriter::new(Vec::new(), &header()).unwrap();
+        for t in 0..5 {
+            writer.write_bundle(Tick(t), &bundle(t as u8)).unwrap();
+        }
+        let flushed = writer.out.len();
+        writer
+            .append(&Record::Hash {
+                tick: Tick(5),
+                player: PlayerId(0),
+                hash: 42,
+            })
+            .unwrap();
+        // Appended, not yet handed to the file.
+        assert_eq!(writer.out.len(), flushed);
+        assert_eq!(writer.ticks(), 5);
+        assert_eq!(writer.finish("game over").unwrap(), sample(5));
     }
 
     #[test]

@@ -233,8 +233,17 @@ pub fn transport_config() -> quinn::TransportConfig {
         .keep_alive_interval(Some(Duration::from_secs(1)))
         .max_concurrent_bidi_streams(quinn::VarInt::from_u32(1))
         .max_concurrent_uni_streams(quinn::VarInt::from_u32(0))
-        .datagram_receive_buffer_size(Some(256 * 1024));
+        .datagram_receive_buffer_size(Some(256 * 1024))
+        .ack_frequency_config(Some(ack_frequency()));
     transport
+}
+
+/// Asks the peer to acknowledge every tenth packet (or after its usual
+/// maximum ACK delay) instead of every second one.
+pub fn ack_frequency() -> quinn::AckFrequencyConfig {
+    let mut ack = quinn::AckFrequencyConfig::default();
+    ack.ack_eliciting_threshold(quinn::VarInt::from_u32(9));
+    ack
 }
 
 /// A server endpoint bound to `listen` with `identity`, its UDP socket

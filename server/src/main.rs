@@ -84,7 +84,10 @@ fn seed_from_clock() -> u64 {
         .unwrap_or(1)
 }
 
-#[tokio::main]
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[tokio::main(flavor = "current_thread")]
 async fn main() {
     if let Err(e) = run().await {
         eprintln!("lockstep-server: {e:#}");

@@ -8,7 +8,7 @@ use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{Bundle, PlayerId, Record, ReplayHeader, ReplayWriter, Tick};
+use lockstep_protocol::{Bundle, PlayerId, Record, ReplayError, ReplayHeader, ReplayWriter, Tick};
 use tracing::warn;
 
 /// An open recording.
@@ -59,35 +59,40 @@ impl Recorder {
         &self.path
     }
 
-    fn write(&mut self, record: &Record) {
+    /// Runs one write; the first failure stops the recording.
+    fn run(
+        &mut self,
+        write: impl FnOnce(&mut ReplayWriter<BufWriter<File>>) -> Result<(), ReplayError>,
+    ) {
         let Some(writer) = &mut self.writer else {
             return;
         };
-        if let Err(e) = writer.write(record) {
+        if let Err(e) = write(writer) {
             warn!(path = %self.path.display(), error = %e, "recording stopped");
             self.writer = None;
         }
     }
 
-    /// Records the bundle of `tick`.
+    /// Records the bundle of `tick`, on disk before the function returns
+    /// (and so before anyone is sent the bundle).
     pub(crate) fn bundle(&mut self, tick: Tick, bundle: &Bundle) {
-        self.write(&Record::Bundle {
-            tick,
-            bundle: bundle.clone(),
-        });
+        self.run(|w| w.write_bundle(tick, bundle));
     }
 
-    /// Records a hash report.
+    /// Records a hash report. It reaches the disk with the next bundle: a
+    /// crash loses at most the reports of the last tick.
     pub(crate) fn hash(&mut self, tick: Tick, player: PlayerId, hash: u64) {
-        self.write(&Record::Hash { tick, player, hash });
+        self.run(|w| w.append(&Record::Hash { tick, player, hash }));
     }
 
     /// Records a departure.
     pub(crate) fn left(&mut self, tick: Tick, player: PlayerId, reason: &str) {
-        self.write(&Record::Left {
-            tick,
-            player,
-            reason: reason.to_string(),
+        self.run(|w| {
+            w.write(&Record::Left {
+                tick,
+                player,
+                reason: reason.to_string(),
+            })
         });
     }
 

@@ -25,8 +25,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use lockstep_protocol::{
-    encode, Bundle, BundleDatagram, Input, InputDatagram, PlayerId, PlayerInput, ServerDatagram,
-    Tick,
+    encode_bundles, Bundle, Input, InputDatagram, PlayerId, PlayerInput, Tick,
 };
 
 /// How far ahead of the next incomplete tick an input may be. Clients only
@@ -409,26 +408,26 @@ impl Relay {
     /// bytes (oldest first: the client needs them in order). `None` for an
     /// unknown player.
     pub fn datagram_for(&self, player: PlayerId, max_size: usize) -> Option<Vec<u8>> {
+        let (from, inputs_ack) = self.datagram_start(player)?;
+        self.datagram_from(from, inputs_ack, max_size)
+    }
+
+    /// What [`Relay::datagram_for`] depends on besides the relay's
+    /// bundles: the player's first unacknowledged bundle and its input ack.
+    /// Players with the same start get the same datagram.
+    pub fn datagram_start(&self, player: PlayerId) -> Option<(Tick, Tick)> {
         let slot = self.slots.get(&player)?;
-        let inputs_ack = slot.first_missing(self.next_tick());
-        self.datagram_from(slot.bundles_ack, inputs_ack, max_size)
+        Some((slot.bundles_ack, slot.first_missing(self.next_tick())))
     }
 
     /// A bundle datagram starting at `from` for a client that sends no
     /// inputs (a spectator): everything it has not acknowledged.
     pub fn datagram_from(&self, from: Tick, inputs_ack: Tick, max_size: usize) -> Option<Vec<u8>> {
-        let mut datagram = BundleDatagram {
-            inputs_ack,
-            first_tick: from,
-            bundles: self.history(from, self.next_tick()).to_vec(),
-        };
+        let mut bundles = self.history(from, self.next_tick());
         loop {
-            match encode(&ServerDatagram::Bundles(datagram.clone()), max_size) {
+            match encode_bundles(inputs_ack, from, bundles, max_size) {
                 Ok(bytes) => return Some(bytes),
-                Err(_) if !datagram.bundles.is_empty() => {
-                    let keep = datagram.bundles.len() / 2;
-                    datagram.bundles.truncate(keep);
-                }
+                Err(_) if !bundles.is_empty() => bundles = &bundles[..bundles.len() / 2],
                 Err(_) => return None,
             }
         }
@@ -475,7 +474,9 @@ impl Relay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockstep_protocol::{decode, Buttons, Input, MAX_DATAGRAM_SIZE};
+    use lockstep_protocol::{
+        decode, BundleDatagram, Buttons, Input, ServerDatagram, MAX_DATAGRAM_SIZE,
+    };
 
     const P0: PlayerId = PlayerId(0);
     const P1: PlayerId = PlayerId(1);

@@ -326,6 +326,13 @@ async fn refuse(
 async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>) {
     while let Some(outgoing) = rx.recv().await {
         let frames = match outgoing {
+            Outgoing::Frame(frame) => {
+                if let Err(e) = send.write_all(&frame).await {
+                    debug!(error = %e, "control stream closed");
+                    return;
+                }
+                continue;
+            }
             Outgoing::Message(message) => encode_frame(&message).map(|frame| vec![frame]),
             Outgoing::History {
                 first_tick,

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, InputDatagram, Peer, PeerStatus, PlayerId, Refusal, ReplayHeader,
-    RosterEntry, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+    encode_frame, Bundle, DesyncNotice, InputDatagram, Peer, PeerStatus, PlayerId, Refusal,
+    ReplayHeader, RosterEntry, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -40,6 +40,11 @@ const RESEND_AFTER: Duration = Duration::from_millis(30);
 /// How often every client gets the lag indicator ([`PeerStatus`]): often
 /// enough for a live HUD, rare enough to cost nothing.
 const STATUS_EVERY: Duration = Duration::from_millis(250);
+
+/// While bundles flow, a due status leaves with the next bundle, so QUIC
+/// carries both in one packet. When none has gone out this long after the
+/// status fell due (the game waits), the status goes alone.
+const STATUS_ALONE_AFTER: Duration = Duration::from_millis(40);
 
 /// Silence after which the server warns that it waits for a player (the
 /// drop comes later, at the drop timeout).
@@ -67,6 +72,9 @@ pub(crate) struct ConnId(pub usize);
 pub(crate) enum Outgoing {
     /// One control message.
     Message(ServerMessage),
+    /// One control message already encoded as a frame, shared by every
+    /// client it goes to (encoded once, not once per client).
+    Frame(Bytes),
     /// Past bundles from `first_tick`, cut into History messages by the
     /// writer so the session never blocks on a long history.
     History {
@@ -76,6 +84,11 @@ pub(crate) enum Outgoing {
         bundles: Vec<Bundle>,
     },
 }
+
+/// Bundle datagrams built during one round of sends, by (first bundle,
+/// input ack, size limit). A handful at most: usually every client is at
+/// the same place.
+type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
 
 /// What connection tasks tell the session.
 #[derive(Debug)]
@@ -123,7 +136,11 @@ struct Client {
 
 impl Client {
     fn send(&self, message: ServerMessage) {
-        if self.control.try_send(Outgoing::Message(message)).is_err() {
+        self.queue(Outgoing::Message(message));
+    }
+
+    fn queue(&self, outgoing: Outgoing) {
+        if self.control.try_send(outgoing).is_err() {
             debug!(name = %self.name, "control queue full or closed");
         }
     }
@@ -647,6 +664,11 @@ impl Session {
                 recorder.bundle(tick, bundle);
             }
         }
+        // Queued before the bundles, so each client's status and bundle
+        // leave in one packet.
+        if self.last_status.elapsed() >= STATUS_EVERY {
+            self.send_status();
+        }
         self.broadcast();
     }
 
@@ -749,15 +771,16 @@ impl Session {
         }
         self.advance();
         self.resend_stale();
-        if self.last_status.elapsed() >= STATUS_EVERY {
-            self.last_status = Instant::now();
-            self.send_status(now);
+        if self.last_status.elapsed() >= STATUS_EVERY + STATUS_ALONE_AFTER {
+            self.send_status();
         }
     }
 
     /// The lag indicator: every client learns who the game waits for and
     /// how each player's link looks; the log says it too, once per wait.
-    fn send_status(&mut self, now: Duration) {
+    fn send_status(&mut self) {
+        let now = self.now();
+        self.last_status = Instant::now();
         let Some(relay) = &self.relay else {
             return;
         };
@@ -796,15 +819,23 @@ impl Session {
             next_tick: relay.next_tick(),
             peers,
         });
+        let frame = match encode_frame(&status) {
+            Ok(frame) => Bytes::from(frame),
+            Err(e) => {
+                warn!(error = %e, "status not encodable");
+                return;
+            }
+        };
         for client in self.clients.values() {
-            client.send(status.clone());
+            client.queue(Outgoing::Frame(frame.clone()));
         }
     }
 
     fn broadcast(&mut self) {
         let ids: Vec<ConnId> = self.clients.keys().copied().collect();
+        let mut encoded = Encoded::default();
         for id in ids {
-            self.send_bundles(id);
+            self.send_bundles(id, &mut encoded);
         }
     }
 
@@ -823,12 +854,16 @@ impl Session {
             })
             .map(|(&id, _)| id)
             .collect();
+        let mut encoded = Encoded::default();
         for id in stale {
-            self.send_bundles(id);
+            self.send_bundles(id, &mut encoded);
         }
     }
 
-    fn send_bundles(&mut self, id: ConnId) {
+    /// Sends client `id` the bundles it lacks; `encoded` keeps the
+    /// datagrams already built in this round, since clients that acked the
+    /// same bundles get the same bytes.
+    fn send_bundles(&mut self, id: ConnId, encoded: &mut Encoded) {
         let (Some(relay), Some(client)) = (&self.relay, self.clients.get_mut(&id)) else {
             return;
         };
@@ -840,14 +875,26 @@ impl Session {
             .max_datagram_size()
             .unwrap_or(0)
             .min(MAX_DATAGRAM_SIZE);
-        let bytes = match client.role {
-            Role::Player(p) => relay.datagram_for(p, limit),
-            Role::Spectator => relay.datagram_from(client.ack, Tick(0), limit),
+        let start = match client.role {
+            Role::Player(p) => relay.datagram_start(p),
+            Role::Spectator => Some((client.ack, Tick(0))),
         };
-        let Some(bytes) = bytes else {
+        let Some((from, inputs_ack)) = start else {
             return;
         };
-        if let Err(e) = client.conn.send_datagram(Bytes::from(bytes)) {
+        let key = (from, inputs_ack, limit);
+        let bytes = match encoded.iter().find(|(k, _)| *k == key) {
+            Some((_, bytes)) => bytes.clone(),
+            None => {
+                let Some(bytes) = relay.datagram_from(from, inputs_ack, limit) else {
+                    return;
+                };
+                let bytes = Bytes::from(bytes);
+                encoded.push((key, bytes.clone()));
+                bytes
+            }
+        };
+        if let Err(e) = client.conn.send_datagram(bytes) {
             debug!(name = %client.name, error = %e, "datagram not sent");
         }
         client.last_sent = Instant::now();
