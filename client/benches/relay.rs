@@ -258,7 +258,7 @@ fn client_config(fingerprint: &str) -> anyhow::Result<quinn::ClientConfig> {
     tls.alpn_protocols = vec![ALPN.to_vec()];
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));
-    config.transport_config(Arc::new(lockstep_server::transport_config()));
+    config.transport_config(Arc::new(lockstep_client::net::transport_config()));
     Ok(config)
 }
 

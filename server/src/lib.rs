@@ -221,10 +221,14 @@ pub enum EndpointError {
     },
 }
 
-/// Transport settings shared by server and clients: idle timeout well above
-/// the drop timeout (the relay decides drops, QUIC only cleans up), and
-/// keep-alives so an idle lobby connection stays open.
+/// The server's QUIC settings: idle timeout well above the drop timeout
+/// (the relay decides drops, QUIC only cleans up), keep-alives so an idle
+/// lobby connection stays open, and clients asked to acknowledge every
+/// tenth packet (or after their usual ACK delay) rather than every second
+/// one: their ACKs then ride on their input datagrams.
 pub fn transport_config() -> quinn::TransportConfig {
+    let mut ack = quinn::AckFrequencyConfig::default();
+    ack.ack_eliciting_threshold(quinn::VarInt::from_u32(9));
     let mut transport = quinn::TransportConfig::default();
     transport
         .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
@@ -234,16 +238,8 @@ pub fn transport_config() -> quinn::TransportConfig {
         .max_concurrent_bidi_streams(quinn::VarInt::from_u32(1))
         .max_concurrent_uni_streams(quinn::VarInt::from_u32(0))
         .datagram_receive_buffer_size(Some(256 * 1024))
-        .ack_frequency_config(Some(ack_frequency()));
+        .ack_frequency_config(Some(ack));
     transport
-}
-
-/// Asks the peer to acknowledge every tenth packet (or after its usual
-/// maximum ACK delay) instead of every second one.
-pub fn ack_frequency() -> quinn::AckFrequencyConfig {
-    let mut ack = quinn::AckFrequencyConfig::default();
-    ack.ack_eliciting_threshold(quinn::VarInt::from_u32(9));
-    ack
 }
 
 /// A server endpoint bound to `listen` with `identity`, its UDP socket

@@ -385,8 +385,70 @@ fn history_frames(
 }
 
 /// Forwards datagrams and control messages until the connection ends;
-/// returns why it ended.
+/// returns why it ended. Datagrams (one per tick) get a task of their own,
+/// so waiting for one never touches the control stream and the reverse.
 async fn relay_traffic(
+    conn: &quinn::Connection,
+    conn_id: ConnId,
+    recv: quinn::RecvStream,
+    reader: &mut FrameReader,
+    session: &mpsc::Sender<SessionEvent>,
+) -> String {
+    let mut datagrams =
+        tokio::spawn(relay_datagrams(conn.clone(), conn_id, session.clone()).in_current_span());
+    let why = tokio::select! {
+        why = relay_control(conn, conn_id, recv, reader, session) => why,
+        why = &mut datagrams => why.unwrap_or_else(|e| format!("datagram task failed: {e}")),
+    };
+    datagrams.abort();
+    why
+}
+
+/// Hands the session every input datagram, within the rate limit.
+async fn relay_datagrams(
+    conn: quinn::Connection,
+    conn_id: ConnId,
+    session: mpsc::Sender<SessionEvent>,
+) -> String {
+    let mut budget = Budget::new(MAX_DATAGRAMS_PER_SECOND, DATAGRAM_BURST);
+    let mut malformed = 0u64;
+    loop {
+        let bytes = match conn.read_datagram().await {
+            Ok(bytes) => bytes,
+            Err(e) => return format!("connection lost: {e}"),
+        };
+        if !budget.take() {
+            let why = format!("too many datagrams (more than {MAX_DATAGRAMS_PER_SECOND} a second)");
+            warn!(reason = %why, "disconnecting a flooding client");
+            conn.close(CLOSE_PROTOCOL, why.as_bytes());
+            return why;
+        }
+        match decode::<ClientDatagram>(&bytes, MAX_DATAGRAM_SIZE) {
+            Ok(ClientDatagram::Inputs(inputs)) => {
+                if session
+                    .send(SessionEvent::Inputs(conn_id, inputs))
+                    .await
+                    .is_err()
+                {
+                    return "server stopping".into();
+                }
+            }
+            Err(e) => {
+                malformed += 1;
+                // Log the first, then every thousandth: a broken client
+                // must not flood the log either.
+                if malformed == 1 || malformed.is_multiple_of(1000) {
+                    warn!(error = %e, len = bytes.len(), malformed, "malformed datagrams ignored");
+                }
+            }
+        }
+    }
+}
+
+/// Hands the session every control message, within the rate limit. A
+/// client that finishes its stream may still play: then this waits for
+/// the datagrams to end the connection.
+async fn relay_control(
     conn: &quinn::Connection,
     conn_id: ConnId,
     mut recv: quinn::RecvStream,
@@ -394,81 +456,43 @@ async fn relay_traffic(
     session: &mpsc::Sender<SessionEvent>,
 ) -> String {
     let mut chunk = [0u8; READ_CHUNK];
-    let mut stream_open = true;
-    let mut datagrams = Budget::new(MAX_DATAGRAMS_PER_SECOND, DATAGRAM_BURST);
-    let mut control = Budget::new(CONTROL_PER_SECOND, DATAGRAM_BURST);
-    let mut malformed = 0u64;
+    let mut budget = Budget::new(CONTROL_PER_SECOND, DATAGRAM_BURST);
     loop {
-        tokio::select! {
-            datagram = conn.read_datagram() => match datagram {
-                Ok(_) if !datagrams.take() => {
-                    let why = format!(
-                        "too many datagrams (more than {MAX_DATAGRAMS_PER_SECOND} a second)"
-                    );
-                    warn!(reason = %why, "disconnecting a flooding client");
+        let n = match recv.read(&mut chunk).await {
+            Ok(Some(n)) => n,
+            Ok(None) => return std::future::pending().await,
+            Err(e) => return format!("control stream failed: {e}"),
+        };
+        reader.push(&chunk[..n]);
+        loop {
+            let message = reader.next_message::<ClientMessage>();
+            if matches!(message, Ok(Some(_))) && !budget.take() {
+                let why =
+                    format!("too many control messages (more than {CONTROL_PER_SECOND} a second)");
+                warn!(reason = %why, "disconnecting a flooding client");
+                conn.close(CLOSE_PROTOCOL, why.as_bytes());
+                return why;
+            }
+            let event = match message {
+                Ok(Some(ClientMessage::Leave)) => SessionEvent::Leave(conn_id),
+                Ok(Some(ClientMessage::HashReport { tick, hash })) => {
+                    SessionEvent::HashReport(conn_id, tick, hash)
+                }
+                Ok(Some(ClientMessage::Inputs(inputs))) => SessionEvent::Inputs(conn_id, inputs),
+                Ok(Some(ClientMessage::Hello(_))) => {
+                    debug!("repeated Hello ignored");
+                    continue;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let why = format!("malformed control message: {e}");
                     conn.close(CLOSE_PROTOCOL, why.as_bytes());
                     return why;
                 }
-                Ok(bytes) => match decode::<ClientDatagram>(&bytes, MAX_DATAGRAM_SIZE) {
-                    Ok(ClientDatagram::Inputs(inputs)) => {
-                        if session.send(SessionEvent::Inputs(conn_id, inputs)).await.is_err() {
-                            return "server stopping".into();
-                        }
-                    }
-                    Err(e) => {
-                        malformed += 1;
-                        // Log the first, then every thousandth: a broken
-                        // client must not flood the log either.
-                        if malformed == 1 || malformed.is_multiple_of(1000) {
-                            warn!(error = %e, len = bytes.len(), malformed, "malformed datagrams ignored");
-                        }
-                    }
-                },
-                Err(e) => return format!("connection lost: {e}"),
-            },
-            read = recv.read(&mut chunk), if stream_open => match read {
-                Ok(Some(n)) => {
-                    reader.push(&chunk[..n]);
-                    loop {
-                        let message = reader.next_message::<ClientMessage>();
-                        if matches!(message, Ok(Some(_))) && !control.take() {
-                            let why = format!(
-                                "too many control messages (more than {CONTROL_PER_SECOND} a second)"
-                            );
-                            warn!(reason = %why, "disconnecting a flooding client");
-                            conn.close(CLOSE_PROTOCOL, why.as_bytes());
-                            return why;
-                        }
-                        match message {
-                            Ok(Some(ClientMessage::Leave)) => {
-                                if session.send(SessionEvent::Leave(conn_id)).await.is_err() {
-                                    return "server stopping".into();
-                                }
-                            }
-                            Ok(Some(ClientMessage::HashReport { tick, hash })) => {
-                                let report = SessionEvent::HashReport(conn_id, tick, hash);
-                                if session.send(report).await.is_err() {
-                                    return "server stopping".into();
-                                }
-                            }
-                            Ok(Some(ClientMessage::Inputs(inputs))) => {
-                                if session.send(SessionEvent::Inputs(conn_id, inputs)).await.is_err() {
-                                    return "server stopping".into();
-                                }
-                            }
-                            Ok(Some(ClientMessage::Hello(_))) => debug!("repeated Hello ignored"),
-                            Ok(None) => break,
-                            Err(e) => {
-                                let why = format!("malformed control message: {e}");
-                                conn.close(CLOSE_PROTOCOL, why.as_bytes());
-                                return why;
-                            }
-                        }
-                    }
-                }
-                Ok(None) => stream_open = false,
-                Err(e) => return format!("control stream failed: {e}"),
-            },
+            };
+            if session.send(event).await.is_err() {
+                return "server stopping".into();
+            }
         }
     }
 }
