@@ -84,9 +84,9 @@ fn seed_from_clock() -> u64 {
         .unwrap_or(1)
 }
 
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+// One thread: the relay's work per packet is small, and a single thread
+// saves the cross-thread wake-ups between QUIC connection tasks and the
+// session (the 64-client relay bench spends ~15% less CPU; BENCHMARKS.md).
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     if let Err(e) = run().await {
