@@ -10,6 +10,7 @@ use std::time::Duration;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use lockstep_protocol::{
     decode, encode_frame, hello_version, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
     Refusal, ServerMessage, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
@@ -326,14 +327,8 @@ async fn refuse(
 async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>) {
     while let Some(outgoing) = rx.recv().await {
         let frames = match outgoing {
-            Outgoing::Frame(frame) => {
-                if let Err(e) = send.write_all(&frame).await {
-                    debug!(error = %e, "control stream closed");
-                    return;
-                }
-                continue;
-            }
-            Outgoing::Message(message) => encode_frame(&message).map(|frame| vec![frame]),
+            Outgoing::Frame(frame) => Ok(vec![frame]),
+            Outgoing::Message(message) => encode_frame(&message).map(|frame| vec![frame.into()]),
             Outgoing::History {
                 first_tick,
                 bundles,
@@ -360,7 +355,7 @@ async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgo
 fn history_frames(
     first_tick: Tick,
     bundles: &[Bundle],
-) -> Result<Vec<Vec<u8>>, lockstep_protocol::EncodeError> {
+) -> Result<Vec<Bytes>, lockstep_protocol::EncodeError> {
     let mut frames = Vec::new();
     let mut start = 0;
     while start < bundles.len() {
@@ -372,7 +367,7 @@ fn history_frames(
             };
             match encode_frame(&message) {
                 Ok(frame) => {
-                    frames.push(frame);
+                    frames.push(frame.into());
                     break;
                 }
                 Err(_) if len > 1 => len /= 2,
