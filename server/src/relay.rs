@@ -403,25 +403,28 @@ impl Relay {
             .map(move |(i, bundle)| (from.plus(i as u32), bundle))
     }
 
-    /// The encoded datagram `player` should receive now: its input ack and
-    /// the bundles it has not acknowledged, as many as fit in `max_size`
-    /// bytes (oldest first: the client needs them in order). `None` for an
-    /// unknown player.
+    /// The encoded datagram `player` should receive now (the session gets
+    /// it through [`Relay::datagram_start`] and [`Relay::datagram_from`], to
+    /// share it between players at the same place).
+    #[cfg(test)]
     pub fn datagram_for(&self, player: PlayerId, max_size: usize) -> Option<Vec<u8>> {
         let (from, inputs_ack) = self.datagram_start(player)?;
         self.datagram_from(from, inputs_ack, max_size)
     }
 
-    /// What [`Relay::datagram_for`] depends on besides the relay's
-    /// bundles: the player's first unacknowledged bundle and its input ack.
-    /// Players with the same start get the same datagram.
+    /// Where `player`'s next bundle datagram starts: its first
+    /// unacknowledged bundle and its input ack. `None` for an unknown
+    /// player. Players with the same start get the same datagram.
     pub fn datagram_start(&self, player: PlayerId) -> Option<(Tick, Tick)> {
         let slot = self.slots.get(&player)?;
         Some((slot.bundles_ack, slot.first_missing(self.next_tick())))
     }
 
-    /// A bundle datagram starting at `from` for a client that sends no
-    /// inputs (a spectator): everything it has not acknowledged.
+    /// The encoded bundle datagram from bundle `from` on, carrying
+    /// `inputs_ack`: as many bundles as fit in `max_size` bytes, oldest
+    /// first (the client needs them in order). Players start where
+    /// [`Relay::datagram_start`] says; a spectator, which sends no inputs,
+    /// at its own ack.
     pub fn datagram_from(&self, from: Tick, inputs_ack: Tick, max_size: usize) -> Option<Vec<u8>> {
         let mut bundles = self.history(from, self.next_tick());
         loop {
