@@ -47,6 +47,16 @@ impl FingerprintVerifier {
     }
 }
 
+/// SHA-256 of a DER certificate as 64 lower-case hex digits, the form
+/// the server prints at start and `--fingerprint` takes.
+fn fingerprint(cert_der: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, cert_der)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 impl ServerCertVerifier for FingerprintVerifier {
     fn verify_server_cert(
         &self,
@@ -56,7 +66,7 @@ impl ServerCertVerifier for FingerprintVerifier {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, Error> {
-        let actual = lockstep_protocol::fingerprint(end_entity);
+        let actual = fingerprint(end_entity);
         if let Ok(mut seen) = self.seen.lock() {
             *seen = Some(actual.clone());
         }
@@ -101,5 +111,27 @@ impl ServerCertVerifier for FingerprintVerifier {
         self.provider
             .signature_verification_algorithms
             .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fingerprint_is_the_lower_case_hex_sha256_of_the_certificate() {
+        // FIPS 180-2's "abc" test vector.
+        assert_eq!(
+            fingerprint(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn a_pinned_fingerprint_matches_in_any_case_and_with_colons() {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = FingerprintVerifier::new(Some("BA:78:16:BF"), provider);
+        assert!(verifier.matches("ba7816bf"));
+        assert!(!verifier.matches("ba7816bf00"));
     }
 }

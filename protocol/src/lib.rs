@@ -39,16 +39,6 @@ pub use replay::{
 };
 pub use types::{Buttons, Input, PlayerId, Tick};
 
-/// SHA-256 of a DER certificate as 64 lower-case hex digits: the server
-/// prints it at start and clients pin it with `--fingerprint`.
-pub fn fingerprint(cert_der: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, cert_der)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// Balls in the arena unless the server is told otherwise. Part of the
 /// world parameters in [`Start`], so every client builds the same world.
 pub const DEFAULT_BALLS: u16 = 24;
