@@ -12,11 +12,11 @@ use std::hint::black_box;
 use std::io::BufWriter;
 use std::process::Command;
 
-use lockstep_client::bot::Bots;
 use lockstep_client::clock;
 use lockstep_client::replay::{self, ClientRecorder};
-use lockstep_client::sim::{World, WorldConfig};
 use lockstep_protocol::{Bundle, PlayerId, Record, ReplayWriter, RosterEntry, Tick};
+use lockstep_sim::bot::Bots;
+use lockstep_sim::{World, WorldConfig};
 
 const TICKS: u32 = 216_000;
 const HASH_INTERVAL: u32 = 15;

@@ -13,8 +13,8 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use lockstep_client::clock;
-use lockstep_client::offline::{self, SimOptions};
-use lockstep_client::sim::WorldConfig;
+use lockstep_sim::offline::{self, SimOptions};
+use lockstep_sim::WorldConfig;
 
 /// Repetitions per scenario: enough for a median that ignores a noisy run.
 const REPETITIONS: usize = 10;

@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use glam::Vec2;
-use lockstep_client::bot::Bots;
 use lockstep_client::render::{player_colour, Hud, Renderer, Roster};
 use lockstep_client::screenshot::{load_png_rgb, save_png};
-use lockstep_client::sim::{World, WorldConfig};
 use lockstep_protocol::PlayerId;
+use lockstep_sim::bot::Bots;
+use lockstep_sim::{World, WorldConfig};
 
 /// Ticks simulated before the frame is drawn: long enough for the bots to
 /// spread out and push some balls around.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use lockstep_protocol::{Bundle, PlayerId, Tick};
 use serde::{Deserialize, Serialize};
 
-use crate::sim::World;
+use lockstep_sim::World;
 
 /// Version of the dump layout, stored in every dump.
 pub const DUMP_FORMAT: u32 = 1;
@@ -395,8 +395,8 @@ fn leaf(value: &serde_json::Value) -> Leaf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::offline::{self, SimOptions};
-    use crate::sim::WorldConfig;
+    use lockstep_sim::offline::{self, SimOptions};
+    use lockstep_sim::WorldConfig;
 
     fn world() -> World {
         offline::run(SimOptions {

@@ -15,7 +15,7 @@ use crate::fixed_step::{FixedStep, FrameEnd, Policy};
 use crate::input_buffer::{Gate, InputBuffer};
 use crate::input_delay::DelayController;
 use crate::replay::apply;
-use crate::sim::{World, WorldConfig};
+use lockstep_sim::{World, WorldConfig};
 
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //!
 //! # How it works
 //!
-//! - [`sim`] is the game: a pure, deterministic [`sim::World`] stepped with
-//!   one input per player per tick, hashed with [`sim::World::hash`].
+//! - The game itself is the `lockstep-sim` crate: a pure, deterministic
+//!   `World` stepped with one input per player per tick, and seeded bots.
 //! - [`input_buffer`] is the lockstep gate: tick `t` runs only once the
 //!   server's bundle for `t` (every player's input) has arrived.
 //! - [`fixed_step`] is seed 001's accumulator: it decides how many ticks a
@@ -12,13 +12,11 @@
 //! - [`game`] glues the three for a networked game; [`net`] runs the QUIC
 //!   connection on its own thread; [`headless`] and [`window`] are the two
 //!   frontends that drive it; [`render`] only draws.
-//! - [`offline`] runs a whole game with bots and no network.
 //! - [`loops`] holds every game loop strategy of the seeds as a pure state
 //!   machine (its fixed-step ones are [`fixed_step`]); [`lab`] shows them
 //!   side by side in a window.
 #![forbid(unsafe_code)]
 
-pub mod bot;
 pub mod clock;
 pub mod desync;
 pub mod fixed_step;
@@ -30,13 +28,11 @@ pub mod known_servers;
 pub mod lab;
 pub mod loops;
 pub mod net;
-pub mod offline;
 pub mod play;
 pub mod render;
 pub mod replay;
 pub mod replay_window;
 pub mod screenshot;
-pub mod sim;
 pub mod synctest;
 pub mod tls;
 pub mod window;

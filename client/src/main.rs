@@ -13,15 +13,15 @@ use lockstep_client::lab::{self, Knobs, LabOptions};
 use lockstep_client::loops::trace::{self, TraceOptions};
 use lockstep_client::loops::{self, parse_ms, Settings, Strategy};
 use lockstep_client::net::{NetClient, NetOptions, Trust};
-use lockstep_client::offline::{self, SimOptions};
 use lockstep_client::play::PlayOptions;
 use lockstep_client::replay::{self, Playback};
 use lockstep_client::replay_window::{self, ViewOptions};
-use lockstep_client::sim::WorldConfig;
 use lockstep_client::synctest::{self, SyncTestOptions};
 use lockstep_client::window::{self, SoloOptions, WindowOptions};
 use lockstep_client::{final_line, GameOutcome};
 use lockstep_protocol::{Tick, PROTOCOL_VERSION};
+use lockstep_sim::offline::{self, SimOptions};
+use lockstep_sim::WorldConfig;
 
 /// Deterministic lockstep game client: join a server in a window or as a
 /// headless bot, play solo, or run the simulation offline.

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start};
 
-use crate::bot::Bot;
 use crate::fixed_step::FrameEnd;
 use crate::game::{GameOptions, NetGame, Step};
 use crate::net::{LinkStats, NetClient, NetEvent};
 use crate::replay::ClientRecorder;
 use crate::{GameOutcome, PlayError};
+use lockstep_sim::bot::Bot;
 
 /// How long the game must wait before the lag line names whom it waits for
 /// (shorter waits are ordinary jitter).

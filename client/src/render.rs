@@ -26,7 +26,7 @@ use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
-use crate::sim::{Arena, Ball, Disc, World};
+use lockstep_sim::{Arena, Ball, Disc, World};
 
 /// What the HUD shows; the frontend fills it every frame.
 #[derive(Debug, Clone, Default, PartialEq)]

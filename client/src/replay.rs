@@ -17,7 +17,7 @@ use lockstep_protocol::{
     Tick, PROTOCOL_VERSION,
 };
 
-use crate::sim::{World, WorldConfig};
+use lockstep_sim::{World, WorldConfig};
 
 /// Snapshots kept every this many ticks while playing, so a seek
 /// re-simulates at most this many ticks (5 s at 60 Hz: a seek stays
@@ -377,7 +377,7 @@ impl ClientRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot::Bots;
+    use lockstep_sim::bot::Bots;
 
     /// A recorded solo game of `ticks` ticks, hashes every 15.
     fn recorded(ticks: u32) -> Vec<u8> {

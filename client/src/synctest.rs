@@ -36,8 +36,8 @@ use lockstep_protocol::PlayerInput;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::offline::SimOptions;
-use crate::sim::World;
+use lockstep_sim::offline::SimOptions;
+use lockstep_sim::World;
 
 /// Parameters of a sync test.
 #[derive(Debug, Clone, Copy)]
@@ -138,7 +138,7 @@ pub enum SyncTestError {
 /// The first failed check, a snapshot postcard cannot handle, or a run too
 /// short to check anything; see [`SyncTestError`].
 pub fn run(options: SyncTestOptions) -> Result<SyncTestReport, SyncTestError> {
-    let (world, mut bots) = crate::offline::setup(options.sim);
+    let (world, mut bots) = lockstep_sim::offline::setup(options.sim);
     let world = check(
         world,
         |world| bots.inputs(world),
@@ -298,8 +298,8 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::offline;
-    use crate::sim::WorldConfig;
+    use lockstep_sim::offline;
+    use lockstep_sim::WorldConfig;
 
     /// Ticks between restore and check in the toy tests.
     const DISTANCE: u32 = 4;

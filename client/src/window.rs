@@ -13,15 +13,15 @@ use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
-use crate::bot::{Bot, Bots};
 use crate::clock;
 use crate::fixed_step::{FixedStep, Policy};
 use crate::net::{NetClient, NetEvent};
 use crate::play::{NetPlay, PlayOptions};
 use crate::render::{Hud, Renderer, Roster};
 use crate::replay::{self, ClientRecorder};
-use crate::sim::{World, WorldConfig};
 use crate::{GameOutcome, PlayError};
+use lockstep_sim::bot::{Bot, Bots};
+use lockstep_sim::{World, WorldConfig};
 
 /// Window placement and capture options shared by every windowed mode.
 #[derive(Debug, Clone, Default)]

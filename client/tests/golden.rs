@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use lockstep_client::offline::{self, SimOptions};
-use lockstep_client::sim::WorldConfig;
+use lockstep_sim::offline::{self, SimOptions};
+use lockstep_sim::WorldConfig;
 
 /// The committed table, compiled in so the test cannot read a stale copy.
 const TABLE: &str = include_str!("../golden-hashes.txt");

@@ -5,10 +5,10 @@ mod support;
 
 use std::time::Duration;
 
-use lockstep_client::offline::{self, SimOptions};
 use lockstep_client::render::{player_colour, Renderer};
 use lockstep_client::screenshot::load_png_rgb;
-use lockstep_client::sim::WorldConfig;
+use lockstep_sim::offline::{self, SimOptions};
+use lockstep_sim::WorldConfig;
 use support::{under_xvfb, Client, Server, TempDir};
 
 /// The HUD block (top left) and the score strip (top centre) are drawn over

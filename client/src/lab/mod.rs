@@ -36,13 +36,13 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use self::history::{FrameHistory, FrameSample};
-use crate::bot::Bots;
 use crate::clock;
 use crate::loops::pacing::Pacer;
 use crate::loops::Loop;
 use crate::render::{fill_box, text_size, Renderer, Roster, BACKING, GLYPH, PAD};
-use crate::sim::{World, WorldConfig};
 use crate::window::{Screen, WindowError, WindowOptions};
+use lockstep_sim::bot::Bots;
+use lockstep_sim::{World, WorldConfig};
 
 pub use chart::{FRAME_BAR, STEP_BAR};
 pub use knobs::{Change, Command, Effect, Knobs};

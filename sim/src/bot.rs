@@ -14,7 +14,7 @@
 use glam::Vec2;
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
 
-use crate::sim::{Ball, Disc, Rng, World};
+use crate::{Ball, Disc, Rng, World};
 
 /// The eight direction-button combinations a wandering bot picks from.
 const DIRECTIONS: [Buttons; 8] = [
@@ -238,7 +238,7 @@ impl Bots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::WorldConfig;
+    use crate::WorldConfig;
 
     /// The inputs a bot seeded with `seed` gives while driving player 0
     /// alone for `ticks` ticks.

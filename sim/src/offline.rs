@@ -4,7 +4,7 @@
 use lockstep_protocol::PlayerId;
 
 use crate::bot::Bots;
-use crate::sim::{World, WorldConfig};
+use crate::{World, WorldConfig};
 
 /// Parameters of an offline run.
 #[derive(Debug, Clone, Copy)]

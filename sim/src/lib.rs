@@ -1,4 +1,5 @@
-//! The deterministic game simulation.
+//! The deterministic game simulation: the ball game every lockstep client
+//! runs, its seeded bots, and whole games run offline.
 //!
 //! # The game
 //!
@@ -58,10 +59,15 @@
 //! - **Everything in the hash.** Every field of [`World`] feeds
 //!   [`World::hash`], so no state can diverge unseen.
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 mod arena;
 mod body;
+pub mod bot;
 mod config;
 mod hash;
+pub mod offline;
 mod physics;
 mod rng;
 mod steering;
