@@ -11,10 +11,10 @@ use std::time::Duration;
 use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick};
 
 use crate::desync::{DesyncDump, History, DEFAULT_HISTORY};
-use crate::fixed_step::{FixedStep, FrameEnd, Policy};
-use crate::input_buffer::{Gate, InputBuffer};
-use crate::input_delay::DelayController;
 use crate::replay::apply;
+use lockstep_engine::accumulator::{FixedStep, FrameEnd, Policy};
+use lockstep_engine::gate::{Gate, InputBuffer};
+use lockstep_engine::input_delay::DelayController;
 use lockstep_sim::{World, WorldConfig};
 
 /// The answer to "may a tick run now?".

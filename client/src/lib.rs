@@ -19,15 +19,12 @@
 
 pub mod clock;
 pub mod desync;
-pub mod fixed_step;
 pub mod game;
 pub mod headless;
-pub mod input_buffer;
-pub mod input_delay;
 pub mod known_servers;
 pub mod lab;
-pub mod loops;
 pub mod net;
+pub mod pacing;
 pub mod play;
 pub mod render;
 pub mod replay;

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start};
 
-use crate::fixed_step::FrameEnd;
 use crate::game::{GameOptions, NetGame, Step};
 use crate::net::{LinkStats, NetClient, NetEvent};
 use crate::replay::ClientRecorder;
 use crate::{GameOutcome, PlayError};
+use lockstep_engine::accumulator::FrameEnd;
 use lockstep_sim::bot::Bot;
 
 /// How long the game must wait before the lag line names whom it waits for

@@ -6,10 +6,10 @@ use lockstep_protocol::Tick;
 use sdl2::keyboard::Keycode;
 
 use crate::clock;
-use crate::fixed_step::{FixedStep, Policy};
 use crate::render::{Hud, Roster};
 use crate::replay::{Playback, Verified};
 use crate::window::{capture, pace, Screen, WindowError, WindowOptions};
+use lockstep_engine::accumulator::{FixedStep, Policy};
 
 /// Slowest and fastest playback speeds.
 const SPEEDS: (f64, f64) = (0.25, 16.0);

@@ -14,12 +14,12 @@ use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
 use crate::clock;
-use crate::fixed_step::{FixedStep, Policy};
 use crate::net::{NetClient, NetEvent};
 use crate::play::{NetPlay, PlayOptions};
 use crate::render::{Hud, Renderer, Roster};
 use crate::replay::{self, ClientRecorder};
 use crate::{GameOutcome, PlayError};
+use lockstep_engine::accumulator::{FixedStep, Policy};
 use lockstep_sim::bot::{Bot, Bots};
 use lockstep_sim::{World, WorldConfig};
 

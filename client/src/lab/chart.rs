@@ -14,8 +14,8 @@ use sdl2::rect::{Point, Rect};
 use sdl2::render::WindowCanvas;
 
 use super::history::{FrameHistory, FrameSample};
-use crate::loops::{format_ms, Settings};
 use crate::render::{text, GLYPH, HUD_TEXT, PAD};
+use lockstep_engine::loops::{format_ms, Settings};
 
 /// Frames shown: four seconds at 60 FPS.
 pub const CHART_FRAMES: usize = 240;

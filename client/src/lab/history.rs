@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use crate::loops::pacing::Paced;
+use crate::pacing::Paced;
 
 /// Frames kept: a second at up to 4096 FPS, which covers every paced
 /// strategy and most machines running `variable` or `mixed`.

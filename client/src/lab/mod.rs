@@ -1,6 +1,6 @@
 //! `lockstep-client lab`: the game loop lab. The same solo world (the
 //! player's disc against bots) driven by any loop strategy of
-//! [`crate::loops`], switched at run time, with the numbers and a strip
+//! [`lockstep_engine::loops`], switched at run time, with the numbers and a strip
 //! chart that show each loop's behaviour and failure modes.
 //!
 //! # How it works
@@ -37,10 +37,10 @@ use sdl2::render::WindowCanvas;
 
 use self::history::{FrameHistory, FrameSample};
 use crate::clock;
-use crate::loops::pacing::Pacer;
-use crate::loops::Loop;
+use crate::pacing::Pacer;
 use crate::render::{fill_box, text_size, Renderer, Roster, BACKING, GLYPH, PAD};
 use crate::window::{Screen, WindowError, WindowOptions};
+use lockstep_engine::loops::Loop;
 use lockstep_sim::bot::Bots;
 use lockstep_sim::{World, WorldConfig};
 

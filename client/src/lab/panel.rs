@@ -10,8 +10,8 @@ use sdl2::render::WindowCanvas;
 use super::history::Summary;
 use super::keys;
 use super::knobs::Knobs;
-use crate::loops::{format_ms, Strategy};
 use crate::render::{printable, text, GLYPH, HUD_TEXT, PAD};
+use lockstep_engine::loops::{format_ms, Strategy};
 
 /// Characters a panel line holds; the panel is this wide.
 pub const COLUMNS: usize = 54;

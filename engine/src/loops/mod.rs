@@ -12,7 +12,7 @@
 //! clock tests it exactly, and `lockstep-client loops --trace` ([`trace`])
 //! prints what it does frame by frame.
 //!
-//! The fixed-step strategies are [`crate::fixed_step::FixedStep`], the
+//! The fixed-step strategies are [`crate::accumulator::FixedStep`], the
 //! accumulator the networked client, solo play and replays run: the lab's
 //! [`Settings`] only choose its [`Policy`], and with `networked` on they
 //! choose exactly the networked client's.
@@ -33,19 +33,19 @@
 //! guard (at most K ticks a frame, then pending time is discarded, seed
 //! 001), and `networked` switches every cap and discard off, because peers
 //! in lockstep cannot slow their game time down alone (seed 001). Frames
-//! that wait for a target frame rate do so through [`pacing::Pacer`]
-//! (seed 003's lesson: do not trust `sleep`).
+//! that wait for a target frame rate wait for the deadline a strategy names
+//! through the client's frame pacer (seed 003's lesson: do not trust
+//! `sleep`); nothing here sleeps or reads a clock.
 
 mod machine;
 mod millis;
-pub mod pacing;
 pub mod trace;
 mod variable;
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::fixed_step::Policy;
+use crate::accumulator::Policy;
 
 pub use machine::{Loop, Plan, Update};
 pub use millis::{format_ms, parse_ms, ParseMsError};

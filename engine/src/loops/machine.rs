@@ -11,7 +11,7 @@
 //! when an input has not arrived, the lab when a frame's updates take too
 //! long to keep the window alive).
 
-use crate::fixed_step::{FixedStep, FrameEnd};
+use crate::accumulator::{FixedStep, FrameEnd};
 
 use super::{Settings, VariableStep};
 
@@ -193,7 +193,7 @@ impl Loop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixed_step::Policy;
+    use crate::accumulator::Policy;
     use crate::loops::{Strategy, DEFAULT_MAX_DELTA_NS};
 
     const MS: u64 = 1_000_000;

@@ -16,8 +16,9 @@
 //! that is more (being late costs a frame, spinning only a little CPU), and
 //! otherwise creeps back down a sixteenth of the way per sleep.
 //!
-//! This is the one part of the loops module that reads the clock (through
-//! [`crate::clock`]): the strategies only name the deadline.
+//! The loop strategies (`lockstep_engine::loops`) never read a clock: they
+//! only name the deadline, and this module waits for it, reading the clock
+//! through [`crate::clock`].
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! loop): one update per frame whose dt is the frame's measured time,
 //! optionally capped at a maximum step.
 
-use crate::fixed_step::FrameEnd;
+use crate::accumulator::FrameEnd;
 
 /// One frame's worth of variable step.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,7 +17,7 @@
 //!
 //! The delay goes up at once and comes down one tick at a time after
 //! [`LOWER_AFTER`] ticks without a change, so it does not flap. Pure: fed
-//! ticks and durations, returns the delay to use; [`crate::input_buffer`]
+//! ticks and durations, returns the delay to use; [`crate::gate`]
 //! applies a change between ticks without skipping or repeating one.
 
 use std::time::Duration;
