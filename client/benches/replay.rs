@@ -13,7 +13,8 @@ use std::io::BufWriter;
 use std::process::Command;
 
 use lockstep_client::clock;
-use lockstep_client::replay::{self, ClientRecorder};
+use lockstep_engine::recorder::solo_header;
+use lockstep_engine::{apply, replay, Setup};
 use lockstep_protocol::{Bundle, PlayerId, Record, ReplayWriter, RosterEntry, Tick};
 use lockstep_sim::bot::Bots;
 use lockstep_sim::{World, WorldConfig};
@@ -41,7 +42,13 @@ fn main() {
             name: format!("player{id}"),
         })
         .collect();
-    let mut header = ClientRecorder::header_for_solo(config, roster);
+    let setup = Setup {
+        seed: config.seed,
+        tick_rate: config.tick_rate,
+        balls: config.balls,
+        players: players.clone(),
+    };
+    let mut header = solo_header(&setup, roster, 0);
     header.recorder = "benchmark".into();
     let path = std::env::temp_dir().join(format!("lockstep-bench-{}.lsreplay", std::process::id()));
     let file = std::fs::File::create(&path).expect("temp file");
@@ -53,7 +60,7 @@ fn main() {
             inputs: bots.inputs(&world),
             ..Bundle::default()
         };
-        replay::apply(&mut world, &bundle);
+        apply(&mut world, &bundle);
         writer
             .write(&Record::Bundle {
                 tick: Tick(t),
@@ -114,7 +121,7 @@ fn main() {
         let start = clock::now();
         let (recording, problem) = replay::open(&path).expect("open");
         assert!(problem.is_none());
-        let verified = replay::verify(black_box(recording), None, |_, _| {});
+        let verified = replay::verify::<World>(black_box(recording), None, |_, _| {});
         library.push(clock::since(start).as_secs_f64());
         assert!(verified.mismatch.is_none());
         assert_eq!(verified.checked, TICKS / HASH_INTERVAL * 4);

@@ -5,35 +5,33 @@
 //!
 //! - The game itself is the `lockstep-sim` crate: a pure, deterministic
 //!   `World` stepped with one input per player per tick, and seeded bots.
-//! - [`input_buffer`] is the lockstep gate: tick `t` runs only once the
-//!   server's bundle for `t` (every player's input) has arrived.
-//! - [`fixed_step`] is seed 001's accumulator: it decides how many ticks a
-//!   frame runs and the interpolation alpha; MAX_LOOPS in solo play only.
-//! - [`game`] glues the three for a networked game; [`net`] runs the QUIC
-//!   connection on its own thread; [`headless`] and [`window`] are the two
-//!   frontends that drive it; [`render`] only draws.
-//! - [`loops`] holds every game loop strategy of the seeds as a pure state
-//!   machine (its fixed-step ones are [`fixed_step`]); [`lab`] shows them
-//!   side by side in a window.
+//! - The lockstep core is the `lockstep-engine` crate: the gate, the
+//!   fixed-step accumulator, the input delay, the networked and solo game
+//!   drivers, desync history, replays and the loop strategies. It never
+//!   reads a clock or touches a socket.
+//! - [`net`] runs the QUIC connection on its own thread; [`play`] carries
+//!   out what the engine's networked game asks for; [`headless`] and
+//!   [`window`] are the two frontends that drive it; [`render`] only draws.
+//! - [`lab`] shows the engine's game loop strategies side by side in a
+//!   window, paced by [`pacing`].
 #![forbid(unsafe_code)]
 
 pub mod clock;
-pub mod desync;
-pub mod game;
 pub mod headless;
 pub mod known_servers;
 pub mod lab;
 pub mod net;
 pub mod pacing;
 pub mod play;
+pub mod recording;
 pub mod render;
-pub mod replay;
 pub mod replay_window;
 pub mod screenshot;
-pub mod synctest;
 pub mod tls;
 pub mod window;
 
+use lockstep_engine::net_game::NetGame;
+use lockstep_sim::World;
 use net::{Closed, LinkStats};
 
 /// Why a networked game ended other than by reaching `--ticks` or leaving.
@@ -83,7 +81,7 @@ pub struct GameOutcome {
 
 impl GameOutcome {
     /// The outcome of `game` with the last link statistics.
-    pub fn new(game: &game::NetGame, link: LinkStats) -> Self {
+    pub fn new(game: &NetGame<World>, link: LinkStats) -> Self {
         GameOutcome {
             tick: game.current.tick().0,
             hash: game.current.hash(),

@@ -5,22 +5,23 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use lockstep_client::desync::{diff_worlds, DesyncDump, DEFAULT_HISTORY};
-use lockstep_client::game::GameOptions;
 use lockstep_client::headless;
 use lockstep_client::known_servers;
 use lockstep_client::lab::{self, Knobs, LabOptions};
 use lockstep_client::net::{NetClient, NetOptions, Trust};
 use lockstep_client::play::PlayOptions;
-use lockstep_client::replay::{self, Playback};
 use lockstep_client::replay_window::{self, ViewOptions};
-use lockstep_client::synctest::{self, SyncTestOptions};
 use lockstep_client::window::{self, SoloOptions, WindowOptions};
 use lockstep_client::{final_line, GameOutcome};
+use lockstep_engine::diff::compare_dumps;
+use lockstep_engine::history::DEFAULT_HISTORY;
 use lockstep_engine::loops::trace::{self, TraceOptions};
 use lockstep_engine::loops::{self, parse_ms, Settings, Strategy};
+use lockstep_engine::net_game::GameOptions;
+use lockstep_engine::replay::{self, Playback};
 use lockstep_protocol::{Tick, PROTOCOL_VERSION};
 use lockstep_sim::offline::{self, SimOptions};
+use lockstep_sim::World;
 use lockstep_sim::WorldConfig;
 
 /// Deterministic lockstep game client: join a server in a window or as a
@@ -369,16 +370,14 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             players,
             balls,
         }) => {
-            let report = synctest::run(SyncTestOptions {
-                sim: SimOptions {
-                    players,
-                    seed,
-                    ticks,
-                    balls,
-                    tick_rate: 60,
-                },
-                check_distance,
-            })?;
+            let sim = SimOptions {
+                players,
+                seed,
+                ticks,
+                balls,
+                tick_rate: 60,
+            };
+            let report = lockstep_sim::engine::synctest(sim, check_distance)?;
             Ok(vec![final_line(report.tick, report.hash)])
         }
         Some(Command::DesyncDiff { a, b, max }) => desync_diff(&a, &b, max),
@@ -545,44 +544,14 @@ fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowO
 /// `desync-diff`: prints the differing fields; an error (exit 1) when the
 /// worlds differ, like diff(1).
 fn desync_diff(a: &Path, b: &Path, max: usize) -> anyhow::Result<Vec<String>> {
-    let left = DesyncDump::load(a)?;
-    let right = DesyncDump::load(b)?;
-    let mut lines = vec![
-        format!(
-            "a: {} ({}) tick={} hash={}",
-            a.display(),
-            left.name,
-            left.tick,
-            left.hash
-        ),
-        format!(
-            "b: {} ({}) tick={} hash={}",
-            b.display(),
-            right.name,
-            right.tick,
-            right.hash
-        ),
-    ];
-    if left.tick != right.tick {
-        lines.push(format!(
-            "note: the dumps are of different ticks ({} and {})",
-            left.tick, right.tick
-        ));
+    let report = compare_dumps::<World>(a, b, max)?;
+    if report.differing == 0 {
+        return Ok(report.lines);
     }
-    let diffs = diff_worlds(&left.world, &right.world);
-    if diffs.is_empty() {
-        lines.push("no difference: the worlds are identical".into());
-        return Ok(lines);
-    }
-    lines.push(format!("differing fields: {}", diffs.len()));
-    lines.extend(diffs.iter().take(max).map(|d| format!("  {d}")));
-    if diffs.len() > max {
-        lines.push(format!("  ... and {} more (see --max)", diffs.len() - max));
-    }
-    for line in &lines {
+    for line in &report.lines {
         println!("{line}");
     }
-    bail!("the dumps differ (differing fields: {})", diffs.len())
+    bail!("the dumps differ (differing fields: {})", report.differing)
 }
 
 /// `replay`: plays or verifies a replay file.
@@ -608,7 +577,8 @@ fn replay(
     let verified = if headless {
         let bar = ProgressBar::new(std::io::IsTerminal::is_terminal(&std::io::stderr()));
         let stop_at = window.ticks;
-        let verified = replay::verify(recording, stop_at, |done, total| bar.show(done, total));
+        let verified =
+            replay::verify::<World>(recording, stop_at, |done, total| bar.show(done, total));
         bar.done();
         verified
     } else {
@@ -620,14 +590,8 @@ fn replay(
         };
         replay_window::run(Playback::new(recording), note, options, view)?
     };
-    if let Some(m) = verified.mismatch {
-        bail!(
-            "the replay diverges at tick {}: player {} recorded hash {:016x}, re-simulation gives {:016x}",
-            m.tick,
-            m.player,
-            m.recorded,
-            m.actual
-        );
+    if let Some(mismatch) = verified.mismatch {
+        bail!("{mismatch}");
     }
     if let Some(problem) = problem {
         bail!(
@@ -637,10 +601,7 @@ fn replay(
         );
     }
     Ok(vec![
-        format!(
-            "verified ticks={} checks={}",
-            verified.ticks, verified.checked
-        ),
+        verified.summary(),
         final_line(verified.ticks, verified.hash),
     ])
 }

@@ -6,14 +6,16 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start};
-
-use crate::game::{GameOptions, NetGame, Step};
-use crate::net::{LinkStats, NetClient, NetEvent};
-use crate::replay::ClientRecorder;
-use crate::{GameOutcome, PlayError};
 use lockstep_engine::accumulator::FrameEnd;
+use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
+use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
+use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start};
 use lockstep_sim::bot::Bot;
+use lockstep_sim::World;
+
+use crate::net::{LinkStats, NetClient, NetEvent};
+use crate::recording::FileRecorder;
+use crate::{GameOutcome, PlayError};
 
 /// How long the game must wait before the lag line names whom it waits for
 /// (shorter waits are ordinary jitter).
@@ -36,7 +38,7 @@ pub struct PlayOptions {
 
 /// What one frame of ticks did.
 #[derive(Debug, Clone, Copy)]
-pub struct Frame {
+pub struct FrameTicks {
     /// Ticks simulated.
     pub steps: u32,
     /// Whether a due tick had to wait for its bundle.
@@ -53,7 +55,7 @@ pub struct NetPlay {
     /// The connection.
     pub net: NetClient,
     /// Simulation, gate and clock.
-    pub game: NetGame,
+    pub game: NetGame<World>,
     /// Last link statistics.
     pub link: LinkStats,
     /// The last desync announcement, for the HUD.
@@ -61,7 +63,7 @@ pub struct NetPlay {
     /// The server's last lag indicator.
     pub peers: Option<PeerStatus>,
     bot: Option<Bot>,
-    recorder: Option<ClientRecorder>,
+    recorder: Option<FileRecorder>,
     options: PlayOptions,
     last_frame: Instant,
     /// When the current wait for a bundle began.
@@ -83,9 +85,10 @@ impl NetPlay {
             net.send_input(tick, input);
         }
         let recorder = options.record.as_ref().and_then(|path| {
-            let header = ClientRecorder::header_for(start, &format!("client {}", game.name()));
-            let me = game.me.unwrap_or(lockstep_protocol::PlayerId(u8::MAX));
-            ClientRecorder::create(path, &header, me)
+            let recorder = format!("client {}", game.name());
+            let header = networked_header(start, &recorder, crate::clock::unix_seconds());
+            let reporter = game.me.unwrap_or(SPECTATOR_REPORTS);
+            FileRecorder::create(path, &header, reporter)
                 .map_err(|e| eprintln!("lockstep-client: not recording: {e}"))
                 .ok()
         });
@@ -147,7 +150,7 @@ impl NetPlay {
 
     /// Runs the ticks due at `now`: seed 001's inner loop. `sample` gives
     /// the frontend's input when no bot plays.
-    pub fn run_ticks(&mut self, now: Instant, mut sample: impl FnMut() -> Input) -> Frame {
+    pub fn run_ticks(&mut self, now: Instant, mut sample: impl FnMut() -> Input) -> FrameTicks {
         self.game
             .begin_frame(now.saturating_duration_since(self.last_frame).as_nanos() as u64);
         self.last_frame = now;
@@ -156,8 +159,8 @@ impl NetPlay {
         let mut finished = false;
         let catching_up = self.game.catching_up().is_some();
         loop {
-            match self.game.step() {
-                Step::Ran { tick, report } => {
+            match self.game.advance() {
+                Advance::Ran { tick, report } => {
                     steps += 1;
                     if let (Some(recorder), Some(bundle)) =
                         (&mut self.recorder, self.game.last_bundle())
@@ -187,18 +190,18 @@ impl NetPlay {
                         break;
                     }
                 }
-                Step::Stalled(_) => {
+                Advance::Stalled(_) => {
                     stalled = true;
                     break;
                 }
-                Step::NotDue => break,
+                Advance::NotDue => break,
             }
         }
         if catching_up {
             self.report_catch_up();
         }
         self.track_wait(stalled && !catching_up, now);
-        Frame {
+        FrameTicks {
             steps,
             stalled,
             end: self.game.end_frame(),

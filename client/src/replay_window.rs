@@ -2,14 +2,15 @@
 //! same fixed-step loop and interpolation as a live game, with pause,
 //! single step, speed x0.25 to x16 and seeking.
 
+use lockstep_engine::accumulator::{FixedStep, Policy};
+use lockstep_engine::replay::{Playback, Verified};
 use lockstep_protocol::Tick;
+use lockstep_sim::World;
 use sdl2::keyboard::Keycode;
 
 use crate::clock;
 use crate::render::{Hud, Roster};
-use crate::replay::{Playback, Verified};
-use crate::window::{capture, pace, Screen, WindowError, WindowOptions};
-use lockstep_engine::accumulator::{FixedStep, Policy};
+use crate::window::{capture, Screen, WindowError, WindowOptions};
 
 /// Slowest and fastest playback speeds.
 const SPEEDS: (f64, f64) = (0.25, 16.0);
@@ -34,7 +35,7 @@ pub struct ViewOptions {
 
 /// Plays `playback` in a window until Esc (or the end, when verifying).
 pub fn run(
-    mut playback: Playback,
+    mut playback: Playback<World>,
     note: Option<String>,
     mut options: WindowOptions,
     view: ViewOptions,
@@ -147,6 +148,6 @@ pub fn run(
                 mismatch: playback.mismatch(),
             });
         }
-        pace(frame_start);
+        screen.pace(frame_start);
     }
 }

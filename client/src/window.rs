@@ -8,20 +8,24 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_protocol::{Bundle, Buttons, Input, PlayerId, PlayerInput, RosterEntry};
+use lockstep_engine::accumulator::{FixedStep, Policy};
+use lockstep_engine::recorder::solo_header;
+use lockstep_engine::solo::SoloGame;
+use lockstep_engine::Setup;
+use lockstep_protocol::{Buttons, Input};
+use lockstep_sim::bot::{Bot, Bots};
+use lockstep_sim::{World, WorldConfig};
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
 use crate::clock;
 use crate::net::{NetClient, NetEvent};
+use crate::pacing::Pacer;
 use crate::play::{NetPlay, PlayOptions};
+use crate::recording::FileRecorder;
 use crate::render::{Hud, Renderer, Roster};
-use crate::replay::{self, ClientRecorder};
 use crate::{GameOutcome, PlayError};
-use lockstep_engine::accumulator::{FixedStep, Policy};
-use lockstep_sim::bot::{Bot, Bots};
-use lockstep_sim::{World, WorldConfig};
 
 /// Window placement and capture options shared by every windowed mode.
 #[derive(Debug, Clone, Default)]
@@ -58,7 +62,7 @@ pub enum WindowError {
     Play(#[from] PlayError),
     /// The recording could not be started.
     #[error(transparent)]
-    Record(#[from] crate::replay::PlaybackError),
+    Record(#[from] lockstep_engine::replay::PlaybackError),
     /// The screenshot could not be written.
     #[error(transparent)]
     Screenshot(#[from] crate::screenshot::ScreenshotError),
@@ -72,6 +76,7 @@ pub(crate) struct Screen {
     controllers: sdl2::GameControllerSubsystem,
     pad: Option<GameController>,
     renderer: Renderer,
+    pacer: Pacer,
     pub(crate) frames: RateMeter,
     pub(crate) ticks: RateMeter,
 }
@@ -114,6 +119,7 @@ impl Screen {
             controllers,
             pad: None,
             renderer: Renderer::new(),
+            pacer: Pacer::new(),
             frames: RateMeter::default(),
             ticks: RateMeter::default(),
         })
@@ -200,6 +206,14 @@ impl Screen {
         self.canvas.present();
         self.frames.add(1);
     }
+
+    /// Waits out the rest of a frame started at `frame_start` (at most
+    /// [`MAX_FPS`] frames a second), with the lab's pacer: it sleeps to a
+    /// learned margin before the deadline, then yields.
+    pub(crate) fn pace(&mut self, frame_start: Instant) {
+        self.pacer
+            .wait_until(frame_start + Duration::from_secs(1) / MAX_FPS);
+    }
 }
 
 /// Left-stick deflection quantised to the wire's `i8` axes, or `None`
@@ -242,14 +256,6 @@ impl RateMeter {
             self.count = 0;
             self.since = clock::now();
         }
-    }
-}
-
-/// Sleeps out the rest of a frame started at `frame_start`.
-pub(crate) fn pace(frame_start: Instant) {
-    let budget = Duration::from_secs(1) / MAX_FPS;
-    if let Some(rest) = budget.checked_sub(clock::since(frame_start)) {
-        std::thread::sleep(rest);
     }
 }
 
@@ -314,7 +320,7 @@ pub fn run_networked(
         }
         screen.draw(&lobby, &lobby, 1.0, &no_roster, &hud)?;
         screen.present();
-        pace(frame_start);
+        screen.pace(frame_start);
     };
 
     let mut play = NetPlay::start(net, &start, started_at, play_options);
@@ -363,7 +369,7 @@ pub fn run_networked(
         if !play.game.is_playing() {
             return Err(PlayError::Dropped.into());
         }
-        pace(frame_start);
+        screen.pace(frame_start);
     }
 }
 
@@ -386,40 +392,25 @@ pub struct SoloOptions {
 /// discarded when the machine cannot keep up.
 pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome, WindowError> {
     let mut screen = Screen::open(&options)?;
-    let me = PlayerId(0);
-    let players: Vec<PlayerId> = (0..=solo.bots).map(PlayerId).collect();
-    let config = WorldConfig::new(solo.seed, solo.tick_rate);
-    let mut current = World::new(config, &players);
-    let mut previous = current.clone();
-    let mut bots = Bots::new(solo.seed, &players[1..]);
+    let setup = Setup {
+        seed: solo.seed,
+        tick_rate: solo.tick_rate,
+        balls: WorldConfig::DEFAULT_BALLS,
+        players: Vec::new(),
+    };
+    let me = SoloGame::<World, Bots>::ME;
+    let bots = Bots::new(solo.seed, &SoloGame::<World, Bots>::opponent_ids(solo.bots));
+    let mut game = SoloGame::new(setup.clone(), solo.bots, &options.title, bots);
     let mut my_bot = options.bot.map(|seed| Bot::for_player(seed, me));
     let mut fixed = FixedStep::new(solo.tick_rate, Policy::flipcode(solo.max_loops));
     let roster = Roster {
-        players: players
-            .iter()
-            .map(|&id| {
-                let name = if id == me {
-                    options.title.clone()
-                } else {
-                    format!("bot {}", id.0)
-                };
-                (id, name)
-            })
-            .collect(),
+        players: game.roster.clone(),
         me: Some(me),
     };
     let mut recorder = match &solo.record {
         Some(path) => {
-            let entries = roster
-                .players
-                .iter()
-                .map(|(id, name)| RosterEntry {
-                    id: *id,
-                    name: name.clone(),
-                })
-                .collect();
-            let header = ClientRecorder::header_for_solo(config, entries);
-            Some(ClientRecorder::create(path, &header, me)?)
+            let header = solo_header(&setup, game.roster_entries(), clock::unix_seconds());
+            Some(FileRecorder::create(path, &header, me)?)
         }
         None => None,
     };
@@ -433,24 +424,14 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
         fixed.begin_frame(frame_start.duration_since(last).as_nanos() as u64);
         last = frame_start;
         let mut steps = 0;
-        while fixed.due() && options.ticks.is_none_or(|t| current.tick().0 < t) {
+        while fixed.due() && options.ticks.is_none_or(|t| game.current.tick().0 < t) {
             let mine = match &mut my_bot {
-                Some(bot) => bot.next_input(&current, me),
+                Some(bot) => bot.next_input(&game.current, me),
                 None => screen.sample(),
             };
-            let mut inputs = vec![PlayerInput {
-                player: me,
-                input: mine,
-            }];
-            inputs.extend(bots.inputs(&current));
-            let bundle = Bundle {
-                inputs,
-                ..Bundle::default()
-            };
-            previous.clone_from(&current);
-            replay::apply(&mut current, &bundle);
+            let bundle = game.tick(mine);
             if let Some(recorder) = &mut recorder {
-                recorder.tick(&bundle, &current);
+                recorder.tick(&bundle, &game.current);
             }
             fixed.stepped();
             steps += 1;
@@ -460,26 +441,26 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
         screen.ticks.add(steps);
         hud.fps = screen.frames.rate;
         hud.ups = screen.ticks.rate;
-        hud.tick = current.tick().0;
-        hud.hash = current.hash();
-        screen.draw(&previous, &current, end.alpha, &roster, &hud)?;
+        hud.tick = game.current.tick().0;
+        hud.hash = game.current.hash();
+        screen.draw(&game.previous, &game.current, end.alpha, &roster, &hud)?;
         capture(&screen, &mut options, hud.tick)?;
         screen.present();
-        let finished = options.ticks.is_some_and(|t| current.tick().0 >= t);
+        let finished = options.ticks.is_some_and(|t| game.current.tick().0 >= t);
         if !keep_playing || finished {
             if let Some(recorder) = recorder.take() {
                 recorder.finish("the player left");
             }
             return Ok(GameOutcome {
-                tick: current.tick().0,
-                hash: current.hash(),
+                tick: game.current.tick().0,
+                hash: game.current.hash(),
                 stalled_ticks: 0,
                 tx_bytes: 0,
                 rx_bytes: 0,
                 rtt_us: 0,
             });
         }
-        pace(frame_start);
+        screen.pace(frame_start);
     }
 }
 

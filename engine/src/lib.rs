@@ -4,6 +4,10 @@
 //!
 //! # How it works
 //!
+//! - [`Game`] is the seam: any deterministic game that can start from a
+//!   [`Setup`], step with one input per player, hash and snapshot itself
+//!   plugs in (ggrs's `Config`). The ball game of `lockstep-sim` does; so
+//!   does the Tally of `examples/tally`.
 //! - [`gate`] is the lockstep gate: tick `t` runs only once the bundle for
 //!   `t` (every player's input) has arrived; it also schedules the local
 //!   inputs `input_delay` ticks ahead.
@@ -13,12 +17,38 @@
 //! - [`input_delay`] picks the smallest input delay that keeps the game
 //!   from waiting, from the round trip, the jitter and the server's lag
 //!   indicator.
+//! - [`net_game`] glues the three into a networked game, [`solo`] is the
+//!   game against the computer; both only answer "what now", the frontend
+//!   carries it out.
+//! - [`history`] keeps the last ticks for [`desync`] dumps, which
+//!   [`diff`] compares field by field; [`synctest`] proves the snapshot and
+//!   the hash cover the whole state.
+//! - [`replay`] plays back and verifies recordings that [`recorder`]
+//!   writes.
 //! - [`loops`] holds every game loop strategy of the seed articles as a
 //!   pure state machine over the same accumulator.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// The example game's source is shared with the unit tests, and names this
+// crate the way an outside game would.
+#[cfg(test)]
+extern crate self as lockstep_engine;
+
 pub mod accumulator;
+pub mod desync;
+pub mod diff;
+mod game;
 pub mod gate;
+pub mod history;
 pub mod input_delay;
 pub mod loops;
+pub mod net_game;
+pub mod recorder;
+pub mod replay;
+pub mod solo;
+pub mod synctest;
+#[cfg(test)]
+mod testing;
+
+pub use game::{apply, Game, Setup};

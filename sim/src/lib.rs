@@ -66,6 +66,8 @@ mod arena;
 mod body;
 pub mod bot;
 mod config;
+#[cfg(feature = "engine")]
+pub mod engine;
 mod hash;
 pub mod offline;
 mod physics;

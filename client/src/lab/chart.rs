@@ -9,13 +9,13 @@
 //! line are a steady frame rate, and aliasing shows as steps per frame
 //! alternating between 0, 1 and 2.
 
+use lockstep_engine::loops::{format_ms, Settings};
 use sdl2::pixels::Color;
 use sdl2::rect::{Point, Rect};
 use sdl2::render::WindowCanvas;
 
 use super::history::{FrameHistory, FrameSample};
 use crate::render::{text, GLYPH, HUD_TEXT, PAD};
-use lockstep_engine::loops::{format_ms, Settings};
 
 /// Frames shown: four seconds at 60 FPS.
 pub const CHART_FRAMES: usize = 240;

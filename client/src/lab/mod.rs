@@ -30,7 +30,12 @@ mod panel;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_protocol::{Input, PlayerId, PlayerInput};
+use lockstep_engine::loops::Loop;
+use lockstep_engine::solo::SoloGame;
+use lockstep_engine::Setup;
+use lockstep_protocol::Input;
+use lockstep_sim::bot::Bots;
+use lockstep_sim::World;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
@@ -40,9 +45,6 @@ use crate::clock;
 use crate::pacing::Pacer;
 use crate::render::{fill_box, text_size, Renderer, Roster, BACKING, GLYPH, PAD};
 use crate::window::{Screen, WindowError, WindowOptions};
-use lockstep_engine::loops::Loop;
-use lockstep_sim::bot::Bots;
-use lockstep_sim::{World, WorldConfig};
 
 pub use chart::{FRAME_BAR, STEP_BAR};
 pub use knobs::{Change, Command, Effect, Knobs};
@@ -146,54 +148,37 @@ pub fn layout(output: (u32, u32)) -> LabLayout {
     }
 }
 
-/// The world the loops drive: the player and the bots.
+/// The world the loops drive: solo play's game (you and the bots), and its
+/// roster as the renderer shows it.
 struct Game {
-    previous: World,
-    current: World,
-    bots: Bots,
+    solo: SoloGame<World, Bots>,
     roster: Roster,
 }
 
 impl Game {
-    const ME: PlayerId = PlayerId(0);
-
     fn new(seed: u64, knobs: &Knobs) -> Game {
-        let players: Vec<PlayerId> = (0..=BOTS).map(PlayerId).collect();
-        let config = WorldConfig {
+        let setup = Setup {
+            seed,
+            tick_rate: knobs.tick_rate,
             balls: knobs.balls,
-            ..WorldConfig::new(seed, knobs.tick_rate)
+            players: Vec::new(),
         };
-        let current = World::new(config, &players);
+        let bots = Bots::new(seed, &SoloGame::<World, Bots>::opponent_ids(BOTS));
+        let solo = SoloGame::new(setup, BOTS, "you", bots);
         let roster = Roster {
-            players: players
-                .iter()
-                .map(|&id| {
-                    let name = if id == Self::ME {
-                        "you".to_owned()
-                    } else {
-                        format!("bot {}", id.0)
-                    };
-                    (id, name)
-                })
-                .collect(),
-            me: Some(Self::ME),
+            players: solo.roster.clone(),
+            me: Some(SoloGame::<World, Bots>::ME),
         };
-        Game {
-            previous: current.clone(),
-            bots: Bots::new(seed, &players[1..]),
-            current,
-            roster,
-        }
+        Game { solo, roster }
     }
 
+    /// One update of `dt` seconds: the fixed tick, or a variable step's
+    /// measured time (outside the determinism contract, which costs
+    /// nothing in solo play).
     fn update(&mut self, dt: f32, mine: Input) {
-        let mut inputs = vec![PlayerInput {
-            player: Self::ME,
-            input: mine,
-        }];
-        inputs.extend(self.bots.inputs(&self.current));
-        self.previous.clone_from(&self.current);
-        self.current.step_with_dt(&inputs, dt);
+        let bundle = self.solo.next_bundle(mine);
+        self.solo.previous.clone_from(&self.solo.current);
+        self.solo.current.step_with_dt(&bundle.inputs, dt);
     }
 }
 
@@ -307,7 +292,7 @@ fn draw(
     let places = layout(canvas.output_size()?);
     canvas.set_draw_color(Color::RGB(0, 0, 0));
     canvas.clear();
-    let (previous, current) = (&game.previous, &game.current);
+    let (previous, current) = (&game.solo.previous, &game.solo.current);
     Renderer::draw_world(canvas, places.arena, previous, current, alpha, &game.roster)?;
     if knobs.spike && readout.counter == 7 {
         std::thread::sleep(SLOW_SEVEN);

@@ -3,6 +3,7 @@
 //!
 //! [`lines`] is pure (tested); [`draw`] only puts the lines on screen.
 
+use lockstep_engine::loops::{format_ms, Strategy};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
@@ -11,7 +12,6 @@ use super::history::Summary;
 use super::keys;
 use super::knobs::Knobs;
 use crate::render::{printable, text, GLYPH, HUD_TEXT, PAD};
-use lockstep_engine::loops::{format_ms, Strategy};
 
 /// Characters a panel line holds; the panel is this wide.
 pub const COLUMNS: usize = 54;

@@ -1,11 +1,12 @@
-//! `lockstep-client synctest`: proves that a snapshot and the hash cover the
-//! whole simulation state, by restoring and re-simulating (GGRS's
-//! `SyncTestSession`, without the session).
+//! The sync test (`lockstep-client synctest`): proves that a snapshot and
+//! the hash cover a game's whole state, by restoring and re-simulating
+//! (GGRS's `SyncTestSession`, without the session).
 //!
 //! # How it works
 //!
-//! The offline game (a bot for every player, exactly as `lockstep-client
-//! sim` plays it) runs straight ahead. At every tick `t` the checker
+//! The game runs straight ahead with the inputs the caller chooses (for
+//! the ball game: a bot for every player, exactly as `lockstep-client sim`
+//! plays it). At every tick `t` the checker
 //!
 //! 1. serializes the state with postcard and checks that the deserialized
 //!    copy has the original's hash ([`Check::RestoredHash`]);
@@ -33,32 +34,8 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use lockstep_protocol::PlayerInput;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 
-use lockstep_sim::offline::SimOptions;
-use lockstep_sim::World;
-
-/// Parameters of a sync test.
-#[derive(Debug, Clone, Copy)]
-pub struct SyncTestOptions {
-    /// The offline game to run.
-    pub sim: SimOptions,
-    /// Ticks between the restored snapshot and the checked tick. Longer
-    /// distances let a forgotten field do more damage before the check;
-    /// 0 checks only the serialization round trip.
-    pub check_distance: u32,
-}
-
-/// A passed sync test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SyncTestReport {
-    /// Ticks run.
-    pub tick: u32,
-    /// Hash after the last tick: the same as `lockstep-client sim` with the
-    /// same options, since the straight run is that game.
-    pub hash: u64,
-}
+use crate::game::Game;
 
 /// Which comparison of a sync test failed, and what it points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,55 +107,6 @@ pub enum SyncTestError {
     },
 }
 
-/// Runs the offline game of `options.sim` under the sync test and returns
-/// its final tick and hash.
-///
-/// # Errors
-///
-/// The first failed check, a snapshot postcard cannot handle, or a run too
-/// short to check anything; see [`SyncTestError`].
-pub fn run(options: SyncTestOptions) -> Result<SyncTestReport, SyncTestError> {
-    let (world, mut bots) = lockstep_sim::offline::setup(options.sim);
-    let world = check(
-        world,
-        |world| bots.inputs(world),
-        options.sim.ticks,
-        options.check_distance,
-    )?;
-    Ok(SyncTestReport {
-        tick: world.tick().0,
-        hash: world.hash(),
-    })
-}
-
-/// A game the checker can drive: deterministic steps, a hash meant to cover
-/// the whole state, equality, and serde for snapshots. The real world
-/// implements it, and so do the deliberately broken toy games of the tests,
-/// which show that each check catches the flaw it is for.
-trait Checked: PartialEq + Serialize + DeserializeOwned {
-    /// One tick of input: recorded by the straight run, replayed after a
-    /// restore. Bots are not part of the game; they only choose inputs.
-    type Input;
-
-    /// Advances one tick.
-    fn step(&mut self, input: &Self::Input);
-
-    /// Checksum of the state, as peers would compare it.
-    fn hash(&self) -> u64;
-}
-
-impl Checked for World {
-    type Input = Vec<PlayerInput>;
-
-    fn step(&mut self, inputs: &Vec<PlayerInput>) {
-        World::step(self, inputs);
-    }
-
-    fn hash(&self) -> u64 {
-        World::hash(self)
-    }
-}
-
 /// A state as the checker keeps it.
 struct Snapshot {
     /// The tick it was taken at.
@@ -192,7 +120,7 @@ struct Snapshot {
 
 impl Snapshot {
     /// Serializes `game` and checks the round trip against its hash.
-    fn take<G: Checked>(game: &G, tick: u32) -> Result<Snapshot, SyncTestError> {
+    fn take<G: Game>(game: &G, tick: u32) -> Result<Snapshot, SyncTestError> {
         let bytes =
             postcard::to_stdvec(game).map_err(|source| SyncTestError::Snapshot { tick, source })?;
         let snapshot = Snapshot {
@@ -214,7 +142,7 @@ impl Snapshot {
     }
 
     /// A new state from the bytes alone: whatever they do not carry is lost.
-    fn restore<G: Checked>(&self) -> Result<G, SyncTestError> {
+    fn restore<G: Game>(&self) -> Result<G, SyncTestError> {
         postcard::from_bytes(&self.bytes).map_err(|source| SyncTestError::Snapshot {
             tick: self.tick,
             source,
@@ -224,10 +152,17 @@ impl Snapshot {
 
 /// Runs `game` straight for `ticks` ticks with the inputs `next_input`
 /// chooses, checking every tick as the module docs describe, and returns
-/// the final state.
-fn check<G: Checked>(
+/// the final state. `check_distance` is how many ticks back each check
+/// restores from: longer distances let a forgotten field do more damage
+/// before the check; 0 checks only the serialization round trip.
+///
+/// # Errors
+///
+/// The first failed check, a snapshot postcard cannot handle, or a run too
+/// short to check anything; see [`SyncTestError`].
+pub fn check<G: Game>(
     mut game: G,
-    mut next_input: impl FnMut(&G) -> G::Input,
+    mut next_input: impl FnMut(&G) -> Vec<PlayerInput>,
     ticks: u32,
     check_distance: u32,
 ) -> Result<G, SyncTestError> {
@@ -241,7 +176,7 @@ fn check<G: Checked>(
     // After trimming: the snapshots of ticks t-D..=t and the inputs that led
     // from each of them to the next.
     let mut snapshots: VecDeque<Snapshot> = VecDeque::new();
-    let mut inputs: VecDeque<G::Input> = VecDeque::new();
+    let mut inputs: VecDeque<Vec<PlayerInput>> = VecDeque::new();
     for tick in 0..=ticks {
         let snapshot = Snapshot::take(&game, tick)?;
         let hash = snapshot.hash;
@@ -266,9 +201,9 @@ fn check<G: Checked>(
 
 /// Restores `from`, replays `inputs` and compares the result with the
 /// straight run's state at `tick`, whose hash is `expected`.
-fn resimulate<G: Checked>(
+fn resimulate<G: Game>(
     from: &Snapshot,
-    inputs: &VecDeque<G::Input>,
+    inputs: &VecDeque<Vec<PlayerInput>>,
     straight: &G,
     tick: u32,
     expected: u64,
@@ -295,11 +230,12 @@ fn resimulate<G: Checked>(
 
 #[cfg(test)]
 mod tests {
-    use serde::Deserialize;
+    use lockstep_protocol::{Buttons, Input, PlayerId, Tick};
+    use serde::{Deserialize, Serialize};
 
     use super::*;
-    use lockstep_sim::offline;
-    use lockstep_sim::WorldConfig;
+    use crate::game::Setup;
+    use crate::testing::{self, Tally};
 
     /// Ticks between restore and check in the toy tests.
     const DISTANCE: u32 = 4;
@@ -312,8 +248,24 @@ mod tests {
     const TOY_TICKS: u32 = 40;
 
     /// A toy's input: a push of 1 at [`PUSH_TICK`], nothing otherwise.
-    fn push_at(tick: u32) -> u64 {
-        u64::from(tick == PUSH_TICK)
+    fn push_at(tick: u32) -> Vec<PlayerInput> {
+        pushes(u8::from(tick == PUSH_TICK))
+    }
+
+    /// One player pressing `buttons`.
+    fn pushes(buttons: u8) -> Vec<PlayerInput> {
+        vec![PlayerInput {
+            player: PlayerId(0),
+            input: Input {
+                buttons: Buttons(buttons),
+                axes: None,
+            },
+        }]
+    }
+
+    /// The push in a toy's inputs.
+    fn push(inputs: &[PlayerInput]) -> u64 {
+        inputs.first().map_or(0, |i| u64::from(i.input.buttons.0))
     }
 
     /// FNV-1a-style fold: good enough to tell toy states apart.
@@ -326,7 +278,7 @@ mod tests {
     /// A body that a push speeds up for good. Its snapshot forgets the
     /// speed, and so does its hash: the loss shows only once a restored
     /// copy has moved differently.
-    #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
     struct SnapshotForgetsSpeed {
         tick: u32,
         position: u64,
@@ -334,10 +286,17 @@ mod tests {
         speed: u64,
     }
 
-    impl Checked for SnapshotForgetsSpeed {
-        type Input = u64;
+    impl Game for SnapshotForgetsSpeed {
+        fn start(_: &Setup) -> Self {
+            Self::default()
+        }
 
-        fn step(&mut self, push: &u64) {
+        fn tick(&self) -> Tick {
+            Tick(self.tick)
+        }
+
+        fn step(&mut self, inputs: &[PlayerInput]) {
+            let push = push(inputs);
             self.speed += push;
             self.position += self.speed;
             self.tick += 1;
@@ -349,7 +308,7 @@ mod tests {
     }
 
     /// The same body, but its hash covers the speed its snapshot forgets.
-    #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
     struct HashCoversForgottenSpeed {
         tick: u32,
         position: u64,
@@ -357,10 +316,17 @@ mod tests {
         speed: u64,
     }
 
-    impl Checked for HashCoversForgottenSpeed {
-        type Input = u64;
+    impl Game for HashCoversForgottenSpeed {
+        fn start(_: &Setup) -> Self {
+            Self::default()
+        }
 
-        fn step(&mut self, push: &u64) {
+        fn tick(&self) -> Tick {
+            Tick(self.tick)
+        }
+
+        fn step(&mut self, inputs: &[PlayerInput]) {
+            let push = push(inputs);
             self.speed += push;
             self.position += self.speed;
             self.tick += 1;
@@ -374,7 +340,7 @@ mod tests {
     /// A body that also counts the pushes it got. Snapshot and hash both
     /// miss the count, and the count never changes the motion, so only
     /// comparing whole states can notice it.
-    #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
     struct HashMissesPushCount {
         tick: u32,
         position: u64,
@@ -383,11 +349,18 @@ mod tests {
         pushes: u64,
     }
 
-    impl Checked for HashMissesPushCount {
-        type Input = u64;
+    impl Game for HashMissesPushCount {
+        fn start(_: &Setup) -> Self {
+            Self::default()
+        }
 
-        fn step(&mut self, push: &u64) {
-            self.pushes += u64::from(*push != 0);
+        fn tick(&self) -> Tick {
+            Tick(self.tick)
+        }
+
+        fn step(&mut self, inputs: &[PlayerInput]) {
+            let push = push(inputs);
+            self.pushes += u64::from(push != 0);
             self.speed += push;
             self.position += self.speed;
             self.tick += 1;
@@ -398,41 +371,16 @@ mod tests {
         }
     }
 
-    fn sim(ticks: u32) -> SimOptions {
-        SimOptions {
-            players: 4,
-            seed: 1,
-            ticks,
-            balls: WorldConfig::DEFAULT_BALLS,
-            tick_rate: 60,
-        }
-    }
-
     #[test]
-    fn the_real_world_passes_300_ticks_at_distance_7() {
-        let report = run(SyncTestOptions {
-            sim: sim(300),
-            check_distance: 7,
-        })
-        .expect("the world's snapshot and hash cover its whole state");
-        assert_eq!(report.tick, 300);
-    }
-
-    #[test]
-    fn the_report_is_the_plain_offline_games_final_state() {
-        let report = run(SyncTestOptions {
-            sim: sim(120),
-            check_distance: 3,
-        })
-        .expect("sync test passes");
-        let world = offline::run(sim(120));
-        assert_eq!(
-            report,
-            SyncTestReport {
-                tick: world.tick().0,
-                hash: world.hash()
-            }
-        );
+    fn the_example_game_passes_300_ticks_at_distance_7() {
+        let game = check(
+            Tally::start(&testing::setup(3)),
+            |game| testing::inputs_at(game, 3),
+            300,
+            7,
+        )
+        .expect("the example's snapshot and hash cover its whole state");
+        assert_eq!(game, testing::play(3, 300));
     }
 
     #[test]
@@ -466,8 +414,13 @@ mod tests {
 
     #[test]
     fn a_forgotten_field_that_never_leaves_its_default_is_not_reported() {
-        let toy = check(SnapshotForgetsSpeed::default(), |_| 0, TOY_TICKS, DISTANCE)
-            .expect("nothing is lost while the speed stays 0");
+        let toy = check(
+            SnapshotForgetsSpeed::default(),
+            |_| pushes(0),
+            TOY_TICKS,
+            DISTANCE,
+        )
+        .expect("nothing is lost while the speed stays 0");
         assert_eq!(toy.tick, TOY_TICKS);
     }
 
@@ -521,7 +474,7 @@ mod tests {
 
     #[test]
     fn a_run_shorter_than_the_check_distance_is_refused() {
-        let error = check(SnapshotForgetsSpeed::default(), |_| 0, 3, 4)
+        let error = check(SnapshotForgetsSpeed::default(), |_| pushes(0), 3, 4)
             .expect_err("no tick could be re-simulated");
         assert!(
             matches!(

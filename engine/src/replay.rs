@@ -1,5 +1,5 @@
-//! Replays on the client: recording a game (`--record`), playing one back
-//! and verifying its hashes (`lockstep-client replay`).
+//! Replays: playing one back and verifying its hashes (`lockstep-client
+//! replay`); recording is [`crate::recorder`].
 //!
 //! A replay holds the starting parameters and every tick's bundle, so the
 //! whole game re-simulates exactly, entirely inside the fixed-step loop:
@@ -9,15 +9,11 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{
-    Bundle, PlayerId, Record, Replay, ReplayError, ReplayHeader, ReplayWriter, RosterEntry, Start,
-    Tick, PROTOCOL_VERSION,
-};
+use lockstep_protocol::{PlayerId, Replay, ReplayError, Tick};
 
-use lockstep_sim::{World, WorldConfig};
+use crate::game::{apply, Game, Setup};
 
 /// Snapshots kept every this many ticks while playing, so a seek
 /// re-simulates at most this many ticks (5 s at 60 Hz: a seek stays
@@ -72,40 +68,17 @@ pub fn open(path: &Path) -> Result<(Replay, Option<ReplayError>), PlaybackError>
     Ok((outcome.replay, outcome.problem))
 }
 
-/// The world a replay starts from.
-pub fn initial_world(header: &ReplayHeader) -> World {
-    let players: Vec<PlayerId> = header.roster.iter().map(|r| r.id).collect();
-    let config = WorldConfig {
-        balls: header.balls,
-        ..WorldConfig::new(header.seed, header.tick_rate)
-    };
-    World::new(config, &players)
-}
-
-/// Applies one bundle to a world: departures first, then returns, then
-/// the inputs. The one place a bundle turns into a step, shared by live
-/// play, replays and verification.
-pub fn apply(world: &mut World, bundle: &Bundle) {
-    for &left in &bundle.left {
-        world.remove_player(left);
-    }
-    for &joined in &bundle.joined {
-        world.add_player(joined);
-    }
-    world.step(&bundle.inputs);
-}
-
 /// A replay being played: the world, a cursor, snapshots for seeking and
 /// the verification of recorded hashes.
 #[derive(Debug)]
-pub struct Playback {
+pub struct Playback<G> {
     replay: Replay,
-    /// The world before the last step (for interpolation).
-    pub previous: World,
-    /// The world now.
-    pub current: World,
+    /// The state before the last step (for interpolation).
+    pub previous: G,
+    /// The state now.
+    pub current: G,
     expected: BTreeMap<Tick, Vec<(PlayerId, u64)>>,
-    snapshots: BTreeMap<Tick, World>,
+    snapshots: BTreeMap<Tick, G>,
     checked: u32,
     /// Ticks up to here had their reports counted in `checked` (a seek
     /// back replays them without counting twice).
@@ -113,10 +86,10 @@ pub struct Playback {
     mismatch: Option<Mismatch>,
 }
 
-impl Playback {
+impl<G: Game> Playback<G> {
     /// A playback at tick 0.
-    pub fn new(replay: Replay) -> Playback {
-        let world = initial_world(&replay.header);
+    pub fn new(replay: Replay) -> Playback<G> {
+        let world = G::start(&Setup::from_header(&replay.header));
         let mut expected: BTreeMap<Tick, Vec<(PlayerId, u64)>> = BTreeMap::new();
         for &(tick, player, hash) in &replay.hashes {
             expected.entry(tick).or_default().push((player, hash));
@@ -221,10 +194,27 @@ pub struct Verified {
     pub mismatch: Option<Mismatch>,
 }
 
+impl Verified {
+    /// What `replay --verify` prints when every check passed.
+    pub fn summary(&self) -> String {
+        format!("verified ticks={} checks={}", self.ticks, self.checked)
+    }
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the replay diverges at tick {}: player {} recorded hash {:016x}, re-simulation gives {:016x}",
+            self.tick, self.player, self.recorded, self.actual
+        )
+    }
+}
+
 /// Re-simulates the replay as fast as possible (up to tick `stop_at` if
 /// given), checking every recorded hash; `progress(done, total)` is called
 /// every few thousand ticks (for a progress bar).
-pub fn verify(
+pub fn verify<G: Game>(
     replay: Replay,
     stop_at: Option<u32>,
     mut progress: impl FnMut(u32, u32),
@@ -234,7 +224,7 @@ pub fn verify(
     for &(tick, player, hash) in &replay.hashes {
         expected.entry(tick).or_default().push((player, hash));
     }
-    let mut world = initial_world(&replay.header);
+    let mut world = G::start(&Setup::from_header(&replay.header));
     let mut checked = 0;
     let mut mismatch = None;
     for (i, bundle) in replay.bundles.iter().take(total as usize).enumerate() {
@@ -266,157 +256,36 @@ pub fn verify(
     }
 }
 
-/// A client's own recording (`--record FILE`): the same format the server
-/// writes, with this client's hashes as the reports.
-#[derive(Debug)]
-pub struct ClientRecorder {
-    writer: Option<ReplayWriter<BufWriter<File>>>,
-    path: PathBuf,
-    me: PlayerId,
-    hash_interval: u32,
-}
-
-impl ClientRecorder {
-    /// Creates (or replaces) `path` and writes the header.
-    pub fn create(path: &Path, header: &ReplayHeader, me: PlayerId) -> Result<Self, PlaybackError> {
-        let open_error = |source| PlaybackError::Open {
-            path: path.to_path_buf(),
-            source,
-        };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(open_error)?;
-        }
-        let file = File::create(path).map_err(open_error)?;
-        let writer = ReplayWriter::new(BufWriter::new(file), header).map_err(|source| {
-            PlaybackError::Read {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
-        Ok(ClientRecorder {
-            writer: Some(writer),
-            path: path.to_path_buf(),
-            me,
-            hash_interval: u32::from(header.hash_interval.max(1)),
-        })
-    }
-
-    /// A header for a networked game from its Start.
-    pub fn header_for(start: &Start, recorder: &str) -> ReplayHeader {
-        ReplayHeader {
-            protocol_version: PROTOCOL_VERSION,
-            build: concat!("lockstep-client ", env!("CARGO_PKG_VERSION")).to_string(),
-            recorder: recorder.to_string(),
-            started_unix: crate::clock::unix_seconds(),
-            seed: start.seed,
-            tick_rate: start.tick_rate,
-            input_delay: start.input_delay,
-            hash_interval: start.hash_interval,
-            balls: start.balls,
-            roster: start.roster.clone(),
-        }
-    }
-
-    /// A header for solo play.
-    pub fn header_for_solo(config: WorldConfig, roster: Vec<RosterEntry>) -> ReplayHeader {
-        ReplayHeader {
-            protocol_version: PROTOCOL_VERSION,
-            build: concat!("lockstep-client ", env!("CARGO_PKG_VERSION")).to_string(),
-            recorder: "solo".into(),
-            started_unix: crate::clock::unix_seconds(),
-            seed: config.seed,
-            tick_rate: config.tick_rate,
-            input_delay: 0,
-            hash_interval: 15,
-            balls: config.balls,
-            roster,
-        }
-    }
-
-    /// Records the bundle that took `world` to its current tick, and the
-    /// world's hash on report ticks. A write failure stops the recording
-    /// with one message; the game goes on.
-    pub fn tick(&mut self, bundle: &Bundle, world: &World) {
-        let Some(writer) = &mut self.writer else {
-            return;
-        };
-        let now = world.tick();
-        let mut result = writer.write(&Record::Bundle {
-            tick: Tick(now.0.saturating_sub(1)),
-            bundle: bundle.clone(),
-        });
-        if result.is_ok() && now.0.is_multiple_of(self.hash_interval) {
-            result = writer.write(&Record::Hash {
-                tick: now,
-                player: self.me,
-                hash: world.hash(),
-            });
-        }
-        if let Err(e) = result {
-            eprintln!(
-                "lockstep-client: recording to {} stopped: {e}",
-                self.path.display()
-            );
-            self.writer = None;
-        }
-    }
-
-    /// Writes the End record.
-    pub fn finish(mut self, reason: &str) {
-        if let Some(writer) = self.writer.take() {
-            if let Err(e) = writer.finish(reason) {
-                eprintln!(
-                    "lockstep-client: recording to {} not finished: {e}",
-                    self.path.display()
-                );
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockstep_sim::bot::Bots;
+    use crate::recorder::{solo_header, Recorder};
+    use crate::testing::{inputs_at, setup, Tally};
+    use lockstep_protocol::{Bundle, RosterEntry};
 
-    /// A recorded solo game of `ticks` ticks, hashes every 15.
+    /// A recorded two-player Tally of `ticks` ticks, hashes every 15.
     fn recorded(ticks: u32) -> Vec<u8> {
-        let players = [PlayerId(0), PlayerId(1)];
-        let config = WorldConfig::new(3, 60);
-        let roster = players
+        let setup = setup(2);
+        let roster = setup
+            .players
             .iter()
             .map(|&id| RosterEntry {
                 id,
                 name: format!("p{id}"),
             })
             .collect();
-        let header = ClientRecorder::header_for_solo(config, roster);
-        let mut writer = ReplayWriter::new(Vec::new(), &header).unwrap();
-        let mut world = World::new(config, &players);
-        let mut bots = Bots::new(3, &players);
-        for t in 0..ticks {
+        let header = solo_header(&setup, roster, 0);
+        let mut recorder = Recorder::new(Vec::new(), &header, PlayerId(0)).unwrap();
+        let mut game = Tally::start(&setup);
+        for _ in 0..ticks {
             let bundle = Bundle {
-                inputs: bots.inputs(&world),
+                inputs: inputs_at(&game, 2),
                 ..Bundle::default()
             };
-            apply(&mut world, &bundle);
-            writer
-                .write(&Record::Bundle {
-                    tick: Tick(t),
-                    bundle,
-                })
-                .unwrap();
-            if world.tick().0.is_multiple_of(15) {
-                writer
-                    .write(&Record::Hash {
-                        tick: world.tick(),
-                        player: PlayerId(0),
-                        hash: world.hash(),
-                    })
-                    .unwrap();
-            }
+            apply(&mut game, &bundle);
+            recorder.tick(&bundle, &game).unwrap();
         }
-        writer.finish("done").unwrap()
+        recorder.finish("done").unwrap()
     }
 
     fn read(bytes: &[u8]) -> Replay {
@@ -425,7 +294,7 @@ mod tests {
 
     #[test]
     fn verification_reproduces_every_recorded_hash() {
-        let verified = verify(read(&recorded(900)), None, |_, _| {});
+        let verified = verify::<Tally>(read(&recorded(900)), None, |_, _| {});
         assert_eq!(verified.ticks, 900);
         assert_eq!(verified.checked, 60);
         assert_eq!(verified.mismatch, None);
@@ -438,12 +307,12 @@ mod tests {
         // and 405 is the first recorded hash after it.
         let input = &mut replay.bundles[400].inputs[0].input;
         let changed = lockstep_protocol::Input {
-            buttons: lockstep_protocol::Buttons::RIGHT.with(lockstep_protocol::Buttons::BOOST),
-            axes: Some([127, 0]),
+            buttons: lockstep_protocol::Buttons(0x20),
+            axes: None,
         };
         assert_ne!(*input, changed);
         *input = changed;
-        let verified = verify(replay, None, |_, _| {});
+        let verified = verify::<Tally>(replay, None, |_, _| {});
         let mismatch = verified.mismatch.unwrap();
         assert_eq!(mismatch.tick, Tick(405));
         assert_ne!(mismatch.recorded, mismatch.actual);
@@ -452,8 +321,8 @@ mod tests {
     #[test]
     fn playback_and_seeking_reach_the_same_worlds_as_a_straight_run() {
         let replay = read(&recorded(1000));
-        let straight = verify(replay.clone(), None, |_, _| {});
-        let mut playback = Playback::new(replay);
+        let straight = verify::<Tally>(replay.clone(), None, |_, _| {});
+        let mut playback = Playback::<Tally>::new(replay);
         while playback.step() {}
         assert_eq!(playback.current.hash(), straight.hash);
         assert_eq!(playback.mismatch(), None);

@@ -2,7 +2,7 @@
 //! gate and the fixed-step clock, glued in the order of seed 001's loop.
 //!
 //! No SDL2, no sockets, no clock: the frontend (window or headless) passes
-//! the elapsed time in, asks [`NetGame::step`] until it says otherwise,
+//! the elapsed time in, asks [`NetGame::advance`] until it says otherwise,
 //! hands each sampled local input back, and draws `previous`/`current` at
 //! the returned alpha.
 
@@ -10,16 +10,16 @@ use std::time::Duration;
 
 use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick};
 
-use crate::desync::{DesyncDump, History, DEFAULT_HISTORY};
-use crate::replay::apply;
-use lockstep_engine::accumulator::{FixedStep, FrameEnd, Policy};
-use lockstep_engine::gate::{Gate, InputBuffer};
-use lockstep_engine::input_delay::DelayController;
-use lockstep_sim::{World, WorldConfig};
+use crate::accumulator::{FixedStep, FrameEnd, Policy};
+use crate::desync::DesyncDump;
+use crate::game::{apply, Game, Setup};
+use crate::gate::{Gate, InputBuffer};
+use crate::history::{History, DEFAULT_HISTORY};
+use crate::input_delay::DelayController;
 
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub enum Advance {
     /// A tick was simulated: sample the local input for the ticks
     /// [`NetGame::local_ticks_due`] names, and send the hash report if any.
     Ran {
@@ -68,11 +68,11 @@ impl Default for GameOptions {
 
 /// A running networked game.
 #[derive(Debug)]
-pub struct NetGame {
-    /// The world before the last simulated tick (interpolation start).
-    pub previous: World,
-    /// The world after the last simulated tick.
-    pub current: World,
+pub struct NetGame<G> {
+    /// The state before the last simulated tick (interpolation start).
+    pub previous: G,
+    /// The state after the last simulated tick.
+    pub current: G,
     /// Every player of the game and its name, in slot order.
     pub roster: Vec<(PlayerId, String)>,
     /// Our own slot; `None` when spectating.
@@ -82,8 +82,9 @@ pub struct NetGame {
     delay: DelayController,
     stats: GameStats,
     last_stall: Option<Tick>,
-    history: History,
+    history: History<G>,
     hash_interval: u32,
+    tick_rate: u16,
     inject_desync_at: Option<Tick>,
     name: String,
     first_input_tick: Tick,
@@ -91,16 +92,11 @@ pub struct NetGame {
     catch_up: Option<Tick>,
 }
 
-impl NetGame {
+impl<G: Game> NetGame<G> {
     /// A game as described by the server's Start. `pinned_delay` fixes the
     /// input delay instead of adapting it.
-    pub fn new(start: &Start, options: GameOptions) -> NetGame {
-        let ids: Vec<PlayerId> = start.roster.iter().map(|r| r.id).collect();
-        let config = WorldConfig {
-            balls: start.balls,
-            ..WorldConfig::new(start.seed, start.tick_rate)
-        };
-        let world = World::new(config, &ids);
+    pub fn new(start: &Start, options: GameOptions) -> NetGame<G> {
+        let world = G::start(&Setup::from_start(start));
         let delay = DelayController::new(start.input_delay, start.tick_rate, options.pinned_delay);
         NetGame {
             previous: world.clone(),
@@ -118,6 +114,7 @@ impl NetGame {
             last_stall: None,
             history: History::new(options.history),
             hash_interval: u32::from(start.hash_interval.max(1)),
+            tick_rate: start.tick_rate,
             inject_desync_at: options.inject_desync_at,
             name: start
                 .roster
@@ -157,15 +154,15 @@ impl NetGame {
     /// Runs the next tick if it is due and its bundle is here. While
     /// catching up, every received bundle is due at once: game time is
     /// replayed as fast as the machine allows, then the clock takes over.
-    pub fn step(&mut self) -> Step {
+    pub fn advance(&mut self) -> Advance {
         if let Some(to) = self.catch_up {
             if self.current.tick() >= to && self.buffer.buffered() == 0 {
                 self.catch_up = None;
-                self.clock = FixedStep::new(self.current.config().tick_rate, Policy::NETWORKED);
-                return Step::NotDue;
+                self.clock = FixedStep::new(self.tick_rate, Policy::NETWORKED);
+                return Advance::NotDue;
             }
         } else if !self.clock.due() {
-            return Step::NotDue;
+            return Advance::NotDue;
         }
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
@@ -173,7 +170,7 @@ impl NetGame {
                 apply(&mut self.current, &bundle);
                 let now = self.current.tick();
                 if self.inject_desync_at == Some(now) {
-                    self.current.nudge_one_ulp();
+                    self.current.nudge();
                 }
                 let hash = self.current.hash();
                 self.history.record(&bundle, &self.current, hash);
@@ -186,19 +183,19 @@ impl NetGame {
                     && self.catch_up.is_none()
                     && now.0.is_multiple_of(self.hash_interval))
                 .then_some((now, hash));
-                Step::Ran { tick: now, report }
+                Advance::Ran { tick: now, report }
             }
             Gate::Stall(tick) => {
                 if self.catch_up.is_none() && self.last_stall != Some(tick) {
                     self.last_stall = Some(tick);
                     self.stats.stalled_ticks += 1;
                 }
-                Step::Stalled(tick)
+                Advance::Stalled(tick)
             }
         }
     }
 
-    /// The ticks that need a local input after the last [`Step::Ran`]
+    /// The ticks that need a local input after the last [`Advance::Ran`]
     /// (none for a spectator).
     pub fn local_ticks_due(&mut self) -> std::ops::Range<Tick> {
         match self.me {
@@ -246,14 +243,13 @@ impl NetGame {
 
     /// The bundle of the last simulated tick.
     pub fn last_bundle(&self) -> Option<&Bundle> {
-        self.history.latest().map(|frame| &frame.bundle)
+        self.history.latest().map(|remembered| &remembered.bundle)
     }
 
     /// The dump for a desync the server announced, if the tick is still in
     /// the history.
-    pub fn desync_dump(&self, notice: &DesyncNotice) -> Option<DesyncDump> {
-        let me = self.me.unwrap_or(PlayerId(u8::MAX));
-        self.history.dump(notice.tick, me, &self.name)
+    pub fn desync_dump(&self, notice: &DesyncNotice) -> Option<DesyncDump<G>> {
+        self.history.dump(notice.tick, self.me, &self.name)
     }
 
     /// Our name ("spectator" when watching).
@@ -280,10 +276,7 @@ impl NetGame {
     pub fn is_playing(&self) -> bool {
         match self.me {
             None => true,
-            Some(me) => {
-                self.current.tick() <= self.first_input_tick
-                    || self.current.discs().iter().any(|d| d.player == me)
-            }
+            Some(me) => self.current.tick() <= self.first_input_tick || self.current.has_player(me),
         }
     }
 }

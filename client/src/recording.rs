@@ -1,0 +1,74 @@
+//! `--record FILE`: the client's own recording of the game it plays,
+//! written with the engine's [`Recorder`] to a file. A write failure stops
+//! the recording with one message; the game goes on.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use lockstep_engine::recorder::Recorder;
+use lockstep_engine::replay::PlaybackError;
+use lockstep_engine::Game;
+use lockstep_protocol::{Bundle, PlayerId, ReplayHeader};
+
+/// A recording in progress.
+#[derive(Debug)]
+pub struct FileRecorder {
+    recorder: Option<Recorder<BufWriter<File>>>,
+    path: PathBuf,
+}
+
+impl FileRecorder {
+    /// Creates (or replaces) `path`, with its directory, and writes the
+    /// header; hash reports are filed under `reporter`.
+    pub fn create(
+        path: &Path,
+        header: &ReplayHeader,
+        reporter: PlayerId,
+    ) -> Result<Self, PlaybackError> {
+        let open_error = |source| PlaybackError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(open_error)?;
+        }
+        let file = File::create(path).map_err(open_error)?;
+        let recorder = Recorder::new(BufWriter::new(file), header, reporter).map_err(|source| {
+            PlaybackError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        Ok(FileRecorder {
+            recorder: Some(recorder),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Records the bundle that took `game` to its current tick.
+    pub fn tick<G: Game>(&mut self, bundle: &Bundle, game: &G) {
+        let Some(recorder) = &mut self.recorder else {
+            return;
+        };
+        if let Err(e) = recorder.tick(bundle, game) {
+            eprintln!(
+                "lockstep-client: recording to {} stopped: {e}",
+                self.path.display()
+            );
+            self.recorder = None;
+        }
+    }
+
+    /// Writes the End record.
+    pub fn finish(mut self, reason: &str) {
+        if let Some(recorder) = self.recorder.take() {
+            if let Err(e) = recorder.finish(reason) {
+                eprintln!(
+                    "lockstep-client: recording to {} not finished: {e}",
+                    self.path.display()
+                );
+            }
+        }
+    }
+}

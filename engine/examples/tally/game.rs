@@ -1,0 +1,108 @@
+//! Tally: about the smallest game that plugs into `lockstep-engine`.
+//!
+//! Every player has a counter that its held buttons push up and a speed
+//! that follows them; one shared float drifts each tick. Integers, one
+//! float and a roster that can change: enough for the gate, the
+//! accumulator, the sync test, the history and the desync diff to have
+//! something to check.
+
+use lockstep_engine::{Game, Setup};
+use lockstep_protocol::{PlayerId, PlayerInput, Tick};
+use serde::{Deserialize, Serialize};
+
+/// One player's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Counter {
+    /// Whose counter.
+    pub player: PlayerId,
+    /// Sum of the button bits held so far.
+    pub count: u32,
+    /// Halves every tick, plus the buttons held.
+    pub speed: f32,
+}
+
+/// The whole state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    tick: Tick,
+    roster: Vec<PlayerId>,
+    counters: Vec<Counter>,
+    drift: f32,
+}
+
+impl Game for Tally {
+    fn start(setup: &Setup) -> Tally {
+        let mut roster = setup.players.clone();
+        roster.sort_unstable();
+        roster.dedup();
+        let counters = roster.iter().map(|&player| counter(player)).collect();
+        Tally {
+            tick: Tick(0),
+            roster,
+            counters,
+            drift: (setup.seed % 1000) as f32,
+        }
+    }
+
+    fn step(&mut self, inputs: &[PlayerInput]) {
+        for c in &mut self.counters {
+            let held = inputs
+                .iter()
+                .find(|i| i.player == c.player)
+                .map_or(0, |i| i.input.buttons.0);
+            c.count = c.count.wrapping_add(u32::from(held));
+            c.speed = c.speed * 0.5 + f32::from(held);
+        }
+        self.drift = self.drift * 0.75 + 1.0;
+        self.tick = self.tick.next();
+    }
+
+    fn tick(&self) -> Tick {
+        self.tick
+    }
+
+    fn hash(&self) -> u64 {
+        let mut bytes = self.tick.0.to_le_bytes().to_vec();
+        for c in &self.counters {
+            bytes.push(c.player.0);
+            bytes.extend(c.count.to_le_bytes());
+            bytes.extend(c.speed.to_bits().to_le_bytes());
+        }
+        bytes.extend(self.drift.to_bits().to_le_bytes());
+        // FNV-1a 64.
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
+    fn remove_player(&mut self, player: PlayerId) {
+        self.counters.retain(|c| c.player != player);
+    }
+
+    fn add_player(&mut self, player: PlayerId) {
+        let known = self.roster.contains(&player);
+        if let (true, Err(at)) = (
+            known,
+            self.counters.binary_search_by_key(&player, |c| c.player),
+        ) {
+            self.counters.insert(at, counter(player));
+        }
+    }
+
+    fn has_player(&self, player: PlayerId) -> bool {
+        self.counters.iter().any(|c| c.player == player)
+    }
+
+    fn nudge(&mut self) -> Option<&'static str> {
+        self.drift = f32::from_bits(self.drift.to_bits() + 1);
+        Some("drift")
+    }
+}
+
+fn counter(player: PlayerId) -> Counter {
+    Counter {
+        player,
+        count: 0,
+        speed: 0.0,
+    }
+}

@@ -1,0 +1,180 @@
+//! Desync dumps: what a client writes when the server reports that tick
+//! `T` diverged, twice: as JSON to read, and as postcard bytes that keep
+//! every float bit. `lockstep-client desync-diff A B` compares two of them
+//! field by field ([`crate::diff`]).
+
+use std::path::{Path, PathBuf};
+
+use lockstep_protocol::{Bundle, PlayerId, Tick};
+use serde::{Deserialize, Serialize};
+
+use crate::game::Game;
+
+/// Version of the dump layout, stored in every dump. 2: a spectator's dump
+/// has no player (format 1 wrote slot 255).
+pub const DUMP_FORMAT: u32 = 2;
+
+/// Everything one client knew about a diverged tick.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound = "G: Game")]
+pub struct DesyncDump<G> {
+    /// [`DUMP_FORMAT`] of the writer.
+    pub format: u32,
+    /// The writing client's slot; `None` for a spectator.
+    pub player: Option<PlayerId>,
+    /// The writing client's name.
+    pub name: String,
+    /// The diverged tick.
+    pub tick: Tick,
+    /// `world.hash()` as 16 hex digits.
+    pub hash: String,
+    /// The state after `tick`.
+    pub world: G,
+    /// The bundles of the ticks before it that were still kept, with the
+    /// tick each one produced.
+    pub inputs: Vec<(Tick, Bundle)>,
+}
+
+/// Why a dump could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum DumpError {
+    /// The file system refused.
+    #[error("cannot access {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The JSON form could not be produced or parsed.
+    #[error("{} is not a readable desync dump: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The parser's complaint.
+        source: serde_json::Error,
+    },
+    /// The binary form could not be produced or parsed.
+    #[error("{} is not a binary desync dump: {source}", path.display())]
+    Binary {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's complaint.
+        source: postcard::Error,
+    },
+    /// A dump written by another version of this program.
+    #[error("{} has dump format {found}; this program reads format {DUMP_FORMAT}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// Its format number.
+        found: u32,
+    },
+}
+
+impl<G: Game> DesyncDump<G> {
+    /// Writes `DIR/desync-tT-NAME.json` and `.bin`; returns both paths.
+    pub fn write(&self, dir: &Path) -> Result<(PathBuf, PathBuf), DumpError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| DumpError::Io { path, source }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let safe: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let stem = format!("desync-t{}-{}", self.tick, safe);
+        let json_path = dir.join(format!("{stem}.json"));
+        let bin_path = dir.join(format!("{stem}.bin"));
+        let json = serde_json::to_vec_pretty(self).map_err(|source| DumpError::Json {
+            path: json_path.clone(),
+            source,
+        })?;
+        std::fs::write(&json_path, json).map_err(io(&json_path))?;
+        let bin = postcard::to_stdvec(self).map_err(|source| DumpError::Binary {
+            path: bin_path.clone(),
+            source,
+        })?;
+        std::fs::write(&bin_path, bin).map_err(io(&bin_path))?;
+        Ok((json_path, bin_path))
+    }
+
+    /// Reads a dump: `.json` as JSON, anything else as the binary form.
+    pub fn load(path: &Path) -> Result<DesyncDump<G>, DumpError> {
+        let bytes = std::fs::read(path).map_err(|source| DumpError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let dump: DesyncDump<G> = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_slice(&bytes).map_err(|source| DumpError::Json {
+                path: path.to_path_buf(),
+                source,
+            })?
+        } else {
+            postcard::from_bytes(&bytes).map_err(|source| DumpError::Binary {
+                path: path.to_path_buf(),
+                source,
+            })?
+        };
+        if dump.format != DUMP_FORMAT {
+            return Err(DumpError::Format {
+                path: path.to_path_buf(),
+                found: dump.format,
+            });
+        }
+        Ok(dump)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::History;
+    use crate::testing::{play, Tally};
+
+    #[test]
+    fn dumps_round_trip_through_both_files_and_refuse_other_formats() {
+        let mut history = History::new(8);
+        let game: Tally = play(3, 120);
+        history.record(&Bundle::default(), &game, game.hash());
+        let dump = history
+            .dump(game.tick(), Some(PlayerId(1)), "b/o b")
+            .unwrap();
+        let dir = std::env::temp_dir().join(format!("lockstep-dump-{}", std::process::id()));
+        let (json, bin) = dump.write(&dir).unwrap();
+        assert!(json.ends_with("desync-t120-b_o_b.json"), "{json:?}");
+        assert_eq!(DesyncDump::load(&json).unwrap(), dump);
+        assert_eq!(DesyncDump::load(&bin).unwrap(), dump);
+        let mut other = dump.clone();
+        other.format = 99;
+        std::fs::write(&bin, postcard::to_stdvec(&other).unwrap()).unwrap();
+        assert!(matches!(
+            DesyncDump::<Tally>::load(&bin),
+            Err(DumpError::Format { found: 99, .. })
+        ));
+        std::fs::write(&bin, b"garbage").unwrap();
+        assert!(matches!(
+            DesyncDump::<Tally>::load(&bin),
+            Err(DumpError::Binary { .. })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spectators_dump_names_no_player() {
+        let mut history = History::new(2);
+        let game: Tally = play(2, 3);
+        history.record(&Bundle::default(), &game, game.hash());
+        let dump = history.dump(Tick(3), None, "spectator").unwrap();
+        let json = serde_json::to_string(&dump).unwrap();
+        assert!(json.contains("\"player\":null"), "{json}");
+    }
+}

@@ -1,0 +1,304 @@
+//! The field-by-field comparison of two states, and the `desync-diff`
+//! report built on it.
+//!
+//! Both states go through serde's JSON data model, so any [`Game`] can be
+//! compared without the engine knowing its fields: the diff names each
+//! differing field by its path (`balls[3].vel.y`) with both values, floats
+//! with their bit patterns, since a desync is often one ulp.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::desync::{DesyncDump, DumpError};
+use crate::game::Game;
+
+/// One field that differs between two worlds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldDiff {
+    /// Where, e.g. `balls[3].vel.y`.
+    pub path: String,
+    /// The value in the first world (`None`: missing there).
+    pub left: Option<Leaf>,
+    /// The value in the second world.
+    pub right: Option<Leaf>,
+}
+
+/// A scalar of the world's state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Leaf {
+    /// A float, kept as its bits.
+    Float(u32),
+    /// An integer.
+    Int(i128),
+    /// Anything else (booleans, strings, null), as JSON text.
+    Other(String),
+}
+
+impl std::fmt::Display for Leaf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Leaf::Float(bits) => write!(f, "{:?} (bits 0x{bits:08x})", f32::from_bits(*bits)),
+            Leaf::Int(v) => write!(f, "{v}"),
+            Leaf::Other(text) => f.write_str(text),
+        }
+    }
+}
+
+impl std::fmt::Display for FieldDiff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |leaf: &Option<Leaf>| {
+            leaf.as_ref()
+                .map_or("(missing)".to_string(), |l| l.to_string())
+        };
+        write!(
+            f,
+            "{}: {} != {}",
+            self.path,
+            show(&self.left),
+            show(&self.right)
+        )
+    }
+}
+
+/// Every field of `a` and `b` whose value differs (fields in name order,
+/// list elements in index order).
+pub fn diff_worlds<G: Serialize>(a: &G, b: &G) -> Vec<FieldDiff> {
+    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+        return Vec::new();
+    };
+    let mut diffs = Vec::new();
+    diff_values("", Some(&a), Some(&b), &mut diffs);
+    diffs
+}
+
+/// Compares two subtrees; a side that is `None` is missing (a shorter
+/// list), and all of the other side's leaves are reported against it.
+fn diff_values(
+    path: &str,
+    a: Option<&serde_json::Value>,
+    b: Option<&serde_json::Value>,
+    out: &mut Vec<FieldDiff>,
+) {
+    use serde_json::Value;
+    match (a, b) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            for (key, value) in x {
+                diff_values(&join(path, key), Some(value), y.get(key), out);
+            }
+            for (key, value) in y.iter().filter(|(k, _)| !x.contains_key(*k)) {
+                diff_values(&join(path, key), None, Some(value), out);
+            }
+        }
+        (Some(Value::Array(x)), Some(Value::Array(y))) => {
+            for i in 0..x.len().max(y.len()) {
+                diff_values(
+                    &element(path, i, x.len().max(y.len())),
+                    x.get(i),
+                    y.get(i),
+                    out,
+                );
+            }
+        }
+        (Some(x), Some(y))
+            if !x.is_object() && !x.is_array() && !y.is_object() && !y.is_array() =>
+        {
+            let (left, right) = (leaf(x), leaf(y));
+            if left != right {
+                out.push(FieldDiff {
+                    path: path.to_string(),
+                    left: Some(left),
+                    right: Some(right),
+                });
+            }
+        }
+        (x, y) => {
+            let mut left = Vec::new();
+            let mut right = Vec::new();
+            if let Some(x) = x {
+                leaves(path, x, &mut left);
+            }
+            if let Some(y) = y {
+                leaves(path, y, &mut right);
+            }
+            out.extend(left.into_iter().map(|(path, value)| FieldDiff {
+                path,
+                left: Some(value),
+                right: None,
+            }));
+            out.extend(right.into_iter().map(|(path, value)| FieldDiff {
+                path,
+                left: None,
+                right: Some(value),
+            }));
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The path of element `i` of a list of `len`: glam serialises a `Vec2`
+/// as `[x, y]`, which reads better as `.x` and `.y`.
+fn element(path: &str, i: usize, len: usize) -> String {
+    let vector = len == 2 && (path.ends_with("pos") || path.ends_with("vel"));
+    match (vector, i) {
+        (true, 0) => format!("{path}.x"),
+        (true, _) => format!("{path}.y"),
+        (false, _) => format!("{path}[{i}]"),
+    }
+}
+
+fn leaves(path: &str, value: &serde_json::Value, out: &mut Vec<(String, Leaf)>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                leaves(&join(path, key), field, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                leaves(&element(path, i, items.len()), item, out);
+            }
+        }
+        other => out.push((path.to_string(), leaf(other))),
+    }
+}
+
+fn leaf(value: &serde_json::Value) -> Leaf {
+    match value {
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(v), _, _) => Leaf::Int(i128::from(v)),
+            (_, Some(v), _) => Leaf::Int(i128::from(v)),
+            // Floats are taken as f32 (the games here use no f64), and
+            // f32 -> f64 -> f32 is exact, so these are the original bits.
+            (_, _, Some(v)) => Leaf::Float((v as f32).to_bits()),
+            _ => Leaf::Other(n.to_string()),
+        },
+        other => Leaf::Other(other.to_string()),
+    }
+}
+
+/// What `desync-diff` found: the lines to print, and whether the worlds
+/// differ (the command then exits 1, like diff(1)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffReport {
+    /// The report, one line each.
+    pub lines: Vec<String>,
+    /// Number of differing fields; 0 when the worlds are identical.
+    pub differing: usize,
+}
+
+/// Loads two dumps and compares their worlds, listing at most `max`
+/// differing fields.
+pub fn compare_dumps<G: Game>(a: &Path, b: &Path, max: usize) -> Result<DiffReport, DumpError> {
+    let left: DesyncDump<G> = DesyncDump::load(a)?;
+    let right: DesyncDump<G> = DesyncDump::load(b)?;
+    let describe = |label: &str, path: &Path, dump: &DesyncDump<G>| {
+        format!(
+            "{label}: {} ({}) tick={} hash={}",
+            path.display(),
+            dump.name,
+            dump.tick,
+            dump.hash
+        )
+    };
+    let mut lines = vec![describe("a", a, &left), describe("b", b, &right)];
+    if left.tick != right.tick {
+        lines.push(format!(
+            "note: the dumps are of different ticks ({} and {})",
+            left.tick, right.tick
+        ));
+    }
+    let diffs = diff_worlds(&left.world, &right.world);
+    if diffs.is_empty() {
+        lines.push("no difference: the worlds are identical".into());
+    } else {
+        lines.push(format!("differing fields: {}", diffs.len()));
+        lines.extend(diffs.iter().take(max).map(|d| format!("  {d}")));
+        if diffs.len() > max {
+            lines.push(format!("  ... and {} more (see --max)", diffs.len() - max));
+        }
+    }
+    Ok(DiffReport {
+        lines,
+        differing: diffs.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::History;
+    use crate::testing::{play, Tally};
+    use lockstep_protocol::{Bundle, PlayerId};
+
+    #[test]
+    fn identical_states_have_no_differences() {
+        assert!(diff_worlds(&play(3, 50), &play(3, 50)).is_empty());
+    }
+
+    #[test]
+    fn a_one_ulp_nudge_is_named_with_both_bit_patterns() {
+        let a = play(3, 50);
+        let mut b = a.clone();
+        let path = b.nudge().unwrap();
+        let diffs = diff_worlds(&a, &b);
+        assert_eq!(diffs.len(), 1, "{diffs:?}");
+        assert_eq!(diffs[0].path, path);
+        let (Some(Leaf::Float(l)), Some(Leaf::Float(r))) = (&diffs[0].left, &diffs[0].right) else {
+            panic!("{diffs:?}");
+        };
+        assert_eq!(l + 1, *r);
+        assert!(diffs[0].to_string().contains(&format!("0x{r:08x}")));
+    }
+
+    #[test]
+    fn a_removed_player_shows_as_missing_fields() {
+        let a = play(3, 50);
+        let mut b = a.clone();
+        b.remove_player(PlayerId(2));
+        let diffs = diff_worlds(&a, &b);
+        assert!(diffs
+            .iter()
+            .any(|d| d.path.starts_with("counters[2]") && d.right.is_none()));
+    }
+
+    #[test]
+    fn the_report_lists_at_most_max_fields_and_counts_them_all() {
+        let dir = std::env::temp_dir().join(format!("lockstep-diff-{}", std::process::id()));
+        let write = |game: &Tally, name: &str| {
+            let mut history = History::new(1);
+            history.record(&Bundle::default(), game, game.hash());
+            history
+                .dump(game.tick(), Some(PlayerId(0)), name)
+                .unwrap()
+                .write(&dir)
+                .unwrap()
+                .1
+        };
+        let a = play(3, 50);
+        let mut b = a.clone();
+        b.remove_player(PlayerId(1));
+        let (left, right) = (write(&a, "a"), write(&b, "b"));
+        let report = compare_dumps::<Tally>(&left, &right, 1).unwrap();
+        let all = diff_worlds(&a, &b).len();
+        assert!(all > 1, "{all}");
+        assert_eq!(report.differing, all);
+        assert_eq!(report.lines[2], format!("differing fields: {all}"));
+        assert_eq!(report.lines.len(), 5, "{:?}", report.lines);
+        assert_eq!(
+            report.lines[4],
+            format!("  ... and {} more (see --max)", all - 1)
+        );
+        let same = compare_dumps::<Tally>(&left, &left, 1).unwrap();
+        assert_eq!(same.differing, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,122 @@
+//! The history ring: the last ticks' states, hashes and bundles, like
+//! OpenRA's sync reports, so that when the server says tick `T` diverged a
+//! client can still show what it had at `T` and how it got there.
+
+use std::collections::VecDeque;
+
+use lockstep_protocol::{Bundle, PlayerId, Tick};
+use serde::{Deserialize, Serialize};
+
+use crate::desync::{DesyncDump, DUMP_FORMAT};
+use crate::game::Game;
+
+/// Ticks of history kept by default: 10 s at 60 Hz, far more than the
+/// server needs to gather and compare one round of reports.
+pub const DEFAULT_HISTORY: usize = 600;
+
+/// One simulated tick as remembered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound = "G: Game")]
+pub struct Remembered<G> {
+    /// The bundle that was applied to reach `world`.
+    pub bundle: Bundle,
+    /// The state after the tick (`world.tick()` is its number).
+    pub world: G,
+    /// `world.hash()`.
+    pub hash: u64,
+}
+
+/// The last ticks, oldest first.
+#[derive(Debug)]
+pub struct History<G> {
+    ticks: VecDeque<Remembered<G>>,
+    capacity: usize,
+}
+
+impl<G: Game> History<G> {
+    /// A ring that keeps the last `capacity` ticks (at least one).
+    pub fn new(capacity: usize) -> Self {
+        History {
+            ticks: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Remembers the tick that produced `world`. Reuses the oldest entry's
+    /// allocations once the ring is full.
+    pub fn record(&mut self, bundle: &Bundle, world: &G, hash: u64) {
+        if self.ticks.len() == self.capacity {
+            if let Some(mut oldest) = self.ticks.pop_front() {
+                oldest.bundle.clone_from(bundle);
+                oldest.world.clone_from(world);
+                oldest.hash = hash;
+                self.ticks.push_back(oldest);
+                return;
+            }
+        }
+        self.ticks.push_back(Remembered {
+            bundle: bundle.clone(),
+            world: world.clone(),
+            hash,
+        });
+    }
+
+    /// The most recent tick.
+    pub fn latest(&self) -> Option<&Remembered<G>> {
+        self.ticks.back()
+    }
+
+    /// The tick whose state is at `tick`, if still kept.
+    pub fn at(&self, tick: Tick) -> Option<&Remembered<G>> {
+        self.ticks.iter().find(|f| f.world.tick() == tick)
+    }
+
+    /// A dump of `tick` with every kept bundle up to it, or `None` if the
+    /// tick has left the ring (or not happened yet). `player` is the
+    /// writer's slot, `None` for a spectator.
+    pub fn dump(&self, tick: Tick, player: Option<PlayerId>, name: &str) -> Option<DesyncDump<G>> {
+        let at = self.at(tick)?;
+        let inputs = self
+            .ticks
+            .iter()
+            .filter(|f| f.world.tick() <= tick)
+            .map(|f| (f.world.tick(), f.bundle.clone()))
+            .collect();
+        Some(DesyncDump {
+            format: DUMP_FORMAT,
+            player,
+            name: name.to_string(),
+            tick,
+            hash: format!("{:016x}", at.hash),
+            world: at.world.clone(),
+            inputs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{play, Tally};
+
+    #[test]
+    fn the_ring_keeps_only_the_last_ticks() {
+        let mut history = History::new(3);
+        let mut game: Tally = play(2, 0);
+        for _ in 0..5 {
+            game = play_on(game);
+            history.record(&Bundle::default(), &game, game.hash());
+        }
+        assert!(history.at(Tick(2)).is_none());
+        assert_eq!(history.at(Tick(5)).map(|f| f.hash), Some(game.hash()));
+        let dump = history.dump(Tick(4), Some(PlayerId(0)), "ada").unwrap();
+        assert_eq!(dump.inputs.len(), 2);
+        assert_eq!(dump.world.tick(), Tick(4));
+        assert!(history.dump(Tick(9), None, "ada").is_none());
+    }
+
+    fn play_on(mut game: Tally) -> Tally {
+        game.step(&[]);
+        game
+    }
+}

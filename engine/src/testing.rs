@@ -1,0 +1,49 @@
+//! The example game, shared by the engine's unit tests: the tests drive
+//! the same Tally that `engine/examples/tally` plays.
+
+use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
+
+pub(crate) use tally::Tally;
+
+use crate::game::{Game, Setup};
+
+#[allow(
+    dead_code,
+    reason = "the example uses every field; the tests only some"
+)]
+#[path = "../examples/tally/game.rs"]
+mod tally;
+
+/// A Tally of `players` players stepped `ticks` times, each player holding
+/// the buttons of its id plus the tick.
+pub(crate) fn play(players: u8, ticks: u32) -> Tally {
+    let mut game = Tally::start(&setup(players));
+    for _ in 0..ticks {
+        let inputs = inputs_at(&game, players);
+        game.step(&inputs);
+    }
+    game
+}
+
+/// The setup of a `players`-player Tally, seed 7, 60 Hz.
+pub(crate) fn setup(players: u8) -> Setup {
+    Setup {
+        seed: 7,
+        tick_rate: 60,
+        balls: 0,
+        players: (0..players).map(PlayerId).collect(),
+    }
+}
+
+/// The inputs [`play`] uses at `game`'s tick.
+pub(crate) fn inputs_at(game: &Tally, players: u8) -> Vec<PlayerInput> {
+    (0..players)
+        .map(|p| PlayerInput {
+            player: PlayerId(p),
+            input: Input {
+                buttons: Buttons(p.wrapping_add(game.tick().0 as u8) & 0x1f),
+                axes: None,
+            },
+        })
+        .collect()
+}
