@@ -9,7 +9,8 @@
 //!   fixed-step accumulator, the input delay, the networked and solo game
 //!   drivers, desync history, replays and the loop strategies. It never
 //!   reads a clock or touches a socket.
-//! - [`net`] runs the QUIC connection on its own thread; [`play`] carries
+//! - [`net`] runs the QUIC connection on its own thread around the pure
+//!   datagram [`link`] (acks, redundancy, jitter); [`play`] carries
 //!   out what the engine's networked game asks for; [`headless`] and
 //!   [`window`] are the two frontends that drive it; [`render`] only draws.
 //! - [`lab`] shows the engine's game loop strategies side by side in a
@@ -20,6 +21,7 @@ pub mod clock;
 pub mod headless;
 pub mod known_servers;
 pub mod lab;
+pub mod link;
 pub mod net;
 pub mod pacing;
 pub mod play;

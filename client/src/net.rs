@@ -5,12 +5,12 @@
 //! runtime that owns the connection; the frontend talks to it through two
 //! channels: [`NetCommand`]s in, [`NetEvent`]s out.
 //!
-//! The task keeps the local inputs the server has not acknowledged and puts
-//! all of them in every input datagram (so one lost datagram delays
-//! nothing), repeats them on a timer while the game waits, and forwards each
-//! newly received bundle exactly once.
+//! The datagram exchange itself (redundant inputs, acknowledgements, the
+//! arrival estimate) is the pure [`Link`]. The task here is its driver: it
+//! owns the connection, reads the clock, feeds the link what arrives, sends
+//! the bytes the link returns and forwards each newly received bundle
+//! exactly once.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,24 +19,16 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    decode, encode, encode_frame, Bundle, ClientDatagram, ClientMessage, DesyncNotice, FrameReader,
-    Hello, Input, InputDatagram, PeerStatus, PlayerId, ServerDatagram, ServerMessage, Start, Tick,
-    ALPN, MAX_DATAGRAM_SIZE,
+    decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
+    InputDatagram, PeerStatus, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN,
+    MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::known_servers;
+use crate::link::{Link, NewBundles, RESEND_AFTER};
 use crate::tls::FingerprintVerifier;
-
-/// Repeat unacknowledged inputs when nothing was sent for this long: about
-/// two ticks at 60 Hz, enough to repair a lost datagram before the stall
-/// becomes visible.
-const RESEND_AFTER: Duration = Duration::from_millis(30);
-
-/// Send something at least this often, even with nothing to repeat, so the
-/// server knows a stalled client is alive (its drop timeout is 2 s).
-const HEARTBEAT: Duration = Duration::from_millis(100);
 
 /// How often link statistics go to the frontend (HUD refresh rate).
 const STATS_EVERY: Duration = Duration::from_millis(250);
@@ -167,6 +159,15 @@ pub enum NetEvent {
     Peers(PeerStatus),
     /// The connection is over; no more events follow.
     Closed(Closed),
+}
+
+impl From<NewBundles> for NetEvent {
+    fn from(new: NewBundles) -> Self {
+        NetEvent::Bundles {
+            first_tick: new.first_tick,
+            bundles: new.bundles,
+        }
+    }
 }
 
 /// Handle to the network thread.
@@ -431,11 +432,12 @@ async fn play(
 
     let mut reader = FrameReader::new();
     let mut chunk = [0u8; 4096];
+    // The link's clock: it is given the time since it was created.
+    let epoch = Instant::now();
     let mut link = Link::default();
     let mut stats = tokio::time::interval(STATS_EVERY);
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
     resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut started = false;
     loop {
         tokio::select! {
             read = recv.read(&mut chunk) => {
@@ -458,12 +460,11 @@ async fn play(
                             });
                         }
                         ServerMessage::Start(start) => {
-                            started = true;
-                            link.last_sent = Instant::now();
-                            link.tick = Duration::from_secs(1) / u32::from(start.tick_rate.max(1));
+                            let at = Instant::now();
+                            link.start(start.tick_rate, at.duration_since(epoch));
                             let _ = events.send(NetEvent::Started {
                                 start,
-                                at: Instant::now().into_std(),
+                                at: at.into_std(),
                             });
                         }
                         ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
@@ -471,8 +472,8 @@ async fn play(
                             let _ = events.send(NetEvent::Desync(notice));
                         }
                         ServerMessage::History { first_tick, bundles } => {
-                            if let Some(new) = link.take_bundles(first_tick, bundles, false) {
-                                let _ = events.send(new);
+                            if let Some(new) = link.take_history(first_tick, bundles) {
+                                let _ = events.send(new.into());
                             }
                         }
                         ServerMessage::PeerStatus(status) => {
@@ -485,23 +486,23 @@ async fn play(
                 let bytes = datagram?;
                 // A malformed datagram is dropped; the next one repeats it.
                 if let Ok(ServerDatagram::Bundles(d)) = decode(&bytes, MAX_DATAGRAM_SIZE) {
-                    if let Some(new) = link.receive(d) {
-                        let _ = events.send(new);
+                    if let Some(new) = link.receive(d, epoch.elapsed()) {
+                        let _ = events.send(new.into());
                     }
                 }
             }
             command = commands.recv() => match command {
                 Some(NetCommand::Input(tick, input)) if options.inputs_over_stream => {
                     let inputs = ClientMessage::Inputs(InputDatagram {
-                        bundles_ack: link.received_through,
+                        bundles_ack: link.received_through(),
                         first_tick: tick,
                         inputs: vec![input],
                     });
                     send.write_all(&encode_frame(&inputs)?).await?;
                 }
                 Some(NetCommand::Input(tick, input)) => {
-                    link.unacked.insert(tick, input);
-                    link.send(&conn);
+                    link.queue_input(tick, input);
+                    send_inputs(&mut link, &conn, epoch.elapsed());
                 }
                 Some(NetCommand::Report(tick, hash)) => {
                     send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
@@ -514,10 +515,10 @@ async fn play(
                     return Ok(Closed::Left);
                 }
             },
-            _ = resend.tick(), if started => {
-                let idle = link.last_sent.elapsed();
-                if (!link.unacked.is_empty() && idle >= RESEND_AFTER) || idle >= HEARTBEAT {
-                    link.send(&conn);
+            _ = resend.tick(), if link.started() => {
+                let now = epoch.elapsed();
+                if link.due(now) {
+                    send_inputs(&mut link, &conn, now);
                 }
             }
             _ = stats.tick() => {
@@ -533,133 +534,12 @@ async fn play(
     }
 }
 
-/// Acknowledgement state of the datagram exchange.
-#[derive(Debug)]
-struct Link {
-    /// Local inputs the server has not confirmed, by tick.
-    unacked: BTreeMap<Tick, Input>,
-    /// First bundle tick not received yet.
-    received_through: Tick,
-    last_sent: Instant,
-    /// The game's tick period (from Start), for the jitter estimate.
-    tick: Duration,
-    /// When new live bundles last arrived.
-    last_arrival: Option<Instant>,
-    /// Smoothed deviation of arrival spacing from the expected spacing.
-    jitter: Duration,
-    /// The longest recent wait for news beyond one tick (a burst of lost
-    /// datagrams), decaying slowly.
-    outage: Duration,
-}
-
-/// Per-arrival decay of the outage peak: a half-life of about 180 arrivals
-/// (3 s at 60 Hz), long enough to span the quiet time between bursts of
-/// loss on a bad link.
-const OUTAGE_DECAY: (u32, u32) = (255, 256);
-
-/// Arrival gaps beyond this are stalls or pauses, not jitter, and are left
-/// out of the estimate.
-const JITTER_OUTLIER: Duration = Duration::from_millis(200);
-
-impl Default for Link {
-    fn default() -> Self {
-        Link {
-            unacked: BTreeMap::new(),
-            received_through: Tick(0),
-            last_sent: Instant::now(),
-            tick: Duration::from_millis(16),
-            last_arrival: None,
-            jitter: Duration::ZERO,
-            outage: Duration::ZERO,
-        }
-    }
-}
-
-impl Link {
-    /// What the delay must absorb beyond the round trip, as a jitter: the
-    /// smoothed jitter, or three quarters of the recent worst outage,
-    /// whichever is larger. The controller budgets twice the jitter, so an
-    /// outage half again as long as the worst seen recently is covered
-    /// (loss bursts vary in length).
-    fn irregularity(&self) -> Duration {
-        let outage = self.outage * 3 / 4;
-        if outage > self.jitter {
-            outage
-        } else {
-            self.jitter
-        }
-    }
-
-    /// Applies a bundle datagram; returns the newly received bundles.
-    fn receive(&mut self, datagram: lockstep_protocol::BundleDatagram) -> Option<NetEvent> {
-        self.unacked = self.unacked.split_off(&datagram.inputs_ack);
-        self.take_bundles(datagram.first_tick, datagram.bundles, true)
-    }
-
-    /// Keeps the bundles not received before (history or live), and
-    /// updates the arrival-jitter estimate for live ones.
-    fn take_bundles(&mut self, first: Tick, bundles: Vec<Bundle>, live: bool) -> Option<NetEvent> {
-        if first > self.received_through {
-            return None;
-        }
-        let skip = self.received_through.since(first) as usize;
-        let new: Vec<Bundle> = bundles.into_iter().skip(skip).collect();
-        if new.is_empty() {
-            return None;
-        }
-        if live {
-            let now = Instant::now();
-            if let Some(last) = self.last_arrival {
-                let gap = now.duration_since(last);
-                let expected = self.tick * new.len() as u32;
-                if gap < JITTER_OUTLIER {
-                    // EWMA with gain 1/8, like TCP's RTT variance.
-                    self.jitter = (self.jitter * 7 + gap.abs_diff(expected)) / 8;
-                    // Redundancy hides a burst of losses in `expected` (the
-                    // next datagram brings every missed bundle), but not
-                    // the wait: time without news beyond one tick.
-                    let wait = gap.saturating_sub(self.tick);
-                    let decayed = self.outage * OUTAGE_DECAY.0 / OUTAGE_DECAY.1;
-                    self.outage = if wait > decayed { wait } else { decayed };
-                }
-            }
-            self.last_arrival = Some(now);
-        }
-        let first_tick = self.received_through;
-        self.received_through = first_tick.plus(new.len() as u32);
-        Some(NetEvent::Bundles {
-            first_tick,
-            bundles: new,
-        })
-    }
-
-    /// Sends every unacknowledged input (as many as fit) and our bundle ack.
-    fn send(&mut self, conn: &quinn::Connection) {
-        let first_tick = self
-            .unacked
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or(self.received_through);
-        let mut datagram = InputDatagram {
-            bundles_ack: self.received_through,
-            first_tick,
-            inputs: self.unacked.values().copied().collect(),
-        };
-        let limit = conn.max_datagram_size().unwrap_or(0).min(MAX_DATAGRAM_SIZE);
-        let bytes = loop {
-            match encode(&ClientDatagram::Inputs(datagram.clone()), limit) {
-                Ok(bytes) => break bytes,
-                Err(_) if !datagram.inputs.is_empty() => {
-                    let keep = datagram.inputs.len() / 2;
-                    datagram.inputs.truncate(keep);
-                }
-                Err(_) => return,
-            }
-        };
+/// Sends the link's input datagram for `now`, if one fits the connection.
+fn send_inputs(link: &mut Link, conn: &quinn::Connection, now: Duration) {
+    let max_size = conn.max_datagram_size().unwrap_or(0);
+    if let Some(bytes) = link.next_datagram(now, max_size) {
         // Failure means the connection is closing; its error arrives on
         // read_datagram.
         let _ = conn.send_datagram(Bytes::from(bytes));
-        self.last_sent = Instant::now();
     }
 }
