@@ -247,3 +247,263 @@ impl Link {
         self.last_arrival = Some(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockstep_protocol::{
+        decode, encode_bundles, Buttons, PlayerId, PlayerInput, ServerDatagram,
+    };
+
+    /// The tick period at 60 Hz, as the link computes it from Start.
+    const TICK: Duration = Duration::from_nanos(16_666_666);
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn input(n: u32) -> Input {
+        Input {
+            buttons: Buttons(n as u8),
+            axes: None,
+        }
+    }
+
+    /// Bundles for ticks `first..first + count`, each telling its tick.
+    fn bundles(first: u32, count: u32) -> Vec<Bundle> {
+        (first..first + count)
+            .map(|tick| Bundle {
+                inputs: vec![PlayerInput {
+                    player: PlayerId(0),
+                    input: input(tick),
+                }],
+                ..Bundle::default()
+            })
+            .collect()
+    }
+
+    /// A bundle datagram as the server encodes it and the driver decodes it.
+    fn from_server(inputs_ack: u32, first_tick: u32, count: u32) -> BundleDatagram {
+        let bytes = encode_bundles(
+            Tick(inputs_ack),
+            Tick(first_tick),
+            &bundles(first_tick, count),
+            MAX_DATAGRAM_SIZE,
+        )
+        .unwrap();
+        let ServerDatagram::Bundles(datagram) = decode(&bytes, MAX_DATAGRAM_SIZE).unwrap();
+        datagram
+    }
+
+    /// What the server reads from the link's bytes.
+    fn sent(bytes: Option<Vec<u8>>) -> InputDatagram {
+        let bytes = bytes.expect("a datagram to send");
+        let ClientDatagram::Inputs(datagram) = decode(&bytes, MAX_DATAGRAM_SIZE).unwrap();
+        datagram
+    }
+
+    /// A link whose 60 Hz game started at time zero.
+    fn started() -> Link {
+        let mut link = Link::default();
+        link.start(60, Duration::ZERO);
+        link
+    }
+
+    /// Live bundles for ticks `first..first + count` arriving at `at`.
+    fn arrive(link: &mut Link, first: u32, count: u32, at: Duration) -> Option<NewBundles> {
+        link.receive(from_server(0, first, count), at)
+    }
+
+    #[test]
+    fn every_unacknowledged_input_is_repeated_until_the_server_acknowledges_it() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(10));
+        let d = sent(link.next_datagram(ms(0), MAX_DATAGRAM_SIZE));
+        assert_eq!((d.first_tick, d.inputs), (Tick(0), vec![input(10)]));
+
+        link.queue_input(Tick(1), input(11));
+        let d = sent(link.next_datagram(ms(17), MAX_DATAGRAM_SIZE));
+        assert_eq!(
+            (d.first_tick, d.inputs),
+            (Tick(0), vec![input(10), input(11)])
+        );
+
+        // The server needs tick 1 next: tick 0 is acknowledged.
+        link.receive(from_server(1, 0, 1), ms(20));
+        link.queue_input(Tick(2), input(12));
+        let d = sent(link.next_datagram(ms(33), MAX_DATAGRAM_SIZE));
+        assert_eq!(
+            (d.first_tick, d.inputs),
+            (Tick(1), vec![input(11), input(12)])
+        );
+
+        link.receive(from_server(3, 1, 1), ms(40));
+        let d = sent(link.next_datagram(ms(50), MAX_DATAGRAM_SIZE));
+        assert_eq!(d.inputs, vec![]);
+    }
+
+    #[test]
+    fn inputs_of_lost_datagrams_arrive_with_the_next_one() {
+        let mut link = started();
+        let mut server = BTreeMap::new();
+        for tick in 0..3 {
+            link.queue_input(Tick(tick), input(tick));
+            let d = sent(link.next_datagram(TICK * tick, MAX_DATAGRAM_SIZE));
+            // The first two datagrams are lost.
+            if tick == 2 {
+                for (i, input) in (0..).zip(d.inputs) {
+                    server.insert(d.first_tick.plus(i), input);
+                }
+            }
+        }
+        let expected: BTreeMap<Tick, Input> = (0..3).map(|t| (Tick(t), input(t))).collect();
+        assert_eq!(server, expected);
+    }
+
+    #[test]
+    fn bundles_of_a_lost_datagram_arrive_with_the_next_one() {
+        let mut link = started();
+        assert!(arrive(&mut link, 0, 1, ms(0)).is_some());
+        // The datagram with bundle 1 is lost: we keep acknowledging 1, so
+        // the server's next datagram starts there.
+        assert_eq!(
+            sent(link.next_datagram(ms(20), MAX_DATAGRAM_SIZE)).bundles_ack,
+            Tick(1)
+        );
+        assert_eq!(
+            arrive(&mut link, 1, 2, ms(33)),
+            Some(NewBundles {
+                first_tick: Tick(1),
+                bundles: bundles(1, 2),
+            })
+        );
+        assert_eq!(
+            sent(link.next_datagram(ms(40), MAX_DATAGRAM_SIZE)).bundles_ack,
+            Tick(3)
+        );
+    }
+
+    #[test]
+    fn a_stale_datagram_adds_nothing_and_never_moves_acknowledgements_back() {
+        let mut link = started();
+        for tick in 0..4 {
+            link.queue_input(Tick(tick), input(tick));
+        }
+        let newer = from_server(3, 0, 3);
+        let older = from_server(1, 0, 1);
+        assert!(link.receive(newer, ms(50)).is_some());
+        assert_eq!(link.receive(older, ms(51)), None);
+
+        assert_eq!(link.received_through(), Tick(3));
+        let d = sent(link.next_datagram(ms(52), MAX_DATAGRAM_SIZE));
+        assert_eq!(
+            (d.bundles_ack, d.first_tick, d.inputs),
+            (Tick(3), Tick(3), vec![input(3)])
+        );
+    }
+
+    #[test]
+    fn bundles_are_delivered_once_and_contiguous() {
+        let mut link = started();
+        let mut delivered = Vec::new();
+        for (first, count) in [(0, 3), (1, 4), (0, 2), (5, 1), (4, 2)] {
+            if let Some(new) = arrive(&mut link, first, count, TICK * first) {
+                assert_eq!(new.first_tick, Tick(delivered.len() as u32));
+                assert!(!new.bundles.is_empty());
+                delivered.extend(new.bundles);
+            }
+        }
+        assert_eq!(delivered, bundles(0, 6));
+        assert_eq!(link.received_through(), Tick(6));
+    }
+
+    #[test]
+    fn a_datagram_starting_after_a_gap_is_ignored_but_its_inputs_ack_counts() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(0));
+        link.queue_input(Tick(1), input(1));
+        assert!(arrive(&mut link, 0, 2, ms(0)).is_some());
+
+        assert_eq!(link.receive(from_server(1, 3, 2), ms(17)), None);
+        assert_eq!(link.received_through(), Tick(2));
+        let d = sent(link.next_datagram(ms(20), MAX_DATAGRAM_SIZE));
+        assert_eq!(
+            (d.bundles_ack, d.first_tick, d.inputs),
+            (Tick(2), Tick(1), vec![input(1)])
+        );
+
+        // The server repeats from our acknowledgement.
+        assert_eq!(
+            arrive(&mut link, 2, 3, ms(33)),
+            Some(NewBundles {
+                first_tick: Tick(2),
+                bundles: bundles(2, 3),
+            })
+        );
+    }
+
+    #[test]
+    fn history_is_delivered_once_and_is_not_an_arrival() {
+        let mut link = started();
+        assert!(arrive(&mut link, 0, 1, Duration::ZERO).is_some());
+        assert_eq!(
+            link.take_history(Tick(0), bundles(0, 60)),
+            Some(NewBundles {
+                first_tick: Tick(1),
+                bundles: bundles(1, 59),
+            })
+        );
+        assert_eq!(link.take_history(Tick(30), bundles(30, 30)), None);
+
+        // One live bundle one tick after the last live one: perfectly
+        // regular, however many bundles History brought in between.
+        assert_eq!(
+            arrive(&mut link, 58, 3, TICK).map(|new| new.first_tick),
+            Some(Tick(60))
+        );
+        assert_eq!(link.irregularity(), Duration::ZERO);
+    }
+
+    #[test]
+    fn inputs_are_trimmed_to_fit_the_size_limit_oldest_kept() {
+        let mut link = started();
+        for tick in 0..8 {
+            link.queue_input(Tick(tick), input(tick));
+        }
+        let full = link.next_datagram(ms(0), MAX_DATAGRAM_SIZE).unwrap().len();
+        let bytes = link.next_datagram(ms(1), full - 1).unwrap();
+        assert!(bytes.len() < full);
+        let d = sent(Some(bytes));
+        assert_eq!(
+            (d.first_tick, d.inputs),
+            (Tick(0), (0..4).map(input).collect::<Vec<_>>())
+        );
+    }
+
+    #[test]
+    fn datagrams_never_exceed_the_protocol_limit() {
+        let mut link = started();
+        for tick in 0..1000 {
+            link.queue_input(
+                Tick(tick),
+                Input {
+                    buttons: Buttons(0),
+                    axes: Some([1, -1]),
+                },
+            );
+        }
+        let bytes = link.next_datagram(ms(0), usize::MAX).unwrap();
+        assert!(bytes.len() <= MAX_DATAGRAM_SIZE);
+        let d = sent(Some(bytes));
+        assert_eq!((d.first_tick, d.inputs.len()), (Tick(0), 250));
+    }
+
+    #[test]
+    fn nothing_is_sent_when_not_even_the_acknowledgement_fits() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(0));
+        assert_eq!(link.next_datagram(ms(0), 2), None);
+        // Nothing counted as sent: the resend is still due.
+        assert!(link.due(RESEND_AFTER));
+    }
+}
