@@ -506,4 +506,161 @@ mod tests {
         // Nothing counted as sent: the resend is still due.
         assert!(link.due(RESEND_AFTER));
     }
+
+    #[test]
+    fn nothing_is_due_before_the_game_starts() {
+        let link = Link::default();
+        assert!(!link.started());
+        assert!(!link.due(ms(10_000)));
+    }
+
+    #[test]
+    fn unacknowledged_inputs_are_repeated_after_resend_after() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(0));
+        assert!(link.next_datagram(ms(0), MAX_DATAGRAM_SIZE).is_some());
+        assert!(!link.due(RESEND_AFTER - ms(1)));
+        assert!(link.due(RESEND_AFTER));
+
+        // Sending restarts the wait.
+        assert!(link
+            .next_datagram(RESEND_AFTER, MAX_DATAGRAM_SIZE)
+            .is_some());
+        assert!(!link.due(RESEND_AFTER * 2 - ms(1)));
+        assert!(link.due(RESEND_AFTER * 2));
+    }
+
+    #[test]
+    fn an_idle_link_sends_a_heartbeat() {
+        let mut link = Link::default();
+        link.start(60, ms(500));
+        assert!(!link.due(ms(500) + HEARTBEAT - ms(1)));
+        assert!(link.due(ms(500) + HEARTBEAT));
+    }
+
+    #[test]
+    fn acknowledged_inputs_wait_for_the_heartbeat() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(0));
+        assert!(link.next_datagram(ms(0), MAX_DATAGRAM_SIZE).is_some());
+        link.receive(from_server(1, 0, 1), ms(10));
+        assert!(!link.due(RESEND_AFTER));
+        assert!(!link.due(HEARTBEAT - ms(1)));
+        assert!(link.due(HEARTBEAT));
+    }
+
+    #[test]
+    fn arrivals_one_tick_apart_have_no_jitter() {
+        let mut link = started();
+        for tick in 0..120 {
+            assert!(arrive(&mut link, tick, 1, TICK * tick).is_some());
+        }
+        assert_eq!(link.irregularity(), Duration::ZERO);
+    }
+
+    #[test]
+    fn two_bundles_every_two_ticks_are_no_jitter_but_a_wait_of_one_tick() {
+        let mut link = started();
+        for tick in (0..120).step_by(2) {
+            assert!(arrive(&mut link, tick, 2, TICK * (tick + 1)).is_some());
+        }
+        // The spacing matches the ticks carried, but each bundle pair
+        // leaves the game a tick without news.
+        assert_eq!(link.jitter, Duration::ZERO);
+        assert_eq!(link.outage, TICK);
+        assert_eq!(link.irregularity(), TICK * 3 / 4);
+    }
+
+    #[test]
+    fn alternating_early_and_late_arrivals_raise_the_jitter() {
+        let mut link = started();
+        let mut at = Duration::ZERO;
+        let mut after_eight = Duration::ZERO;
+        for tick in 0..100 {
+            assert!(arrive(&mut link, tick, 1, at).is_some());
+            at += if tick % 2 == 0 {
+                TICK + ms(4)
+            } else {
+                TICK - ms(4)
+            };
+            if tick == 8 {
+                after_eight = link.irregularity();
+            }
+        }
+        // Each gap is 4 ms off: the smoothed deviation approaches 4 ms.
+        assert!(after_eight > ms(2), "{after_eight:?}");
+        assert!(link.irregularity() > after_eight);
+        assert!(link.irregularity() > ms(3) && link.irregularity() <= ms(4));
+        // The late arrivals wait 4 ms beyond a tick; three quarters of
+        // that is less than the jitter, which therefore counts.
+        assert_eq!(link.irregularity(), link.jitter);
+    }
+
+    #[test]
+    fn a_pause_beyond_the_outlier_limit_is_not_jitter() {
+        let mut link = started();
+        for tick in 0..10 {
+            assert!(arrive(&mut link, tick, 1, TICK * tick).is_some());
+        }
+        let resumed = TICK * 9 + JITTER_OUTLIER;
+        assert!(arrive(&mut link, 10, 1, resumed).is_some());
+        assert_eq!(link.irregularity(), Duration::ZERO);
+        // Regular arrivals after it are measured from the pause's end.
+        for tick in 11..20 {
+            assert!(arrive(&mut link, tick, 1, resumed + TICK * (tick - 10)).is_some());
+        }
+        assert_eq!(link.irregularity(), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_gap_just_under_the_outlier_limit_counts() {
+        let mut link = started();
+        assert!(arrive(&mut link, 0, 1, Duration::ZERO).is_some());
+        let gap = JITTER_OUTLIER - ms(1);
+        assert!(arrive(&mut link, 1, 1, gap).is_some());
+        assert_eq!(link.outage, gap - TICK);
+        assert_eq!(link.jitter, (gap - TICK) / 8);
+    }
+
+    /// Regular arrivals for ticks 0..60, then a burst of five lost bundle
+    /// datagrams: the sixth brings all six bundles at once.
+    fn after_a_burst_of_five_losses() -> Link {
+        let mut link = started();
+        for tick in 0..60 {
+            assert!(arrive(&mut link, tick, 1, TICK * tick).is_some());
+        }
+        assert!(arrive(&mut link, 60, 6, TICK * 65).is_some());
+        link
+    }
+
+    #[test]
+    fn a_burst_of_losses_raises_the_outage_at_once() {
+        let link = after_a_burst_of_five_losses();
+        // Redundancy made up for the bundles, so the spacing matched the
+        // ticks they carry: no jitter. The wait for news shows the burst.
+        assert_eq!(link.jitter, Duration::ZERO);
+        assert_eq!(link.outage, TICK * 5);
+    }
+
+    #[test]
+    fn irregularity_is_three_quarters_of_the_outage_when_that_is_larger() {
+        let link = after_a_burst_of_five_losses();
+        assert_eq!(link.irregularity(), TICK * 5 * 3 / 4);
+    }
+
+    #[test]
+    fn the_outage_halves_in_about_180_arrivals() {
+        let mut link = after_a_burst_of_five_losses();
+        let peak = link.outage;
+        for n in 1..=190 {
+            let tick = 65 + n;
+            assert!(arrive(&mut link, tick, 1, TICK * tick).is_some());
+            match n {
+                170 => assert!(link.outage > peak / 2, "{:?}", link.outage),
+                190 => assert!(link.outage < peak / 2, "{:?}", link.outage),
+                _ => {}
+            }
+        }
+        assert_eq!(link.jitter, Duration::ZERO);
+    }
 }
