@@ -20,16 +20,21 @@
 pub mod clock;
 pub mod headless;
 pub mod known_servers;
+#[cfg(feature = "window")]
 pub mod lab;
 pub mod link;
 pub mod net;
 pub mod pacing;
 pub mod play;
 pub mod recording;
+#[cfg(feature = "window")]
 pub mod render;
+#[cfg(feature = "window")]
 pub mod replay_window;
+#[cfg(feature = "window")]
 pub mod screenshot;
 pub mod tls;
+#[cfg(feature = "window")]
 pub mod window;
 
 use lockstep_engine::net_game::NetGame;

@@ -1,326 +1,42 @@
-//! `lockstep-client`: parses arguments and runs the chosen mode.
+//! `lockstep-client`: parses arguments (`cli.rs`) and runs the chosen mode.
+
+mod cli;
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context};
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use lockstep_client::headless;
-use lockstep_client::known_servers;
+#[cfg(feature = "window")]
 use lockstep_client::lab::{self, Knobs, LabOptions};
 use lockstep_client::net::{NetClient, NetOptions, Trust};
 use lockstep_client::play::PlayOptions;
+#[cfg(feature = "window")]
 use lockstep_client::replay_window::{self, ViewOptions};
+#[cfg(feature = "window")]
 use lockstep_client::window::{self, SoloOptions, WindowOptions};
 use lockstep_client::{final_line, GameOutcome};
 use lockstep_engine::diff::compare_dumps;
-use lockstep_engine::history::DEFAULT_HISTORY;
 use lockstep_engine::loops::trace::{self, TraceOptions};
-use lockstep_engine::loops::{self, parse_ms, Settings, Strategy};
+use lockstep_engine::loops::{self, Settings};
 use lockstep_engine::net_game::GameOptions;
-use lockstep_engine::replay::{self, Playback};
-use lockstep_protocol::{Tick, PROTOCOL_VERSION};
+use lockstep_engine::replay;
+#[cfg(feature = "window")]
+use lockstep_engine::replay::Playback;
+use lockstep_protocol::Tick;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::World;
-use lockstep_sim::WorldConfig;
 
-/// Deterministic lockstep game client: join a server in a window or as a
-/// headless bot, play solo, or run the simulation offline.
-#[derive(Debug, Parser)]
-#[command(version, args_conflicts_with_subcommands = true)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-    #[command(flatten)]
-    play: PlayArgs,
-}
+use cli::{Cli, Command, LabArgs, LoopsArgs, PlayArgs, SoloArgs, WindowArgs};
 
-#[derive(Debug, clap::Args)]
-struct PlayArgs {
-    /// Server to join, HOST:PORT (as printed by lockstep-server).
-    #[arg(long, value_name = "HOST:PORT")]
-    connect: Option<String>,
-    /// Player name shown to everyone (default: $USER).
-    #[arg(long)]
-    name: Option<String>,
-    /// Expected server certificate fingerprint (hex SHA-256, as printed by
-    /// lockstep-server). Without it the server is not authenticated.
-    #[arg(long, value_name = "HEX")]
-    fingerprint: Option<String>,
-    /// Where servers trusted on first use are remembered (used when there
-    /// is no --fingerprint).
-    #[arg(long, value_name = "FILE", env = known_servers::ENV, default_value_os_t = known_servers::default_path())]
-    known_servers: PathBuf,
-    /// The server's session password, if it has one.
-    #[arg(long, env = "LOCKSTEP_PASSWORD", hide_env_values = true)]
-    password: Option<String>,
-    /// Run without a window.
-    #[arg(long)]
-    headless: bool,
-    /// Watch the game without playing: no inputs, nobody waits for you. A
-    /// spectator may join a running game; it fast-forwards to the live tick.
-    #[arg(long)]
-    spectate: bool,
-    /// Fix the input delay to N ticks (1-15) instead of adapting it to the
-    /// measured round trip and jitter.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=15))]
-    input_delay: Option<u8>,
-    /// Play seeded pseudo-random inputs instead of the keyboard.
-    #[arg(long, value_name = "SEED")]
-    bot: Option<u64>,
-    #[command(flatten)]
-    window: WindowArgs,
-    /// Where desync dumps are written when the server reports a desync.
-    #[arg(long, value_name = "DIR", default_value = "desync")]
-    dump_dir: PathBuf,
-    /// Ticks of snapshots kept for desync dumps.
-    #[arg(long, value_name = "TICKS", default_value_t = DEFAULT_HISTORY)]
-    history: usize,
-    /// Record the game to this replay file (the server records too; see
-    /// its --replay-dir).
-    #[arg(long, value_name = "FILE")]
-    record: Option<PathBuf>,
-    /// Fault injection: nudge one value of the world by one ulp when it
-    /// reaches this tick, to see a desync detected and diagnosed.
-    #[arg(long, value_name = "TICK")]
-    inject_desync_at: Option<u32>,
-    #[command(flatten)]
-    link: lockstep_conditioner::LinkArgs,
-    /// Send inputs on the reliable stream instead of as datagrams (to
-    /// measure the difference).
-    #[arg(long, hide = true)]
-    inputs_over_stream: bool,
-    /// Protocol version to announce (for testing refusals).
-    #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
-    protocol_version: u16,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-struct WindowArgs {
-    /// Leave after this many ticks.
-    #[arg(long, value_name = "N")]
-    ticks: Option<u32>,
-    /// Write a PNG of the window at --screenshot-tick.
-    #[arg(long, value_name = "FILE.png")]
-    screenshot: Option<PathBuf>,
-    /// Tick at which --screenshot is taken.
-    #[arg(long, value_name = "T", default_value_t = 0)]
-    screenshot_tick: u32,
-    /// Window position X,Y (default: centred).
-    #[arg(long, value_name = "X,Y", value_parser = parse_pair::<i32>)]
-    window_pos: Option<(i32, i32)>,
-    /// Window size WxH.
-    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
-    window_size: (u32, u32),
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Run the whole game offline, a bot for every player, and print the
-    /// final hash.
-    Sim {
-        /// Players (each driven by a bot).
-        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=64))]
-        players: u8,
-        /// World and bot seed.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Ticks to simulate.
-        #[arg(long, default_value_t = 600)]
-        ticks: u32,
-        /// Balls in the arena.
-        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
-        balls: u16,
-        /// Ticks per second (sets the fixed dt).
-        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
-        tick_rate: u16,
-    },
-    /// Prove the snapshot and the hash cover the whole state: every tick,
-    /// restore the snapshot from D ticks back, re-simulate D ticks and
-    /// compare hashes with the straight run.
-    Synctest {
-        /// Ticks to run.
-        #[arg(long, default_value_t = 600)]
-        ticks: u32,
-        /// How many ticks back each check restores from.
-        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
-        check_distance: u32,
-        /// World and bot seed.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Players (each driven by a bot).
-        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=64))]
-        players: u8,
-        /// Balls in the arena.
-        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
-        balls: u16,
-    },
-    /// Compare two desync dumps (.json or .bin) and print the fields that
-    /// differ, with both values and their bit patterns. Exits 1 if they
-    /// differ.
-    DesyncDiff {
-        /// First dump.
-        a: PathBuf,
-        /// Second dump.
-        b: PathBuf,
-        /// Most differences printed.
-        #[arg(long, default_value_t = 20)]
-        max: usize,
-    },
-    /// Play a replay in the window (Space pause, . step, [ ] speed, Home/End,
-    /// PgUp/PgDn seek), or verify it against its recorded hashes.
-    Replay {
-        /// The replay file (from the server's replay directory or --record).
-        file: PathBuf,
-        /// Re-simulate as fast as possible and check every recorded hash;
-        /// exit non-zero naming the first divergent tick.
-        #[arg(long)]
-        verify: bool,
-        /// With --verify: no window, a progress bar on the terminal.
-        #[arg(long, requires = "verify")]
-        headless: bool,
-        /// Playback speed, 0.25 to 16.
-        #[arg(long, default_value_t = 1.0)]
-        speed: f64,
-        /// Start at this tick.
-        #[arg(long, value_name = "TICK")]
-        seek: Option<u32>,
-        #[command(flatten)]
-        window: WindowArgs,
-    },
-    /// Play alone against bots in a window (MAX_LOOPS guard on).
-    Solo {
-        /// Bot opponents.
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=15))]
-        bots: u8,
-        /// World seed.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Ticks per second.
-        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
-        tick_rate: u16,
-        /// Most ticks per frame before pending time is discarded
-        /// (flipcode's MAX_LOOPS).
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-        max_loops: u32,
-        /// Play the local disc with a seeded bot.
-        #[arg(long, value_name = "SEED")]
-        bot: Option<u64>,
-        /// Record the game to this replay file.
-        #[arg(long, value_name = "FILE")]
-        record: Option<PathBuf>,
-        #[command(flatten)]
-        window: WindowArgs,
-    },
-    /// The game loop lab: the solo world driven by any loop strategy of the
-    /// seeds, switched at run time (keys 1-7, the others on screen), with
-    /// FPS, UPS, game time against real time and a strip chart.
-    Lab(LabArgs),
-    /// Game loop strategies on a fake clock: lists them, or with --trace
-    /// prints `frame=I steps=K alpha=A` for each frame of one.
-    Loops(LoopsArgs),
-}
-
-#[derive(Debug, clap::Args)]
-struct LabArgs {
-    /// Loop strategy: variable, variable-target, variable-max, fixed,
-    /// fixed-max, fixed-interp or mixed.
-    #[arg(long, default_value = "fixed-interp")]
-    strategy: Strategy,
-    /// Ticks per second.
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
-    tick_rate: u16,
-    /// Frames per second the paced strategies wait for.
-    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=1000))]
-    target_fps: u16,
-    /// Balls in the arena.
-    #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
-    balls: u16,
-    /// Real time each update costs on top of the simulation, in ms; more
-    /// than the tick time provokes the spiral of death.
-    #[arg(long, value_name = "MS", default_value = "0", value_parser = parse_ms)]
-    tick_cost_ms: u64,
-    /// Flipcode's MAX_LOOPS: at most K ticks a frame, then pending time is
-    /// discarded (off unless given; L toggles it).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
-    max_loops: Option<u32>,
-    /// The networked client's rule: no maximum step, no MAX_LOOPS, no
-    /// discarding.
-    #[arg(long)]
-    networked: bool,
-    /// Start with seed 004's slow "7" on.
-    #[arg(long)]
-    spike: bool,
-    /// World and bot seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Leave after N frames.
-    #[arg(long, value_name = "N")]
-    frames: Option<u64>,
-    /// Write a PNG of the window at --screenshot-frame.
-    #[arg(long, value_name = "FILE.png")]
-    screenshot: Option<PathBuf>,
-    /// Frame (from 1) the screenshot shows [default: the last of --frames,
-    /// else 120].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    screenshot_frame: Option<u64>,
-    /// Window size WxH.
-    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
-    window_size: (u32, u32),
-}
-
-#[derive(Debug, clap::Args)]
-struct LoopsArgs {
-    /// Run one strategy on a fake clock and print each frame.
-    #[arg(long)]
-    trace: bool,
-    /// The strategy traced.
-    #[arg(long, default_value = "fixed", requires = "trace")]
-    strategy: Strategy,
-    /// Game time per tick, in ms.
-    #[arg(long, value_name = "MS", value_parser = parse_ms, required_if_eq("trace", "true"))]
-    tick_ms: Option<u64>,
-    /// Frame times in ms, used in turn (frame i lasts the i-th).
-    #[arg(
-        long,
-        value_name = "MS[,MS...]",
-        value_parser = parse_ms,
-        value_delimiter = ',',
-        required_if_eq("trace", "true")
-    )]
-    frame_ms: Vec<u64>,
-    /// Frames traced.
-    #[arg(long, default_value_t = 10, requires = "trace")]
-    frames: u32,
-    /// Flipcode's MAX_LOOPS, with discarding of pending time.
-    #[arg(long, value_name = "K", requires = "trace", value_parser = clap::value_parser!(u32).range(1..))]
-    max_loops: Option<u32>,
-    /// Maximum step (variable) or delta (fixed) in ms; switches it on.
-    #[arg(long, value_name = "MS", requires = "trace", value_parser = parse_ms)]
-    max_delta_ms: Option<u64>,
-    /// The networked client's rule: no cap and no discard.
-    #[arg(long, requires = "trace")]
-    networked: bool,
-}
-
-fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(T, T), String> {
-    let (a, b) = s
-        .split_once(',')
-        .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
-    let parse = |v: &str| {
-        v.trim()
-            .parse::<T>()
-            .map_err(|_| format!("not a number: {v:?}"))
-    };
-    Ok((parse(a)?, parse(b)?))
-}
-
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = parse_pair::<u32>(&s.replace('x', ","))?;
-    if w < 64 || h < 64 {
-        return Err(format!("window size {w}x{h} is too small (at least 64x64)"));
-    }
-    Ok((w, h))
+/// The error of a windowed mode in a client built without SDL2.
+#[cfg(not(feature = "window"))]
+fn no_window(what: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} needs a window, and this lockstep-client was built without one (no `window` \
+         feature); rebuild it with default features, or use the headless modes"
+    )
 }
 
 fn main() {
@@ -389,33 +105,40 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             seek,
             window,
         }) => replay(&file, verify, headless, speed, seek, &window),
-        Some(Command::Solo {
-            bots,
-            seed,
-            tick_rate,
-            max_loops,
-            bot,
-            record,
-            window,
-        }) => {
-            let options = window_options(&window, "solo".into(), bot);
-            let solo = SoloOptions {
-                bots,
-                seed,
-                tick_rate,
-                max_loops,
-                record,
-            };
-            let outcome = window::run_solo(solo, options)?;
-            Ok(vec![final_line(outcome.tick, outcome.hash)])
-        }
+        Some(Command::Solo(args)) => run_solo(args),
         Some(Command::Lab(args)) => run_lab(args),
         Some(Command::Loops(args)) => run_loops(args),
         None => play(cli.play),
     }
 }
 
+/// `solo`: you against bots in a window.
+#[cfg(feature = "window")]
+fn run_solo(args: SoloArgs) -> anyhow::Result<Vec<String>> {
+    let options = window_options(&args.window, "solo".into(), args.bot);
+    let solo = SoloOptions {
+        bots: args.bots,
+        seed: args.seed,
+        tick_rate: args.tick_rate,
+        max_loops: args.max_loops,
+        record: args.record,
+    };
+    let outcome = window::run_solo(solo, options)?;
+    Ok(vec![final_line(outcome.tick, outcome.hash)])
+}
+
+#[cfg(not(feature = "window"))]
+fn run_solo(_: SoloArgs) -> anyhow::Result<Vec<String>> {
+    Err(no_window("solo play"))
+}
+
+#[cfg(not(feature = "window"))]
+fn run_lab(_: LabArgs) -> anyhow::Result<Vec<String>> {
+    Err(no_window("the game loop lab"))
+}
+
 /// `lab`: the game loop lab; its report line when it ends.
+#[cfg(feature = "window")]
 fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
     /// The frame a screenshot shows with neither --screenshot-frame nor
     /// --frames: two seconds in, when the chart has filled in.
@@ -437,7 +160,7 @@ fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
         args.max_loops,
     );
     knobs.settings.networked = args.networked;
-    knobs.tick_cost_ns = args.tick_cost_ms;
+    knobs.tick_cost_ns = args.tick_cost_ns;
     knobs.spike = args.spike;
     let report = lab::run(LabOptions {
         knobs,
@@ -456,20 +179,20 @@ fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
 
 /// `loops`: the ladder, or with `--trace` one strategy frame by frame.
 fn run_loops(args: LoopsArgs) -> anyhow::Result<Vec<String>> {
-    let Some(tick_ns) = args.tick_ms.filter(|_| args.trace) else {
+    let Some(tick_ns) = args.tick_ns.filter(|_| args.trace) else {
         return Ok(loops::ladder());
     };
     // The fake clock sets every frame's length, so no target is waited for.
     let mut settings = Settings::new(args.strategy, tick_ns, 0);
     settings.max_loops = args.max_loops;
     settings.networked = args.networked;
-    if let Some(max_delta_ns) = args.max_delta_ms {
+    if let Some(max_delta_ns) = args.max_delta_ns {
         settings.max_delta_ns = max_delta_ns;
         settings.max_step = true;
     }
     Ok(trace::run(&TraceOptions {
         settings,
-        frame_ns: args.frame_ms,
+        frame_ns: args.frame_ns,
         frames: args.frames,
     })?)
 }
@@ -524,11 +247,20 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         }
         headless::run(net, play)?
     } else {
-        window::run_networked(net, window_options(&args.window, name, args.bot), play)?
+        #[cfg(feature = "window")]
+        {
+            window::run_networked(net, window_options(&args.window, name, args.bot), play)?
+        }
+        #[cfg(not(feature = "window"))]
+        {
+            drop((net, play, name));
+            return Err(no_window("playing in a window (use --headless)"));
+        }
     };
     Ok(report(outcome))
 }
 
+#[cfg(feature = "window")]
 fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowOptions {
     WindowOptions {
         title,
@@ -582,13 +314,21 @@ fn replay(
         bar.done();
         verified
     } else {
-        let options = window_options(window, format!("replay {}", file.display()), None);
-        let view = ViewOptions {
-            speed,
-            seek: seek.map(Tick),
-            verify,
-        };
-        replay_window::run(Playback::new(recording), note, options, view)?
+        #[cfg(feature = "window")]
+        {
+            let options = window_options(window, format!("replay {}", file.display()), None);
+            let view = ViewOptions {
+                speed,
+                seek: seek.map(Tick),
+                verify,
+            };
+            replay_window::run(Playback::new(recording), note, options, view)?
+        }
+        #[cfg(not(feature = "window"))]
+        {
+            drop((note, speed, seek, verify));
+            return Err(no_window("playing a replay (use --verify --headless)"));
+        }
     };
     if let Some(mismatch) = verified.mismatch {
         bail!("{mismatch}");
@@ -652,14 +392,4 @@ fn report(outcome: GameOutcome) -> Vec<String> {
         ),
         final_line(outcome.tick, outcome.hash),
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    #[test]
-    fn the_command_line_is_well_formed() {
-        super::Cli::command().debug_assert();
-    }
 }

@@ -1,0 +1,327 @@
+//! The command line of `lockstep-client`: every mode, flag and default,
+//! with the parsers of its small value types. `main.rs` turns the parsed
+//! [`Cli`] into calls of the library.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use lockstep_client::known_servers;
+use lockstep_engine::history::DEFAULT_HISTORY;
+use lockstep_engine::loops::{parse_ms, Strategy};
+use lockstep_protocol::PROTOCOL_VERSION;
+use lockstep_sim::WorldConfig;
+
+/// Deterministic lockstep game client: join a server in a window or as a
+/// headless bot, play solo, or run the simulation offline.
+#[derive(Debug, Parser)]
+#[command(version, args_conflicts_with_subcommands = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+    #[command(flatten)]
+    pub(crate) play: PlayArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct PlayArgs {
+    /// Server to join, HOST:PORT (as printed by lockstep-server).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub(crate) connect: Option<String>,
+    /// Player name shown to everyone (default: $USER).
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+    /// Expected server certificate fingerprint (hex SHA-256, as printed by
+    /// lockstep-server). Without it the server is not authenticated.
+    #[arg(long, value_name = "HEX")]
+    pub(crate) fingerprint: Option<String>,
+    /// Where servers trusted on first use are remembered (used when there
+    /// is no --fingerprint).
+    #[arg(long, value_name = "FILE", env = known_servers::ENV, default_value_os_t = known_servers::default_path())]
+    pub(crate) known_servers: PathBuf,
+    /// The server's session password, if it has one.
+    #[arg(long, env = "LOCKSTEP_PASSWORD", hide_env_values = true)]
+    pub(crate) password: Option<String>,
+    /// Run without a window.
+    #[arg(long)]
+    pub(crate) headless: bool,
+    /// Watch the game without playing: no inputs, nobody waits for you. A
+    /// spectator may join a running game; it fast-forwards to the live tick.
+    #[arg(long)]
+    pub(crate) spectate: bool,
+    /// Fix the input delay to N ticks (1-15) instead of adapting it to the
+    /// measured round trip and jitter.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=15))]
+    pub(crate) input_delay: Option<u8>,
+    /// Play seeded pseudo-random inputs instead of the keyboard.
+    #[arg(long, value_name = "SEED")]
+    pub(crate) bot: Option<u64>,
+    #[command(flatten)]
+    pub(crate) window: WindowArgs,
+    /// Where desync dumps are written when the server reports a desync.
+    #[arg(long, value_name = "DIR", default_value = "desync")]
+    pub(crate) dump_dir: PathBuf,
+    /// Ticks of snapshots kept for desync dumps.
+    #[arg(long, value_name = "TICKS", default_value_t = DEFAULT_HISTORY)]
+    pub(crate) history: usize,
+    /// Record the game to this replay file (the server records too; see
+    /// its --replay-dir).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
+    /// Fault injection: nudge one value of the world by one ulp when it
+    /// reaches this tick, to see a desync detected and diagnosed.
+    #[arg(long, value_name = "TICK")]
+    pub(crate) inject_desync_at: Option<u32>,
+    #[command(flatten)]
+    pub(crate) link: lockstep_conditioner::LinkArgs,
+    /// Send inputs on the reliable stream instead of as datagrams (to
+    /// measure the difference).
+    #[arg(long, hide = true)]
+    pub(crate) inputs_over_stream: bool,
+    /// Protocol version to announce (for testing refusals).
+    #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
+    pub(crate) protocol_version: u16,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct WindowArgs {
+    /// Leave after this many ticks.
+    #[arg(long, value_name = "N")]
+    pub(crate) ticks: Option<u32>,
+    /// Write a PNG of the window at --screenshot-tick.
+    #[arg(long, value_name = "FILE.png")]
+    pub(crate) screenshot: Option<PathBuf>,
+    /// Tick at which --screenshot is taken.
+    #[arg(long, value_name = "T", default_value_t = 0)]
+    pub(crate) screenshot_tick: u32,
+    /// Window position X,Y (default: centred).
+    #[arg(long, value_name = "X,Y", value_parser = parse_pair::<i32>)]
+    pub(crate) window_pos: Option<(i32, i32)>,
+    /// Window size WxH.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    pub(crate) window_size: (u32, u32),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run the whole game offline, a bot for every player, and print the
+    /// final hash.
+    Sim {
+        /// Players (each driven by a bot).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=64))]
+        players: u8,
+        /// World and bot seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Ticks to simulate.
+        #[arg(long, default_value_t = 600)]
+        ticks: u32,
+        /// Balls in the arena.
+        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
+        balls: u16,
+        /// Ticks per second (sets the fixed dt).
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
+        tick_rate: u16,
+    },
+    /// Prove the snapshot and the hash cover the whole state: every tick,
+    /// restore the snapshot from D ticks back, re-simulate D ticks and
+    /// compare hashes with the straight run.
+    Synctest {
+        /// Ticks to run.
+        #[arg(long, default_value_t = 600)]
+        ticks: u32,
+        /// How many ticks back each check restores from.
+        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+        check_distance: u32,
+        /// World and bot seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Players (each driven by a bot).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=64))]
+        players: u8,
+        /// Balls in the arena.
+        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
+        balls: u16,
+    },
+    /// Compare two desync dumps (.json or .bin) and print the fields that
+    /// differ, with both values and their bit patterns. Exits 1 if they
+    /// differ.
+    DesyncDiff {
+        /// First dump.
+        a: PathBuf,
+        /// Second dump.
+        b: PathBuf,
+        /// Most differences printed.
+        #[arg(long, default_value_t = 20)]
+        max: usize,
+    },
+    /// Play a replay in the window (Space pause, . step, [ ] speed, Home/End,
+    /// PgUp/PgDn seek), or verify it against its recorded hashes.
+    Replay {
+        /// The replay file (from the server's replay directory or --record).
+        file: PathBuf,
+        /// Re-simulate as fast as possible and check every recorded hash;
+        /// exit non-zero naming the first divergent tick.
+        #[arg(long)]
+        verify: bool,
+        /// With --verify: no window, a progress bar on the terminal.
+        #[arg(long, requires = "verify")]
+        headless: bool,
+        /// Playback speed, 0.25 to 16.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Start at this tick.
+        #[arg(long, value_name = "TICK")]
+        seek: Option<u32>,
+        #[command(flatten)]
+        window: WindowArgs,
+    },
+    /// Play alone against bots in a window (MAX_LOOPS guard on).
+    Solo(SoloArgs),
+    /// The game loop lab: the solo world driven by any loop strategy of the
+    /// seeds, switched at run time (keys 1-7, the others on screen), with
+    /// FPS, UPS, game time against real time and a strip chart.
+    Lab(LabArgs),
+    /// Game loop strategies on a fake clock: lists them, or with --trace
+    /// prints `frame=I steps=K alpha=A` for each frame of one.
+    Loops(LoopsArgs),
+}
+
+/// Options of `solo`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SoloArgs {
+    /// Bot opponents.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=15))]
+    pub(crate) bots: u8,
+    /// World seed.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Ticks per second.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
+    pub(crate) tick_rate: u16,
+    /// Most ticks per frame before pending time is discarded
+    /// (flipcode's MAX_LOOPS).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_loops: u32,
+    /// Play the local disc with a seeded bot.
+    #[arg(long, value_name = "SEED")]
+    pub(crate) bot: Option<u64>,
+    /// Record the game to this replay file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) window: WindowArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct LabArgs {
+    /// Loop strategy: variable, variable-target, variable-max, fixed,
+    /// fixed-max, fixed-interp or mixed.
+    #[arg(long, default_value = "fixed-interp")]
+    pub(crate) strategy: Strategy,
+    /// Ticks per second.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
+    pub(crate) tick_rate: u16,
+    /// Frames per second the paced strategies wait for.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub(crate) target_fps: u16,
+    /// Balls in the arena.
+    #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
+    pub(crate) balls: u16,
+    /// Real time each update costs on top of the simulation, in ms; more
+    /// than the tick time provokes the spiral of death.
+    #[arg(long = "tick-cost-ms", value_name = "MS", default_value = "0", value_parser = parse_ms)]
+    pub(crate) tick_cost_ns: u64,
+    /// Flipcode's MAX_LOOPS: at most K ticks a frame, then pending time is
+    /// discarded (off unless given; L toggles it).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_loops: Option<u32>,
+    /// The networked client's rule: no maximum step, no MAX_LOOPS, no
+    /// discarding.
+    #[arg(long)]
+    pub(crate) networked: bool,
+    /// Start with seed 004's slow "7" on.
+    #[arg(long)]
+    pub(crate) spike: bool,
+    /// World and bot seed.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Leave after N frames.
+    #[arg(long, value_name = "N")]
+    pub(crate) frames: Option<u64>,
+    /// Write a PNG of the window at --screenshot-frame.
+    #[arg(long, value_name = "FILE.png")]
+    pub(crate) screenshot: Option<PathBuf>,
+    /// Frame (from 1) the screenshot shows [default: the last of --frames,
+    /// else 120].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) screenshot_frame: Option<u64>,
+    /// Window size WxH.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    pub(crate) window_size: (u32, u32),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct LoopsArgs {
+    /// Run one strategy on a fake clock and print each frame.
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// The strategy traced.
+    #[arg(long, default_value = "fixed", requires = "trace")]
+    pub(crate) strategy: Strategy,
+    /// Game time per tick, in ms.
+    #[arg(long = "tick-ms", value_name = "MS", value_parser = parse_ms, required_if_eq("trace", "true"))]
+    pub(crate) tick_ns: Option<u64>,
+    /// Frame times in ms, used in turn (frame i lasts the i-th).
+    #[arg(
+        long,
+        value_name = "MS[,MS...]",
+        value_parser = parse_ms,
+        value_delimiter = ',',
+        required_if_eq("trace", "true")
+    )]
+    pub(crate) frame_ns: Vec<u64>,
+    /// Frames traced.
+    #[arg(long, default_value_t = 10, requires = "trace")]
+    pub(crate) frames: u32,
+    /// Flipcode's MAX_LOOPS, with discarding of pending time.
+    #[arg(long, value_name = "K", requires = "trace", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) max_loops: Option<u32>,
+    /// Maximum step (variable) or delta (fixed) in ms; switches it on.
+    #[arg(long = "max-delta-ms", value_name = "MS", requires = "trace", value_parser = parse_ms)]
+    pub(crate) max_delta_ns: Option<u64>,
+    /// The networked client's rule: no cap and no discard.
+    #[arg(long, requires = "trace")]
+    pub(crate) networked: bool,
+}
+
+fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(T, T), String> {
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<T>()
+            .map_err(|_| format!("not a number: {v:?}"))
+    };
+    Ok((parse(a)?, parse(b)?))
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = parse_pair::<u32>(&s.replace('x', ","))?;
+    if w < 64 || h < 64 {
+        return Err(format!("window size {w}x{h} is too small (at least 64x64)"));
+    }
+    Ok((w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}
