@@ -273,7 +273,7 @@ pub(crate) struct LoopsArgs {
     pub(crate) tick_ns: Option<u64>,
     /// Frame times in ms, used in turn (frame i lasts the i-th).
     #[arg(
-        long,
+        long = "frame-ms",
         value_name = "MS[,MS...]",
         value_parser = parse_ms,
         value_delimiter = ',',
