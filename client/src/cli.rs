@@ -239,7 +239,7 @@ pub(crate) struct LabArgs {
     /// discarding.
     #[arg(long)]
     pub(crate) networked: bool,
-    /// Start with seed 004's slow "7" on.
+    /// Start with JGameLoopStudy's slow "7" on.
     #[arg(long)]
     pub(crate) spike: bool,
     /// World and bot seed.

@@ -1,5 +1,5 @@
 //! Frame pacing: waiting for a frame's deadline without a busy wait and
-//! without trusting `sleep` (seed 003).
+//! without trusting `sleep` (java-gaming).
 //!
 //! # How it works
 //!

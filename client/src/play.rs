@@ -148,7 +148,7 @@ impl NetPlay {
         }
     }
 
-    /// Runs the ticks due at `now`: seed 001's inner loop. `sample` gives
+    /// Runs the ticks due at `now`: flipcode's inner loop. `sample` gives
     /// the frontend's input when no bot plays.
     pub fn run_ticks(&mut self, now: Instant, mut sample: impl FnMut() -> Input) -> FrameTicks {
         self.game

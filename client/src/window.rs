@@ -1,5 +1,5 @@
 //! The windowed frontend: SDL2 events, keyboard and game controllers, the
-//! fixed-step loop of seed 001, and drawing with interpolation.
+//! fixed-step loop of flipcode, and drawing with interpolation.
 //!
 //! Every frame is flipcode's loop: run the ticks that are due (networked:
 //! only those whose bundle is here), then the IndependentTickRun (events,

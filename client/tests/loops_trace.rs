@@ -50,7 +50,7 @@ fn expected(frames: &[(u32, &str)]) -> Vec<String> {
 
 #[test]
 fn flipcode_30_fps_at_20_ticks_a_second_runs_0_1_1_ticks_per_frame() {
-    // Seed 001 (flipcode, "Main Loop with Fixed Time Steps"), TICK_TIME 50
+    // Flipcode ("Main Loop with Fixed Time Steps"), TICK_TIME 50
     // ms, 30 fps: "only 33.33333 milliseconds have elapsed, not enough to
     // fulfill a single game logic tick ... so we just skip the game logic
     // and render a frame. Next time the time elapsed is 66.666666666, so we
@@ -68,7 +68,7 @@ fn flipcode_30_fps_at_20_ticks_a_second_runs_0_1_1_ticks_per_frame() {
 
 #[test]
 fn flipcode_100_ms_frames_run_two_ticks_each() {
-    // Seed 001: "let's say that rendering each frame takes 100
+    // Flipcode: "let's say that rendering each frame takes 100
     // milliseconds ... the loop will execute twice for each frame rendered
     // (at 10 fps)".
     let lines = trace("fixed", "50", "100", 5, &[]);
@@ -77,7 +77,7 @@ fn flipcode_100_ms_frames_run_two_ticks_each() {
 
 #[test]
 fn flipcode_50_ms_frames_run_one_tick_each() {
-    // Seed 001: "If each render takes 50 milliseconds (say you got a better
+    // Flipcode: "If each render takes 50 milliseconds (say you got a better
     // videocard), the loop will be done just once and you'll be achieving
     // 20 fps."
     let lines = trace("fixed", "50", "50", 4, &[]);
@@ -86,7 +86,7 @@ fn flipcode_50_ms_frames_run_one_tick_each() {
 
 #[test]
 fn seed_002_one_second_frames_simulate_twice_each() {
-    // Seed 002 ("A purely functional fixed timestep loop"), first test
+    // The functional loop ("A purely functional fixed timestep loop"), first test
     // ride: the fake clock advances one second (1000 jiffies) per call and
     // Δt = 500, so every frame prints two "Simulating" lines (t=0, t=500,
     // then t=1000, t=1500, ...) before "Rendering...", with no lag left.
@@ -98,7 +98,7 @@ fn seed_002_one_second_frames_simulate_twice_each() {
 
 #[test]
 fn seed_002_60_fps_at_50_hz_skips_a_simulation_every_fifth_frame() {
-    // Seed 002, second run: frames of floor(1000/60) = 16 jiffies, Δt = 20.
+    // The functional loop, second run: frames of floor(1000/60) = 16 jiffies, Δt = 20.
     // "the first frame ran without simulation because there was not
     // enough lag. The second frame had enough lag for one simulation and
     // left 12ms lag ... The third frame had thus 12ms plus its own 16ms
@@ -121,7 +121,7 @@ fn seed_002_60_fps_at_50_hz_skips_a_simulation_every_fifth_frame() {
 
 #[test]
 fn max_loops_caps_the_ticks_and_discards_down_to_one_pending_tick() {
-    // Seed 001's MAX_LOOPS guard: 300 ms frames owe 6 ticks of 50 ms, only
+    // Flipcode's MAX_LOOPS guard: 300 ms frames owe 6 ticks of 50 ms, only
     // 2 run, and pending time is cut to one tick: percentWithinTick is
     // min(1, 50/50) = 1, "numLoops overflow causing percent > 1". The next
     // frame runs that pending tick and one more of its own.
@@ -131,7 +131,7 @@ fn max_loops_caps_the_ticks_and_discards_down_to_one_pending_tick() {
 
 #[test]
 fn networked_play_ignores_max_loops_and_catches_up_in_full() {
-    // Seed 001: "If you're playing a network game you usually can't just
+    // Flipcode: "If you're playing a network game you usually can't just
     // slow down the game time unless all machines do the same, so you
     // can't use the MAX_LOOPS guard."
     let lines = trace(
@@ -146,7 +146,7 @@ fn networked_play_ignores_max_loops_and_catches_up_in_full() {
 
 #[test]
 fn a_maximum_delta_slows_game_time_instead() {
-    // Seed 000's maxDelta: a 300 ms frame counts as 100 ms, two ticks of
+    // fx-game-loops' maxDelta: a 300 ms frame counts as 100 ms, two ticks of
     // 50 ms; the rest never reaches the accumulator.
     let lines = trace("fixed", "50", "300", 2, &["--max-delta-ms", "100"]);
     assert_eq!(lines, expected(&[(2, "0.000"); 2]));

@@ -1,4 +1,4 @@
-//! The fixed-step accumulator of the flipcode tip (seed 001), in integer
+//! The fixed-step accumulator of the flipcode tip, in integer
 //! nanoseconds: the one implementation behind every fixed-step loop of the
 //! client, the networked game, solo play, replays and the `fixed`,
 //! `fixed-max`, `fixed-interp` and `mixed` strategies of the game loop lab
@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Solo play may slow game time down instead of spiralling, in the two ways
-//! the seeds describe: seed 000's maximum delta counts at most that much
+//! the seed articles describe (docs/sources.md): fx-game-loops' maximum delta counts at most that much
 //! real time per frame, and flipcode's MAX_LOOPS guard runs at most
 //! `max_loops` ticks per frame and discards whatever is still pending.
 //! Networked play may do neither, since the machines would disagree on game
@@ -32,7 +32,7 @@
 pub enum Policy {
     /// Single player: game time may fall behind real time.
     Solo {
-        /// Seed 000's maximum delta: a frame counts at most this much real
+        /// fx-game-loops' maximum delta: a frame counts at most this much real
         /// time, the rest is discarded before it reaches the accumulator.
         /// `None`: every nanosecond counts.
         max_delta_ns: Option<u64>,
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_maximum_delta_counts_at_most_that_much_real_time() {
-        // Seed 000: maxDelta 50 ms. A 200 ms frame at 10 ms per tick runs 5
+        // fx-game-loops: maxDelta 50 ms. A 200 ms frame at 10 ms per tick runs 5
         // ticks, not 20, and the other 150 ms are gone for good.
         let policy = Policy::Solo {
             max_delta_ns: Some(50 * MS),

@@ -1,5 +1,5 @@
 //! One networked game as the frontend drives it: the world, the lockstep
-//! gate and the fixed-step clock, glued in the order of seed 001's loop.
+//! gate and the fixed-step clock, glued in the order of flipcode's loop.
 //!
 //! No SDL2, no sockets, no clock: the frontend (window or headless) passes
 //! the elapsed time in, asks [`NetGame::advance`] until it says otherwise,

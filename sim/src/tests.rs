@@ -297,7 +297,7 @@ fn a_step_with_the_configured_dt_is_exactly_a_fixed_step() {
 
 #[test]
 fn two_half_steps_are_not_one_whole_step() {
-    // Seed 000: "the result of a 16.4ms time step followed by a 16.8ms time
+    // fx-game-loops: "the result of a 16.4ms time step followed by a 16.8ms time
     // step might not be the same as the result of two 16.6ms time steps";
     // this is why only the fixed step is shared between machines.
     let (mut whole, mut bots) = game(4);

@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn rates_count_frames_and_updates_per_second_of_frame_time() {
         let mut history = FrameHistory::new();
-        // Seed 004's point: 50 FPS drawn, 100 UPS simulated.
+        // JGameLoopStudy's point: 50 FPS drawn, 100 UPS simulated.
         for _ in 0..100 {
             history.push(frame(20, 2, 20));
         }

@@ -47,7 +47,7 @@ pub enum Command {
     TargetFps(Change),
     /// Lower or raise the tick rate.
     TickRate(Change),
-    /// Seed 004's slow "7" on or off.
+    /// JGameLoopStudy's slow "7" on or off.
     Spike,
     /// Maximum step (or delta) on or off.
     MaxStep,
@@ -87,7 +87,7 @@ pub struct Knobs {
     /// Real time each update costs on top of the simulation, to provoke
     /// the spiral of death on any machine.
     pub tick_cost_ns: u64,
-    /// Seed 004's slow "7": frames drawn while the counter shows 7 take
+    /// JGameLoopStudy's slow "7": frames drawn while the counter shows 7 take
     /// 50 ms longer.
     pub spike: bool,
 }

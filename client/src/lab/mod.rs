@@ -9,7 +9,7 @@
 //! [`Loop`]; the updates it answers with are run on the world (with their
 //! own dt, so variable steps really step variably), each followed by the
 //! artificial tick cost if one is set. The world is drawn at the loop's
-//! alpha, seed 004's slow "7" is slept out while the counter shows 7, the
+//! alpha, JGameLoopStudy's slow "7" is slept out while the counter shows 7, the
 //! panel and chart are drawn, and the frame waits for the strategy's
 //! deadline through the [`Pacer`]. Keys change the [`Knobs`] between
 //! frames.
@@ -54,7 +54,7 @@ pub use knobs::{Change, Command, Effect, Knobs};
 /// death.
 pub const UPDATE_BUDGET: Duration = Duration::from_millis(250);
 
-/// Seed 004's slow frame: "when it gets to display the sprite for 7 it
+/// JGameLoopStudy's slow frame: "when it gets to display the sprite for 7 it
 /// will sleep for 50 milliseconds".
 const SLOW_SEVEN: Duration = Duration::from_millis(50);
 
@@ -279,7 +279,7 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
     }
 }
 
-/// Draws a frame: the world at `alpha` in its corner, seed 004's slow "7"
+/// Draws a frame: the world at `alpha` in its corner, JGameLoopStudy's slow "7"
 /// if it is due, then the chart and the panel. Does not present.
 fn draw(
     canvas: &mut WindowCanvas,
@@ -308,7 +308,7 @@ fn backing(canvas: &mut WindowCanvas, area: Rect) -> Result<(), String> {
     fill_box(canvas, area.x(), area.y(), width, height, BACKING)
 }
 
-/// Seed 004's counter: 1 to 10, one step per second of game time.
+/// JGameLoopStudy's counter: 1 to 10, one step per second of game time.
 fn seed_004_counter(game_ns: u64) -> u32 {
     (game_ns / 1_000_000_000 % 10) as u32 + 1
 }

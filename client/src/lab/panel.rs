@@ -77,7 +77,7 @@ pub struct Readout {
     pub lag_ns: u64,
     /// Updates run this frame.
     pub steps: u32,
-    /// Seed 004's counter, 1 to 10, one step per second of game time.
+    /// JGameLoopStudy's counter, 1 to 10, one step per second of game time.
     pub counter: u32,
     /// Whether this frame's updates were cut short to keep drawing.
     pub cut_short: bool,
@@ -215,7 +215,7 @@ fn figures(knobs: &Knobs, readout: &Readout) -> Vec<Line> {
     lines.push(Line::new(
         tone_if(slow_seven, Tone::Alarm),
         format!(
-            "seed 004 counter {}{}",
+            "JGameLoopStudy counter {}{}",
             readout.counter,
             if slow_seven {
                 ": slow frames (+50 ms)"

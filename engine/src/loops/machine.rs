@@ -1,4 +1,4 @@
-//! [`Loop`]: a strategy driven by clock readings, in seed 002's spirit.
+//! [`Loop`]: a strategy driven by clock readings, in the functional loop's spirit.
 //!
 //! The frontend calls [`Loop::begin_frame`] with the clock reading at the
 //! start of a frame, takes [`Loop::next_update`] until it says `None`,
@@ -103,7 +103,7 @@ impl Loop {
     /// Starts a frame at clock reading `now_ns` (an earlier reading than
     /// the last counts as no time). Returns the reading the frontend should
     /// wait for before the next frame, for strategies that pace frames
-    /// (seed 000's target frame rate); `None`: start the next one at once.
+    /// (fx-game-loops' target frame rate); `None`: start the next one at once.
     pub fn begin_frame(&mut self, now_ns: u64) -> Option<u64> {
         let elapsed_ns = now_ns.saturating_sub(self.last_ns);
         self.last_ns = self.last_ns.max(now_ns);

@@ -1,4 +1,4 @@
-//! Game loop strategies, every one the seeds describe, as pure state
+//! Game loop strategies, every one the seed articles describe (docs/sources.md), as pure state
 //! machines: the ladder the game loop lab (`lockstep-client lab`) climbs,
 //! whose last rung is the loop the networked client runs.
 //!
@@ -8,7 +8,7 @@
 //! reading in nanoseconds at the start of each frame, asks it for updates
 //! until it answers `None` (each [`Update`] carries its `dt`), and ends the
 //! frame to learn the interpolation alpha and how much real time was thrown
-//! away. That is seed 002's loop as a function of clock readings, so a fake
+//! away. That is the functional loop article's loop as a function of clock readings, so a fake
 //! clock tests it exactly, and `lockstep-client loops --trace` ([`trace`])
 //! prints what it does frame by frame.
 //!
@@ -19,22 +19,22 @@
 //!
 //! # The ladder
 //!
-//! | strategy | what it does | seed |
+//! | strategy | what it does | from ([sources](../docs/sources.md)) |
 //! |---|---|---|
-//! | `variable` | one update per frame with the measured dt, frames as fast as the machine goes | 000, 004 |
-//! | `variable-target` | the same, waiting out each frame to a target frame rate, so dt is never tiny | 000 |
-//! | `variable-max` | the same, with a maximum step: a long frame slows game time instead of taking a huge step | 000 |
-//! | `fixed` | an accumulator sliced into fixed ticks at the target frame rate: 0, 1 or 2 ticks a frame (temporal aliasing), and nothing stops the spiral of death | 000, 001, 002 |
-//! | `fixed-max` | the same, with a maximum delta: a slow machine slows game time instead of spiralling | 000 |
-//! | `fixed-interp` | the same, drawing between the last two ticks at alpha = lag / tick: the aliasing is gone | 000, 001 |
-//! | `mixed` | fixed updates, frames as fast as the machine allows: FPS and UPS go their own ways | 004 |
+//! | `variable` | one update per frame with the measured dt, frames as fast as the machine goes | fx-game-loops, JGameLoopStudy |
+//! | `variable-target` | the same, waiting out each frame to a target frame rate, so dt is never tiny | fx-game-loops |
+//! | `variable-max` | the same, with a maximum step: a long frame slows game time instead of taking a huge step | fx-game-loops |
+//! | `fixed` | an accumulator sliced into fixed ticks at the target frame rate: 0, 1 or 2 ticks a frame (temporal aliasing), and nothing stops the spiral of death | fx-game-loops, flipcode, functional loop |
+//! | `fixed-max` | the same, with a maximum delta: a slow machine slows game time instead of spiralling | fx-game-loops |
+//! | `fixed-interp` | the same, drawing between the last two ticks at alpha = lag / tick: the aliasing is gone | fx-game-loops, flipcode |
+//! | `mixed` | fixed updates, frames as fast as the machine allows: FPS and UPS go their own ways | JGameLoopStudy |
 //!
 //! Two rules apply to any strategy: `max_loops` is flipcode's MAX_LOOPS
 //! guard (at most K ticks a frame, then pending time is discarded, seed
 //! 001), and `networked` switches every cap and discard off, because peers
-//! in lockstep cannot slow their game time down alone (seed 001). Frames
+//! in lockstep cannot slow their game time down alone (flipcode). Frames
 //! that wait for a target frame rate wait for the deadline a strategy names
-//! through the client's frame pacer (seed 003's lesson: do not trust
+//! through the client's frame pacer (java-gaming's lesson: do not trust
 //! `sleep`); nothing here sleeps or reads a clock.
 
 mod machine;
@@ -51,7 +51,7 @@ pub use machine::{Loop, Plan, Update};
 pub use millis::{format_ms, parse_ms, ParseMsError};
 pub use variable::VariableStep;
 
-/// Seed 000's maximum delta (and maximum step), `maxDelta = 0.05`: a frame
+/// fx-game-loops' maximum delta (and maximum step), `maxDelta = 0.05`: a frame
 /// counts at most 50 ms, three ticks at 60 Hz, before game time slows down.
 pub const DEFAULT_MAX_DELTA_NS: u64 = 50_000_000;
 
@@ -63,7 +63,7 @@ pub fn ladder() -> Vec<String> {
         .map(|(key, strategy)| format!("{key} {:<15} {}", strategy.name(), strategy.lesson()))
         .collect();
     lines.push(format!(
-        "N {:<15} seed 001: any of them with no maximum delta, no MAX_LOOPS, no discard",
+        "N {:<15} flipcode: any of them with no maximum delta, no MAX_LOOPS, no discard",
         "--networked"
     ));
     lines
@@ -72,23 +72,23 @@ pub fn ladder() -> Vec<String> {
 /// One rung of the ladder; the names are the command line's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
-    /// Variable step, uncapped: seed 000's first loop and seed 004's basic
+    /// Variable step, uncapped: fx-game-loops' first loop and JGameLoopStudy's basic
     /// variable step loop.
     Variable,
-    /// Variable step with a target frame rate (seed 000).
+    /// Variable step with a target frame rate (fx-game-loops).
     VariableTarget,
     /// Variable step with a target frame rate and a maximum step (seed
     /// 000).
     VariableMax,
-    /// Fixed step with an accumulator (seed 000; seeds 001 and 002 are this
+    /// Fixed step with an accumulator (fx-game-loops; flipcode and the functional loop are this
     /// loop, with interpolation).
     Fixed,
-    /// Fixed step with an accumulator and a maximum delta (seed 000).
+    /// Fixed step with an accumulator and a maximum delta (fx-game-loops).
     FixedMax,
     /// Fixed step with an accumulator, a maximum delta and interpolation
-    /// (seed 000).
+    /// (fx-game-loops).
     FixedInterp,
-    /// Seed 004's mixed step loop: fixed state updates, rendering as fast
+    /// JGameLoopStudy's mixed step loop: fixed state updates, rendering as fast
     /// as allowed.
     Mixed,
 }
@@ -135,24 +135,24 @@ impl Strategy {
     pub fn lesson(self) -> &'static str {
         match self {
             Strategy::Variable => {
-                "seed 000/004: game time follows real time, but dt is whatever the frame took"
+                "fx-game-loops, JGameLoopStudy: game time follows real time, but dt is whatever the frame took"
             }
             Strategy::VariableTarget => {
-                "seed 000: waits out each frame, so dt is never tiny; big dt on slow frames"
+                "fx-game-loops: waits out each frame, so dt is never tiny; big dt on slow frames"
             }
             Strategy::VariableMax => {
-                "seed 000: a frame longer than the maximum step slows game time down"
+                "fx-game-loops: a frame longer than the maximum step slows game time down"
             }
             Strategy::Fixed => {
-                "seed 000/001/002: 0, 1 or 2 ticks a frame (aliasing); a costly tick spirals"
+                "fx-game-loops, flipcode, functional loop: 0, 1 or 2 ticks a frame (aliasing); a costly tick spirals"
             }
             Strategy::FixedMax => {
-                "seed 000: the maximum delta turns the spiral of death into slow motion"
+                "fx-game-loops: the maximum delta turns the spiral of death into slow motion"
             }
             Strategy::FixedInterp => {
-                "seed 000/001: drawn between the last two ticks at alpha = lag / tick"
+                "fx-game-loops, flipcode: drawn between the last two ticks at alpha = lag / tick"
             }
-            Strategy::Mixed => "seed 004: a slow frame costs FPS; UPS catches up after it",
+            Strategy::Mixed => "JGameLoopStudy: a slow frame costs FPS; UPS catches up after it",
         }
     }
 
@@ -166,7 +166,7 @@ impl Strategy {
     }
 
     /// Whether frames wait for the target frame rate. The fixed-step rungs
-    /// do, as in seed 000's demo, where JavaFX pulses cap frames at 60 per
+    /// do, as in fx-game-loops' demo, where JavaFX pulses cap frames at 60 per
     /// second; `variable` and `mixed` run as fast as the machine allows.
     pub fn paced(self) -> bool {
         !matches!(self, Strategy::Variable | Strategy::Mixed)

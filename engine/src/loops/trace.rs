@@ -1,12 +1,12 @@
 //! `lockstep-client loops --trace`: a strategy run on a fake clock, one
-//! line per frame, like seed 002's test ride of its loop.
+//! line per frame, like the functional loop's test ride of its loop.
 //!
 //! The clock reads 0 before the first frame, and frame `i` (from 1) lasts
 //! the `i`-th of the given frame times, cycling through the list; a frame's
 //! updates and drawing take no time of their own. Each frame prints
 //! `frame=I steps=K alpha=A`: the ticks (or variable steps) it ran and the
 //! loop's alpha, `min(1, lag / tick)` for fixed steps (flipcode's
-//! percentWithinTick, seed 002's `lag / Δt`) and 1 for variable steps.
+//! percentWithinTick, the functional loop's `lag / Δt`) and 1 for variable steps.
 
 use super::{Loop, Settings};
 

@@ -1,4 +1,4 @@
-//! The variable step (seed 000's first three loops, seed 004's basic
+//! The variable step (fx-game-loops' first three loops, JGameLoopStudy's basic
 //! loop): one update per frame whose dt is the frame's measured time,
 //! optionally capped at a maximum step.
 
@@ -7,7 +7,7 @@ use crate::accumulator::FrameEnd;
 /// One frame's worth of variable step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariableStep {
-    /// Seed 000's `maxDelta` for variable steps: the largest dt handed out.
+    /// fx-game-loops' `maxDelta` for variable steps: the largest dt handed out.
     max_step_ns: Option<u64>,
     /// The update of this frame, until it is asked for.
     pending: Option<u64>,
