@@ -36,7 +36,7 @@ use tracing::{info, warn, Instrument};
 pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
 pub use relay::{
-    Drop, DropReason, InputOutcome, Relay, Standing, INPUT_WINDOW, MAX_UNACKED_BUNDLES,
+    Departure, DropReason, InputOutcome, Relay, Standing, INPUT_WINDOW, MAX_UNACKED_BUNDLES,
 };
 pub use server::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use session::MAX_NAME_CHARS;

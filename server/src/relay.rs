@@ -67,7 +67,7 @@ impl DropReason {
 
 /// A removal the relay decided on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Drop {
+pub struct Departure {
     /// Who.
     pub player: PlayerId,
     /// First tick simulated without it.
@@ -126,7 +126,7 @@ struct Slot {
     /// Last time anything arrived from it.
     last_heard: Duration,
     /// Set once the relay decided to remove it.
-    drop: Option<Drop>,
+    departure: Option<Departure>,
     /// Every input this player sent, by outcome.
     totals: InputOutcome,
 }
@@ -138,7 +138,7 @@ impl Slot {
             inputs: BTreeMap::new(),
             bundles_ack,
             last_heard: now,
-            drop: None,
+            departure: None,
             totals: InputOutcome::default(),
         }
     }
@@ -154,7 +154,7 @@ impl Slot {
 
     /// Whether the player takes part in `tick`.
     fn plays(&self, tick: Tick) -> bool {
-        self.first_tick <= tick && self.drop.is_none_or(|d| d.tick > tick)
+        self.first_tick <= tick && self.departure.is_none_or(|d| d.tick > tick)
     }
 }
 
@@ -201,7 +201,7 @@ impl Relay {
     pub fn is_active(&self, player: PlayerId) -> bool {
         self.slots
             .get(&player)
-            .is_some_and(|slot| slot.drop.is_none())
+            .is_some_and(|slot| slot.departure.is_none())
     }
 
     /// Players that take part in `tick`: not dropped at or before it, and
@@ -217,7 +217,10 @@ impl Relay {
     /// Time since anything arrived from `player`, if it holds an active
     /// slot.
     pub fn silence(&self, player: PlayerId, now: Duration) -> Option<Duration> {
-        let slot = self.slots.get(&player).filter(|slot| slot.drop.is_none())?;
+        let slot = self
+            .slots
+            .get(&player)
+            .filter(|slot| slot.departure.is_none())?;
         Some(now.saturating_sub(slot.last_heard))
     }
 
@@ -248,8 +251,8 @@ impl Relay {
         if datagram.bundles_ack > slot.bundles_ack {
             slot.bundles_ack = datagram.bundles_ack.min(next_tick);
         }
-        let limit = match slot.drop {
-            Some(drop) => drop.tick,
+        let limit = match slot.departure {
+            Some(departure) => departure.tick,
             None => next_tick.max(slot.first_tick).plus(INPUT_WINDOW),
         };
         let mut tick = datagram.first_tick;
@@ -290,20 +293,20 @@ impl Relay {
 
     /// Schedules `player`'s removal at its drop tick. Returns the decision,
     /// or `None` if the player is unknown or already leaving.
-    pub fn remove(&mut self, player: PlayerId, reason: DropReason) -> Option<Drop> {
+    pub fn remove(&mut self, player: PlayerId, reason: DropReason) -> Option<Departure> {
         let next_tick = self.next_tick();
         let slot = self.slots.get_mut(&player)?;
-        if slot.drop.is_some() {
+        if slot.departure.is_some() {
             return None;
         }
-        let drop = Drop {
+        let departure = Departure {
             player,
             tick: slot.first_missing(next_tick),
             reason,
         };
-        slot.inputs.retain(|&t, _| t < drop.tick);
-        slot.drop = Some(drop);
-        Some(drop)
+        slot.inputs.retain(|&t, _| t < departure.tick);
+        slot.departure = Some(departure);
+        Some(departure)
     }
 
     /// Brings `player` back into the game `lead` ticks from now (it needs
@@ -323,12 +326,12 @@ impl Relay {
 
     /// Removes every player silent for longer than the drop timeout or too
     /// far behind acknowledging bundles.
-    pub fn poll_timeouts(&mut self, now: Duration) -> Vec<Drop> {
+    pub fn poll_timeouts(&mut self, now: Duration) -> Vec<Departure> {
         let next_tick = self.next_tick();
         let overdue: Vec<(PlayerId, DropReason)> = self
             .slots
             .iter()
-            .filter(|(_, slot)| slot.drop.is_none())
+            .filter(|(_, slot)| slot.departure.is_none())
             .filter_map(|(&id, slot)| {
                 if now.saturating_sub(slot.last_heard) > self.drop_timeout {
                     Some((id, DropReason::Timeout))
@@ -369,7 +372,7 @@ impl Relay {
         }
         let mut bundle = Bundle::default();
         for (&player, slot) in &mut self.slots {
-            if slot.drop.is_some_and(|d| d.tick <= tick) {
+            if slot.departure.is_some_and(|d| d.tick <= tick) {
                 bundle.left.push(player);
                 continue;
             }
@@ -382,7 +385,7 @@ impl Relay {
         }
         if !bundle.left.is_empty() {
             self.slots
-                .retain(|_, slot| slot.drop.is_none_or(|d| d.tick > tick));
+                .retain(|_, slot| slot.departure.is_none_or(|d| d.tick > tick));
             self.departures += bundle.left.len() as u64;
         }
         Some(bundle)
@@ -595,8 +598,8 @@ mod tests {
         send(&mut relay, P1, 0, &[1; 3], Duration::ZERO);
         send(&mut relay, P2, 0, &[1; 6], Duration::ZERO);
         assert_eq!(relay.complete(), 3);
-        let drop = relay.remove(P1, DropReason::Disconnected).unwrap();
-        assert_eq!(drop.tick, Tick(3));
+        let departure = relay.remove(P1, DropReason::Disconnected).unwrap();
+        assert_eq!(departure.tick, Tick(3));
         assert_eq!(relay.remove(P1, DropReason::Timeout), None);
         assert_eq!(relay.complete(), 3);
         let d = bundles(&relay, P0);
@@ -610,8 +613,8 @@ mod tests {
     fn a_leaving_player_keeps_the_inputs_it_already_sent() {
         let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 5], Duration::ZERO);
-        let drop = relay.remove(P1, DropReason::Left).unwrap();
-        assert_eq!(drop.tick, Tick(5));
+        let departure = relay.remove(P1, DropReason::Left).unwrap();
+        assert_eq!(departure.tick, Tick(5));
         send(&mut relay, P1, 5, &[1], Duration::ZERO);
         send(&mut relay, P0, 0, &[1; 8], Duration::ZERO);
         assert_eq!(relay.complete(), 8);
@@ -626,10 +629,10 @@ mod tests {
         let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
         send(&mut relay, P0, 0, &[1; 4], Duration::from_secs(2));
         assert!(relay.poll_timeouts(Duration::from_secs(2)).is_empty());
-        let drops = relay.poll_timeouts(Duration::from_millis(2001));
+        let departures = relay.poll_timeouts(Duration::from_millis(2001));
         assert_eq!(
-            drops,
-            vec![Drop {
+            departures,
+            vec![Departure {
                 player: P1,
                 tick: Tick(0),
                 reason: DropReason::Timeout

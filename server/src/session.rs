@@ -24,7 +24,7 @@ use tracing::{debug, info, warn};
 
 use crate::hash_check::HashCheck;
 use crate::recording::Recorder;
-use crate::relay::{Drop, DropReason, Relay};
+use crate::relay::{Departure, DropReason, Relay};
 use crate::{Config, OnDesync, ServerEvent};
 
 /// How often the session checks timeouts and repeats unacknowledged
@@ -448,8 +448,8 @@ impl Session {
                 );
             }
             if let Some(relay) = &mut self.relay {
-                if let Some(drop) = relay.remove(player, DropReason::Reconnected) {
-                    self.report_drop(drop);
+                if let Some(departure) = relay.remove(player, DropReason::Reconnected) {
+                    self.report_departure(departure);
                 }
             }
         }
@@ -598,26 +598,26 @@ impl Session {
                 if client.rejoining {
                     self.clients.remove(&conn_id);
                     self.advance();
-                } else if let Some(drop) = relay.remove(player, reason) {
-                    self.report_drop(drop);
+                } else if let Some(departure) = relay.remove(player, reason) {
+                    self.report_departure(departure);
                     self.advance();
                 }
             }
         }
     }
 
-    fn report_drop(&mut self, drop: Drop) {
-        let name = self.name_of(drop.player);
+    fn report_departure(&mut self, departure: Departure) {
+        let name = self.name_of(departure.player);
         let totals = self
             .relay
             .as_ref()
-            .and_then(|relay| relay.input_totals(drop.player))
+            .and_then(|relay| relay.input_totals(departure.player))
             .unwrap_or_default();
         warn!(
-            player = %drop.player,
+            player = %departure.player,
             %name,
-            tick = %drop.tick,
-            reason = drop.reason.as_str(),
+            tick = %departure.tick,
+            reason = departure.reason.as_str(),
             inputs = totals.accepted,
             repeats_ignored = totals.repeated,
             conflicting_ignored = totals.conflicting,
@@ -625,13 +625,13 @@ impl Session {
             "player dropped"
         );
         if let Some(recorder) = &mut self.recorder {
-            recorder.left(drop.tick, drop.player, drop.reason.as_str());
+            recorder.left(departure.tick, departure.player, departure.reason.as_str());
         }
         self.emit(ServerEvent::Dropped {
-            player: drop.player,
+            player: departure.player,
             name,
-            tick: drop.tick,
-            reason: drop.reason,
+            tick: departure.tick,
+            reason: departure.reason,
         });
     }
 
@@ -765,9 +765,9 @@ impl Session {
         let Some(relay) = &mut self.relay else {
             return;
         };
-        let drops = relay.poll_timeouts(now);
-        for drop in &drops {
-            self.report_drop(*drop);
+        let departures = relay.poll_timeouts(now);
+        for departure in &departures {
+            self.report_departure(*departure);
         }
         self.advance();
         self.resend_stale();
