@@ -5,11 +5,13 @@
 //! [`run`] accepts QUIC connections on an [`quinn::Endpoint`] (built by
 //! [`endpoint`] with the on-disk [`Identity`]). Each connection gets a task
 //! that reads the client's Hello and then forwards its traffic to one
-//! session task. The session task keeps the lobby until `players` clients
-//! have joined, sends them Start, and from then on feeds every input to the
-//! [`Relay`], a pure state machine that bundles tick `t` once every active
-//! player's input for `t` is in. Complete bundles go back to every client as
-//! datagrams that repeat whatever the client has not acknowledged.
+//! driver task, which owns the connections and the clock and runs the
+//! session: a pure state machine that keeps the lobby until `players`
+//! clients have joined, sends them Start, and from then on feeds every
+//! input to the [`Relay`], itself a pure state machine that bundles tick
+//! `t` once every active player's input for `t` is in. Complete bundles go
+//! back to every client as datagrams that repeat whatever the client has
+//! not acknowledged.
 //!
 //! The server never simulates. A player that leaves, disconnects or stays
 //! silent past the drop timeout is removed at a tick the relay picks and
@@ -17,6 +19,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod driver;
 mod hash_check;
 mod identity;
 mod recording;
@@ -281,17 +284,15 @@ pub async fn run(
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     shutdown: impl Future<Output = ()>,
 ) {
-    let (session_tx, session_rx) = mpsc::channel(1024);
+    let (driver_tx, driver_rx) = mpsc::channel(1024);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let admission = server::Admission::new(config.hello_timeout, config.password.as_deref());
-    let session = session::Session::new(config, events.clone());
-    let session_task = tokio::spawn(
-        session
-            .run(session_rx, async move {
-                let mut stop_rx = stop_rx;
-                let _ = stop_rx.wait_for(|&stop| stop).await;
-            })
-            .instrument(tracing::info_span!("session")),
+    let driver_task = tokio::spawn(
+        driver::run(config, events.clone(), driver_rx, async move {
+            let mut stop_rx = stop_rx;
+            let _ = stop_rx.wait_for(|&stop| stop).await;
+        })
+        .instrument(tracing::info_span!("session")),
     );
     tokio::pin!(shutdown);
     loop {
@@ -302,7 +303,7 @@ pub async fn run(
                         tokio::spawn(server::handle_connection(
                             incoming,
                             ticket,
-                            session_tx.clone(),
+                            driver_tx.clone(),
                             events.clone(),
                         ));
                     }
@@ -322,7 +323,7 @@ pub async fn run(
     }
     info!("shutting down");
     let _ = stop_tx.send(true);
-    let _ = session_task.await;
+    let _ = driver_task.await;
     endpoint.close(CLOSE_SHUTDOWN, b"the server is shutting down");
     let _ = tokio::time::timeout(Duration::from_secs(2), endpoint.wait_idle()).await;
 }

@@ -1,9 +1,9 @@
 //! The accept loop and one task per connection.
 //!
-//! A connection task turns the QUIC connection into [`SessionEvent`]s: it
-//! waits (with a deadline) for the Hello on the control stream, refuses bad
-//! versions itself, then forwards decoded datagrams and control messages
-//! stamped with its own connection id.
+//! A connection task turns the QUIC connection into [`ConnEvent`]s for the
+//! driver: it waits (with a deadline) for the Hello on the control stream,
+//! refuses bad versions itself, then forwards decoded datagrams and control
+//! messages stamped with its own connection id.
 
 use std::time::Duration;
 
@@ -19,7 +19,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, info, warn, Instrument};
 
-use crate::session::{ConnId, Outgoing, SessionEvent};
+use crate::driver::ConnEvent;
+use crate::session::{ConnId, Event, Outgoing};
 use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
 
 /// Control messages waiting for one client's writer task: Welcome, Start,
@@ -170,7 +171,7 @@ enum HandshakeError {
 pub(crate) async fn handle_connection(
     incoming: quinn::Incoming,
     ticket: Ticket,
-    session: mpsc::Sender<SessionEvent>,
+    driver: mpsc::Sender<ConnEvent>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 ) {
     let admission = ticket.0.clone();
@@ -229,7 +230,7 @@ pub(crate) async fn handle_connection(
         }
         let (control_tx, control_rx) = mpsc::channel(CONTROL_QUEUE);
         let (reply_tx, reply_rx) = oneshot::channel();
-        let join = SessionEvent::Join {
+        let join = ConnEvent::Join {
             conn_id,
             name: hello.name.clone(),
             spectate: hello.spectate,
@@ -237,7 +238,7 @@ pub(crate) async fn handle_connection(
             control: control_tx,
             reply: reply_tx,
         };
-        if session.send(join).await.is_err() {
+        if driver.send(join).await.is_err() {
             return;
         }
         match reply_rx.await {
@@ -251,9 +252,11 @@ pub(crate) async fn handle_connection(
         // Joined: no longer counts against the unauthenticated cap.
         drop(ticket);
         let writer = tokio::spawn(write_control(send, control_rx).in_current_span());
-        let why = relay_traffic(&conn, conn_id, recv, &mut reader, &session).await;
+        let why = relay_traffic(&conn, conn_id, recv, &mut reader, &driver).await;
         info!(name = %hello.name, reason = %why, "connection ended");
-        let _ = session.send(SessionEvent::Disconnected(conn_id, why)).await;
+        let _ = driver
+            .send(ConnEvent::Session(Event::Disconnected(conn_id, why)))
+            .await;
         writer.abort();
     }
     .instrument(span)
@@ -387,12 +390,12 @@ async fn relay_traffic(
     conn_id: ConnId,
     recv: quinn::RecvStream,
     reader: &mut FrameReader,
-    session: &mpsc::Sender<SessionEvent>,
+    driver: &mpsc::Sender<ConnEvent>,
 ) -> String {
     let mut datagrams =
-        tokio::spawn(relay_datagrams(conn.clone(), conn_id, session.clone()).in_current_span());
+        tokio::spawn(relay_datagrams(conn.clone(), conn_id, driver.clone()).in_current_span());
     let why = tokio::select! {
-        why = relay_control(conn, conn_id, recv, reader, session) => why,
+        why = relay_control(conn, conn_id, recv, reader, driver) => why,
         why = &mut datagrams => why.unwrap_or_else(|e| format!("datagram task failed: {e}")),
     };
     datagrams.abort();
@@ -403,7 +406,7 @@ async fn relay_traffic(
 async fn relay_datagrams(
     conn: quinn::Connection,
     conn_id: ConnId,
-    session: mpsc::Sender<SessionEvent>,
+    driver: mpsc::Sender<ConnEvent>,
 ) -> String {
     let mut budget = Budget::new(MAX_DATAGRAMS_PER_SECOND, DATAGRAM_BURST);
     let mut malformed = 0u64;
@@ -420,8 +423,8 @@ async fn relay_datagrams(
         }
         match decode::<ClientDatagram>(&bytes, MAX_DATAGRAM_SIZE) {
             Ok(ClientDatagram::Inputs(inputs)) => {
-                if session
-                    .send(SessionEvent::Inputs(conn_id, inputs))
+                if driver
+                    .send(ConnEvent::Session(Event::Inputs(conn_id, inputs)))
                     .await
                     .is_err()
                 {
@@ -448,7 +451,7 @@ async fn relay_control(
     conn_id: ConnId,
     mut recv: quinn::RecvStream,
     reader: &mut FrameReader,
-    session: &mpsc::Sender<SessionEvent>,
+    driver: &mpsc::Sender<ConnEvent>,
 ) -> String {
     let mut chunk = [0u8; READ_CHUNK];
     let mut budget = Budget::new(CONTROL_PER_SECOND, DATAGRAM_BURST);
@@ -469,11 +472,11 @@ async fn relay_control(
                 return why;
             }
             let event = match message {
-                Ok(Some(ClientMessage::Leave)) => SessionEvent::Leave(conn_id),
+                Ok(Some(ClientMessage::Leave)) => Event::Leave(conn_id),
                 Ok(Some(ClientMessage::HashReport { tick, hash })) => {
-                    SessionEvent::HashReport(conn_id, tick, hash)
+                    Event::HashReport(conn_id, tick, hash)
                 }
-                Ok(Some(ClientMessage::Inputs(inputs))) => SessionEvent::Inputs(conn_id, inputs),
+                Ok(Some(ClientMessage::Inputs(inputs))) => Event::Inputs(conn_id, inputs),
                 Ok(Some(ClientMessage::Hello(_))) => {
                     debug!("repeated Hello ignored");
                     continue;
@@ -485,7 +488,7 @@ async fn relay_control(
                     return why;
                 }
             };
-            if session.send(event).await.is_err() {
+            if driver.send(ConnEvent::Session(event)).await.is_err() {
                 return "server stopping".into();
             }
         }

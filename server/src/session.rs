@@ -1,8 +1,13 @@
-//! The session task: owns the lobby and the [`Relay`] of the running game.
+//! The session: the lobby and the [`Relay`] of the running game, as a pure
+//! state machine in the quinn-proto style.
 //!
-//! Connection tasks feed it [`SessionEvent`]s (already decoded, and stamped
-//! with the connection they came from, so nobody can speak for another
-//! player); it answers with control messages and bundle datagrams.
+//! The driver feeds it [`Event`]s (already decoded, and stamped with the
+//! connection they came from, so nobody can speak for another player) and
+//! calls [`Session::poll`] every [`POLL_INTERVAL`], each time with `now`,
+//! the time since the server started. The session answers with
+//! [`Action`]s (control messages, bundle datagrams, closes, replies to
+//! joins, events to print) that the driver carries out in order. It reads
+//! no clock and owns no socket, so every rule is tested with explicit time.
 //!
 //! Clients are players or spectators. A player that reconnects under its
 //! name while the game runs takes its slot back: the relay removes the old
@@ -10,7 +15,7 @@
 //! has fast-forwarded through the history it is sent. Spectators get the
 //! same history and bundles but send no inputs, so nobody waits for them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -18,8 +23,6 @@ use lockstep_protocol::{
     encode_frame, Bundle, DesyncNotice, InputDatagram, Peer, PeerStatus, PlayerId, Refusal,
     ReplayHeader, RosterEntry, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
-use tokio::sync::{mpsc, oneshot};
-use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::hash_check::HashCheck;
@@ -27,10 +30,10 @@ use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
 use crate::{Config, OnDesync, ServerEvent};
 
-/// How often the session checks timeouts and repeats unacknowledged
-/// bundles. Well under one 60 Hz tick, so a lost datagram during a stall is
-/// repaired within about two ticks.
-const POLL_INTERVAL: Duration = Duration::from_millis(10);
+/// How often the driver calls [`Session::poll`] to check timeouts and
+/// repeat unacknowledged bundles. Well under one 60 Hz tick, so a lost
+/// datagram during a stall is repaired within about two ticks.
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Repeat unacknowledged bundles to a client we have sent nothing to for
 /// this long. Longer than a tick (new bundles carry the repeats for free
@@ -67,8 +70,19 @@ pub const MAX_NAME_CHARS: usize = 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct ConnId(pub usize);
 
-/// What the session hands a connection's writer task.
-#[derive(Debug)]
+/// What QUIC knows about a connection's path and the session needs: the
+/// driver reads it when the client joins and again at every poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LinkStats {
+    /// Smoothed round-trip time: the ping of the lag indicator.
+    pub rtt: Duration,
+    /// Largest datagram the path carries now (0 if the peer takes none):
+    /// bundle datagrams are cut to fit.
+    pub max_datagram_size: usize,
+}
+
+/// What a connection's writer task puts on its control stream.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Outgoing {
     /// One control message.
     Message(ServerMessage),
@@ -76,7 +90,7 @@ pub(crate) enum Outgoing {
     /// client it goes to (encoded once, not once per client).
     Frame(Bytes),
     /// Past bundles from `first_tick`, cut into History messages by the
-    /// writer so the session never blocks on a long history.
+    /// writer so the session never waits on a long history.
     History {
         /// Tick of `bundles[0]`.
         first_tick: Tick,
@@ -85,24 +99,25 @@ pub(crate) enum Outgoing {
     },
 }
 
-/// Bundle datagrams built during one round of sends, by (first bundle,
-/// input ack, size limit). A handful at most: usually every client is at
-/// the same place.
-type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
-
-/// What connection tasks tell the session.
+/// What happened on a connection, as the driver tells the session.
 #[derive(Debug)]
-pub(crate) enum SessionEvent {
-    /// A client said a valid Hello and wants in.
+pub(crate) enum Event {
+    /// A client said a valid Hello and wants in. The session answers with
+    /// [`Action::Reply`]; a refused join is released right after.
     Join {
-        conn_id: ConnId,
+        /// The connection.
+        conn: ConnId,
+        /// The name from its Hello.
         name: String,
+        /// Whether it only watches.
         spectate: bool,
-        conn: quinn::Connection,
-        control: mpsc::Sender<Outgoing>,
-        reply: oneshot::Sender<Result<(), Refusal>>,
+        /// Its path, as QUIC sees it at the join.
+        link: LinkStats,
+        /// Seconds since the Unix epoch: the replay of a game this join
+        /// starts is named after it.
+        unix_time: u64,
     },
-    /// A decoded input datagram.
+    /// A decoded input datagram (or Inputs message).
     Inputs(ConnId, InputDatagram),
     /// The client said Leave.
     Leave(ConnId),
@@ -110,7 +125,60 @@ pub(crate) enum SessionEvent {
     HashReport(ConnId, Tick, u64),
     /// The connection is gone (closed, lost, or broke the protocol).
     Disconnected(ConnId, String),
+    /// Fresh path facts for a connection (the driver sends them with every
+    /// poll; RTT and datagram size change over a connection's life).
+    Link(ConnId, LinkStats),
 }
+
+/// Which QUIC close code a connection is closed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CloseCode {
+    /// [`crate::CLOSE_SHUTDOWN`].
+    Shutdown,
+    /// [`crate::CLOSE_DROPPED`].
+    Dropped,
+}
+
+/// What the session asks the driver to do, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Action {
+    /// Queue something on the connection's control stream (dropped, with a
+    /// debug line, if the writer's queue is full).
+    Control(ConnId, Outgoing),
+    /// Send one bundle datagram.
+    Datagram(ConnId, Bytes),
+    /// Answer the connection's [`Event::Join`].
+    Reply(ConnId, Result<(), Refusal>),
+    /// Close the connection; the session has forgotten it.
+    Close(ConnId, CloseCode, &'static str),
+    /// The session has forgotten the connection without closing it: its
+    /// writer flushes what is queued (an Ended, a Refused) and finishes
+    /// the stream, and the client closes.
+    Release(ConnId),
+    /// Tell whoever runs the server.
+    Report(ServerEvent),
+}
+
+/// Actions waiting for the driver. A field of its own, so handlers can
+/// queue actions while they walk the clients.
+#[derive(Debug, Default)]
+struct Actions(VecDeque<Action>);
+
+impl Actions {
+    fn send(&mut self, conn: ConnId, message: ServerMessage) {
+        self.0
+            .push_back(Action::Control(conn, Outgoing::Message(message)));
+    }
+
+    fn push(&mut self, action: Action) {
+        self.0.push_back(action);
+    }
+}
+
+/// Bundle datagrams built during one round of sends, by (first bundle,
+/// input ack, size limit). A handful at most: usually every client is at
+/// the same place.
+type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -122,30 +190,19 @@ enum Role {
 struct Client {
     name: String,
     role: Role,
-    conn: quinn::Connection,
-    control: mpsc::Sender<Outgoing>,
-    last_sent: Instant,
+    link: LinkStats,
+    last_sent: Duration,
     /// A spectator's first unacknowledged bundle (players' acks live in
     /// the relay).
     ack: Tick,
     /// A reconnected player waiting for its old slot to be bundled out.
     rejoining: bool,
     /// When a reconnection asked for its slot.
-    joined_at: Instant,
+    joined_at: Duration,
 }
 
-impl Client {
-    fn send(&self, message: ServerMessage) {
-        self.queue(Outgoing::Message(message));
-    }
-
-    fn queue(&self, outgoing: Outgoing) {
-        if self.control.try_send(outgoing).is_err() {
-            debug!(name = %self.name, "control queue full or closed");
-        }
-    }
-}
-
+/// The lobby, the running game and every client of the server.
+#[derive(Debug)]
 pub(crate) struct Session {
     config: Config,
     clients: BTreeMap<ConnId, Client>,
@@ -154,17 +211,16 @@ pub(crate) struct Session {
     relay: Option<Relay>,
     hashes: HashCheck,
     recorder: Option<Recorder>,
-    epoch: Instant,
-    last_status: Instant,
+    last_status: Duration,
     /// Players the server has warned it waits for (once per episode).
     waiting_warned: BTreeSet<PlayerId>,
     /// The relay's departure count at the last [`Session::forget_departed`].
     departures_seen: u64,
-    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    actions: Actions,
 }
 
 impl Session {
-    pub(crate) fn new(config: Config, events: Option<mpsc::UnboundedSender<ServerEvent>>) -> Self {
+    pub(crate) fn new(config: Config) -> Self {
         Session {
             config,
             clients: BTreeMap::new(),
@@ -172,82 +228,58 @@ impl Session {
             relay: None,
             hashes: HashCheck::new(),
             recorder: None,
-            epoch: Instant::now(),
-            last_status: Instant::now(),
+            last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
             departures_seen: 0,
-            events,
+            actions: Actions::default(),
         }
     }
 
-    fn now(&self) -> Duration {
-        self.epoch.elapsed()
+    /// The next thing the driver should do, oldest first.
+    pub(crate) fn next_action(&mut self) -> Option<Action> {
+        self.actions.0.pop_front()
     }
 
-    fn emit(&self, event: ServerEvent) {
-        if let Some(events) = &self.events {
-            // The receiver going away only means nobody prints events.
-            let _ = events.send(event);
-        }
+    fn emit(&mut self, event: ServerEvent) {
+        self.actions.push(Action::Report(event));
     }
 
-    /// Runs until `shutdown` fires or every event sender is gone.
-    pub(crate) async fn run(
-        mut self,
-        mut rx: mpsc::Receiver<SessionEvent>,
-        shutdown: impl std::future::Future<Output = ()>,
-    ) {
-        let mut poll = tokio::time::interval(POLL_INTERVAL);
-        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(shutdown);
-        loop {
-            tokio::select! {
-                event = rx.recv() => match event {
-                    Some(event) => self.handle(event),
-                    None => break,
-                },
-                _ = poll.tick() => self.poll(),
-                _ = &mut shutdown => break,
-            }
-        }
-        self.shut_down().await;
-    }
-
-    fn handle(&mut self, event: SessionEvent) {
+    /// Takes one event that happened at `now`.
+    pub(crate) fn handle(&mut self, event: Event, now: Duration) {
         match event {
-            SessionEvent::Join {
-                conn_id,
+            Event::Join {
+                conn,
                 name,
                 spectate,
-                conn,
-                control,
-                reply,
+                link,
+                unix_time,
             } => {
                 let client = Client {
                     name,
                     role: Role::Spectator,
-                    conn,
-                    control,
-                    last_sent: Instant::now(),
+                    link,
+                    last_sent: now,
                     ack: Tick(0),
                     rejoining: false,
-                    joined_at: Instant::now(),
+                    joined_at: now,
                 };
-                let result = self.join(conn_id, client, spectate);
-                // A dropped reply means the connection task already ended.
-                let _ = reply.send(result);
+                let result = self.join(conn, client, spectate, now);
+                let refused = result.is_err();
+                self.actions.push(Action::Reply(conn, result));
+                if refused {
+                    self.actions.push(Action::Release(conn));
+                }
                 let players = self
                     .clients
                     .values()
                     .filter(|c| matches!(c.role, Role::Player(_)))
                     .count();
                 if self.relay.is_none() && players == usize::from(self.config.players) {
-                    self.start();
+                    self.start(now, unix_time);
                 }
             }
-            SessionEvent::Inputs(conn_id, datagram) => {
-                let now = self.now();
-                let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn_id))
+            Event::Inputs(conn, datagram) => {
+                let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn))
                 else {
                     return;
                 };
@@ -265,10 +297,10 @@ impl Session {
                         }
                     }
                 }
-                self.advance();
+                self.advance(now);
             }
-            SessionEvent::HashReport(conn_id, tick, hash) => {
-                let Some(Role::Player(player)) = self.clients.get(&conn_id).map(|c| c.role) else {
+            Event::HashReport(conn, tick, hash) => {
+                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
                     return;
                 };
                 if self.hashes.report(player, tick, hash) {
@@ -278,9 +310,14 @@ impl Session {
                 }
                 self.judge_hashes();
             }
-            SessionEvent::Leave(conn_id) => self.remove(conn_id, DropReason::Left, "left"),
-            SessionEvent::Disconnected(conn_id, why) => {
-                self.remove(conn_id, DropReason::Disconnected, &why)
+            Event::Leave(conn) => self.remove(conn, DropReason::Left, "left", now),
+            Event::Disconnected(conn, why) => {
+                self.remove(conn, DropReason::Disconnected, &why, now)
+            }
+            Event::Link(conn, link) => {
+                if let Some(client) = self.clients.get_mut(&conn) {
+                    client.link = link;
+                }
             }
         }
     }
@@ -306,7 +343,13 @@ impl Session {
             .unwrap_or_else(|| format!("player{player}"))
     }
 
-    fn join(&mut self, conn_id: ConnId, mut client: Client, spectate: bool) -> Result<(), Refusal> {
+    fn join(
+        &mut self,
+        conn: ConnId,
+        mut client: Client,
+        spectate: bool,
+        now: Duration,
+    ) -> Result<(), Refusal> {
         let name = client.name.clone();
         let refuse = |reason: String| {
             info!(%name, %reason, "join refused");
@@ -326,17 +369,20 @@ impl Session {
                 let start = self.start_message(None, Tick(0), relay.next_tick());
                 let history = relay.history(Tick(0), relay.next_tick()).to_vec();
                 client.ack = relay.next_tick();
-                client.send(ServerMessage::Start(start));
-                let _ = client.control.try_send(Outgoing::History {
-                    first_tick: Tick(0),
-                    bundles: history,
-                });
+                self.actions.send(conn, ServerMessage::Start(start));
+                self.actions.push(Action::Control(
+                    conn,
+                    Outgoing::History {
+                        first_tick: Tick(0),
+                        bundles: history,
+                    },
+                ));
             }
-            self.clients.insert(conn_id, client);
+            self.clients.insert(conn, client);
             return Ok(());
         }
         if self.relay.is_some() {
-            return self.rejoin(conn_id, client);
+            return self.rejoin(conn, client, now);
         }
         let taken = self
             .clients
@@ -357,20 +403,23 @@ impl Session {
             return refuse("the server is full".into());
         };
         client.role = Role::Player(id);
-        client.send(ServerMessage::Welcome {
-            player: id,
-            players_needed: self.config.players,
-        });
+        self.actions.send(
+            conn,
+            ServerMessage::Welcome {
+                player: id,
+                players_needed: self.config.players,
+            },
+        );
         info!(player = %id, %name, "joined the lobby");
         self.emit(ServerEvent::Joined { player: id, name });
-        self.clients.insert(conn_id, client);
+        self.clients.insert(conn, client);
         Ok(())
     }
 
     /// A player of the running game connects again under its name: its old
     /// slot (if still there) is dropped, and it comes back once that slot
     /// has been bundled out.
-    fn rejoin(&mut self, conn_id: ConnId, mut client: Client) -> Result<(), Refusal> {
+    fn rejoin(&mut self, conn: ConnId, mut client: Client, now: Duration) -> Result<(), Refusal> {
         let Some(player) = self
             .roster
             .iter()
@@ -395,9 +444,9 @@ impl Session {
         info!(%player, name = %client.name, "player reconnecting");
         client.role = Role::Player(player);
         client.rejoining = true;
-        client.joined_at = Instant::now();
-        self.clients.insert(conn_id, client);
-        self.advance();
+        client.joined_at = now;
+        self.clients.insert(conn, client);
+        self.advance(now);
         Ok(())
     }
 
@@ -405,33 +454,34 @@ impl Session {
     /// connection fell silent, and refuses reconnections whose old
     /// connection is still alive after [`TAKEOVER_PATIENCE`]. Returns
     /// whether a slot was dropped.
-    fn take_over_slots(&mut self) -> bool {
-        let now = self.now();
+    fn take_over_slots(&mut self, now: Duration) -> bool {
         let Some(relay) = &self.relay else {
             return false;
         };
         let mut takeovers = Vec::new();
         let mut refused = Vec::new();
-        for (&conn_id, client) in self.clients.iter().filter(|(_, c)| c.rejoining) {
+        for (&conn, client) in self.clients.iter().filter(|(_, c)| c.rejoining) {
             let Role::Player(player) = client.role else {
                 continue;
             };
             match relay.silence(player, now) {
                 Some(quiet) if quiet >= TAKEOVER_SILENCE => takeovers.push(player),
-                Some(_) if client.joined_at.elapsed() >= TAKEOVER_PATIENCE => {
-                    refused.push(conn_id);
+                Some(_) if now.saturating_sub(client.joined_at) >= TAKEOVER_PATIENCE => {
+                    refused.push(conn);
                 }
                 _ => {}
             }
         }
-        for conn_id in refused {
-            if let Some(client) = self.clients.remove(&conn_id) {
+        for conn in refused {
+            if let Some(client) = self.clients.remove(&conn) {
                 let reason = format!(
                     "the name {:?} belongs to a player who is still connected",
                     client.name
                 );
                 info!(name = %client.name, %reason, "reconnection refused");
-                client.send(ServerMessage::Refused(Refusal { reason }));
+                self.actions
+                    .send(conn, ServerMessage::Refused(Refusal { reason }));
+                self.actions.push(Action::Release(conn));
             }
         }
         let dropped = !takeovers.is_empty();
@@ -441,11 +491,14 @@ impl Session {
                 .iter()
                 .find(|(_, c)| c.role == Role::Player(player) && !c.rejoining)
                 .map(|(&id, _)| id);
-            if let Some(old) = old.and_then(|id| self.clients.remove(&id)) {
-                old.conn.close(
-                    crate::CLOSE_DROPPED,
-                    b"the player connected again elsewhere",
-                );
+            if let Some(old) = old {
+                if self.clients.remove(&old).is_some() {
+                    self.actions.push(Action::Close(
+                        old,
+                        CloseCode::Dropped,
+                        "the player connected again elsewhere",
+                    ));
+                }
             }
             if let Some(relay) = &mut self.relay {
                 if let Some(departure) = relay.remove(player, DropReason::Reconnected) {
@@ -458,7 +511,7 @@ impl Session {
 
     /// Finishes the rejoins whose old slot is gone: the player comes back
     /// after a lead long enough to fast-forward through the history.
-    fn complete_rejoins(&mut self) {
+    fn complete_rejoins(&mut self, now: Duration) {
         let Some(relay) = &mut self.relay else {
             return;
         };
@@ -466,9 +519,8 @@ impl Session {
         // One second of game, plus a tick for every thousand ticks of
         // history to replay (a catch-up runs at about a million ticks/s).
         let lead = u32::from(self.config.tick_rate) + next.0 / 1000;
-        let now = self.epoch.elapsed();
         let mut started = Vec::new();
-        for (&conn_id, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
+        for (&conn, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
             let Role::Player(player) = client.role else {
                 continue;
             };
@@ -476,20 +528,23 @@ impl Session {
                 continue;
             };
             client.rejoining = false;
-            started.push((conn_id, player, first));
+            started.push((conn, player, first));
         }
-        for (conn_id, player, first) in started {
+        for (conn, player, first) in started {
             let Some(relay) = &self.relay else {
                 return;
             };
             let history = relay.history(Tick(0), next).to_vec();
             let start = self.start_message(Some(player), first, next);
-            if let Some(client) = self.clients.get(&conn_id) {
-                client.send(ServerMessage::Start(start));
-                let _ = client.control.try_send(Outgoing::History {
-                    first_tick: Tick(0),
-                    bundles: history,
-                });
+            if self.clients.contains_key(&conn) {
+                self.actions.send(conn, ServerMessage::Start(start));
+                self.actions.push(Action::Control(
+                    conn,
+                    Outgoing::History {
+                        first_tick: Tick(0),
+                        bundles: history,
+                    },
+                ));
             }
             let name = self.name_of(player);
             info!(%player, %name, first_tick = %first, "player rejoins");
@@ -515,7 +570,7 @@ impl Session {
         }
     }
 
-    fn start(&mut self) {
+    fn start(&mut self, now: Duration, unix_time: u64) {
         let mut roster: Vec<RosterEntry> = self
             .clients
             .values()
@@ -529,23 +584,20 @@ impl Session {
             .collect();
         roster.sort_by_key(|r| r.id);
         self.roster = roster.clone();
-        for client in self.clients.values() {
+        for (&conn, client) in &self.clients {
             let you = match client.role {
                 Role::Player(id) => Some(id),
                 Role::Spectator => None,
             };
-            client.send(ServerMessage::Start(self.start_message(
-                you,
-                Tick(0),
-                Tick(0),
-            )));
+            let start = self.start_message(you, Tick(0), Tick(0));
+            self.actions.send(conn, ServerMessage::Start(start));
         }
         let ids: Vec<PlayerId> = roster.iter().map(|r| r.id).collect();
-        self.relay = Some(Relay::new(&ids, self.config.drop_timeout, self.now()));
+        self.relay = Some(Relay::new(&ids, self.config.drop_timeout, now));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
         self.waiting_warned.clear();
-        self.start_recording(roster.clone());
+        self.start_recording(roster.clone(), unix_time);
         info!(players = ids.len(), seed = self.config.seed, "game started");
         self.emit(ServerEvent::Started {
             players: roster.into_iter().map(|r| r.name).collect(),
@@ -553,7 +605,7 @@ impl Session {
         });
     }
 
-    fn start_recording(&mut self, roster: Vec<RosterEntry>) {
+    fn start_recording(&mut self, roster: Vec<RosterEntry>, unix_time: u64) {
         let Some(dir) = &self.config.replay_dir else {
             return;
         };
@@ -561,7 +613,7 @@ impl Session {
             protocol_version: PROTOCOL_VERSION,
             build: concat!("lockstep-server ", env!("CARGO_PKG_VERSION")).to_string(),
             recorder: "server".into(),
-            started_unix: unix_now(),
+            started_unix: unix_time,
             seed: self.config.seed,
             tick_rate: self.config.tick_rate,
             input_delay: self.config.input_delay,
@@ -572,35 +624,37 @@ impl Session {
         match Recorder::create(dir, &header) {
             Ok(recorder) => {
                 info!(path = %recorder.path().display(), "recording");
-                self.emit(ServerEvent::Recording {
-                    path: recorder.path().to_path_buf(),
-                });
+                let path = recorder.path().to_path_buf();
                 self.recorder = Some(recorder);
+                self.emit(ServerEvent::Recording { path });
             }
             Err(e) => warn!(dir = %dir.display(), error = %e, "cannot record this game"),
         }
     }
 
-    fn remove(&mut self, conn_id: ConnId, reason: DropReason, why: &str) {
-        let Some(client) = self.clients.get(&conn_id) else {
+    fn remove(&mut self, conn: ConnId, reason: DropReason, why: &str, now: Duration) {
+        let Some(client) = self.clients.get(&conn) else {
             return;
         };
         match (client.role, &mut self.relay) {
             (Role::Spectator, _) => {
                 info!(name = %client.name, why, "spectator left");
-                self.clients.remove(&conn_id);
+                self.clients.remove(&conn);
+                self.actions.push(Action::Release(conn));
             }
             (Role::Player(player), None) => {
                 info!(%player, name = %client.name, why, "left the lobby");
-                self.clients.remove(&conn_id);
+                self.clients.remove(&conn);
+                self.actions.push(Action::Release(conn));
             }
             (Role::Player(player), Some(relay)) => {
                 if client.rejoining {
-                    self.clients.remove(&conn_id);
-                    self.advance();
+                    self.clients.remove(&conn);
+                    self.actions.push(Action::Release(conn));
+                    self.advance(now);
                 } else if let Some(departure) = relay.remove(player, reason) {
                     self.report_departure(departure);
-                    self.advance();
+                    self.advance(now);
                 }
             }
         }
@@ -637,21 +691,21 @@ impl Session {
 
     /// Bundles what became complete, records and sends it, hands slots
     /// over to reconnecting players, and ends the game when nobody is left.
-    fn advance(&mut self) {
-        self.bundle_ready();
+    fn advance(&mut self, now: Duration) {
+        self.bundle_ready(now);
         // Runs for every input datagram: the rejoin bookkeeping only when
         // someone is reconnecting.
         if self.clients.values().any(|c| c.rejoining) {
-            if self.take_over_slots() {
-                self.bundle_ready();
+            if self.take_over_slots(now) {
+                self.bundle_ready(now);
             }
-            self.complete_rejoins();
+            self.complete_rejoins(now);
         }
         self.forget_departed();
     }
 
     /// Bundles every complete tick, records the new bundles and sends them.
-    fn bundle_ready(&mut self) {
+    fn bundle_ready(&mut self, now: Duration) {
         let Some(relay) = &mut self.relay else {
             return;
         };
@@ -666,10 +720,10 @@ impl Session {
         }
         // Queued before the bundles, so each client's status and bundle
         // leave in one packet.
-        if self.last_status.elapsed() >= STATUS_EVERY {
-            self.send_status();
+        if now.saturating_sub(self.last_status) >= STATUS_EVERY {
+            self.send_status(now);
         }
-        self.broadcast();
+        self.broadcast(now);
     }
 
     /// Closes the connections of players whose slot the relay removed, and
@@ -692,10 +746,12 @@ impl Session {
             .map(|(&id, _)| id)
             .collect();
         for id in departed {
-            if let Some(client) = self.clients.remove(&id) {
-                client
-                    .conn
-                    .close(crate::CLOSE_DROPPED, b"removed from the game");
+            if self.clients.remove(&id).is_some() {
+                self.actions.push(Action::Close(
+                    id,
+                    CloseCode::Dropped,
+                    "removed from the game",
+                ));
             }
         }
         let rejoining = self.clients.values().any(|c| c.rejoining);
@@ -709,14 +765,19 @@ impl Session {
     /// Ends the game: spectators and remaining clients are told why, the
     /// recording is closed and the server returns to the lobby.
     fn finish_game(&mut self, tick: Tick, reason: &str) {
-        for client in self.clients.values() {
-            client.send(ServerMessage::Ended {
-                reason: reason.to_string(),
-            });
+        for &conn in self.clients.keys() {
+            self.actions.send(
+                conn,
+                ServerMessage::Ended {
+                    reason: reason.to_string(),
+                },
+            );
         }
-        // The connection tasks see their clients go: the writers flush the
-        // Ended message and the clients close.
-        self.clients.clear();
+        // Released, the writers flush the Ended message and the clients
+        // close.
+        for conn in std::mem::take(&mut self.clients).into_keys() {
+            self.actions.push(Action::Release(conn));
+        }
         self.relay = None;
         self.roster.clear();
         if let Some(recorder) = self.recorder.take() {
@@ -743,8 +804,8 @@ impl Session {
                 diverged: desync.diverged.clone(),
                 majority: desync.majority,
             });
-            for client in self.clients.values() {
-                client.send(notice.clone());
+            for &conn in self.clients.keys() {
+                self.actions.send(conn, notice.clone());
             }
             if self.config.on_desync == OnDesync::Stop {
                 let tick = self.relay.as_ref().map_or(Tick(0), Relay::next_tick);
@@ -760,27 +821,28 @@ impl Session {
         }
     }
 
-    fn poll(&mut self) {
-        let now = self.now();
+    /// The periodic work, every [`POLL_INTERVAL`]: drops silent players,
+    /// repeats bundles to clients that lack them, and sends the lag
+    /// indicator when no bundle carried it.
+    pub(crate) fn poll(&mut self, now: Duration) {
         let Some(relay) = &mut self.relay else {
             return;
         };
         let departures = relay.poll_timeouts(now);
-        for departure in &departures {
-            self.report_departure(*departure);
+        for departure in departures {
+            self.report_departure(departure);
         }
-        self.advance();
-        self.resend_stale();
-        if self.last_status.elapsed() >= STATUS_EVERY + STATUS_ALONE_AFTER {
-            self.send_status();
+        self.advance(now);
+        self.resend_stale(now);
+        if now.saturating_sub(self.last_status) >= STATUS_EVERY + STATUS_ALONE_AFTER {
+            self.send_status(now);
         }
     }
 
     /// The lag indicator: every client learns who the game waits for and
     /// how each player's link looks; the log says it too, once per wait.
-    fn send_status(&mut self) {
-        let now = self.now();
-        self.last_status = Instant::now();
+    fn send_status(&mut self, now: Duration) {
+        self.last_status = now;
         let Some(relay) = &self.relay else {
             return;
         };
@@ -793,7 +855,7 @@ impl Session {
                     .player_conn(s.player)
                     .and_then(|id| self.clients.get(&id))
                     .map_or(0, |c| {
-                        c.conn.rtt().as_millis().min(u128::from(u16::MAX)) as u16
+                        c.link.rtt.as_millis().min(u128::from(u16::MAX)) as u16
                     }),
                 ticks_behind: s.ticks_behind.min(u32::from(u16::MAX)) as u16,
                 silent_ms: s.silent.as_millis().min(u128::from(u32::MAX)) as u32,
@@ -826,20 +888,21 @@ impl Session {
                 return;
             }
         };
-        for client in self.clients.values() {
-            client.queue(Outgoing::Frame(frame.clone()));
+        for &conn in self.clients.keys() {
+            self.actions
+                .push(Action::Control(conn, Outgoing::Frame(frame.clone())));
         }
     }
 
-    fn broadcast(&mut self) {
+    fn broadcast(&mut self, now: Duration) {
         let ids: Vec<ConnId> = self.clients.keys().copied().collect();
         let mut encoded = Encoded::default();
         for id in ids {
-            self.send_bundles(id, &mut encoded);
+            self.send_bundles(id, &mut encoded, now);
         }
     }
 
-    fn resend_stale(&mut self) {
+    fn resend_stale(&mut self, now: Duration) {
         let Some(relay) = &self.relay else {
             return;
         };
@@ -847,7 +910,7 @@ impl Session {
         let stale: Vec<ConnId> = self
             .clients
             .iter()
-            .filter(|(_, c)| c.last_sent.elapsed() >= RESEND_AFTER && !c.rejoining)
+            .filter(|(_, c)| now.saturating_sub(c.last_sent) >= RESEND_AFTER && !c.rejoining)
             .filter(|(_, c)| match c.role {
                 Role::Player(p) => !relay.is_up_to_date(p),
                 Role::Spectator => c.ack < next,
@@ -856,25 +919,21 @@ impl Session {
             .collect();
         let mut encoded = Encoded::default();
         for id in stale {
-            self.send_bundles(id, &mut encoded);
+            self.send_bundles(id, &mut encoded, now);
         }
     }
 
     /// Sends client `id` the bundles it lacks; `encoded` keeps the
     /// datagrams already built in this round, since clients that acked the
     /// same bundles get the same bytes.
-    fn send_bundles(&mut self, id: ConnId, encoded: &mut Encoded) {
+    fn send_bundles(&mut self, id: ConnId, encoded: &mut Encoded, now: Duration) {
         let (Some(relay), Some(client)) = (&self.relay, self.clients.get_mut(&id)) else {
             return;
         };
         if client.rejoining {
             return;
         }
-        let limit = client
-            .conn
-            .max_datagram_size()
-            .unwrap_or(0)
-            .min(MAX_DATAGRAM_SIZE);
+        let limit = client.link.max_datagram_size.min(MAX_DATAGRAM_SIZE);
         let start = match client.role {
             Role::Player(p) => relay.datagram_start(p),
             Role::Spectator => Some((client.ack, Tick(0))),
@@ -894,39 +953,35 @@ impl Session {
                 bytes
             }
         };
-        if let Err(e) = client.conn.send_datagram(bytes) {
-            debug!(name = %client.name, error = %e, "datagram not sent");
-        }
-        client.last_sent = Instant::now();
+        self.actions.push(Action::Datagram(id, bytes));
+        client.last_sent = now;
     }
 
-    async fn shut_down(&mut self) {
-        for client in self.clients.values() {
-            client.send(ServerMessage::Ended {
-                reason: "the server is shutting down".into(),
-            });
+    /// First half of a shutdown: every client is told the server is going.
+    /// The driver gives the writers a moment to put that on the wire, then
+    /// calls [`Session::shut_down`].
+    pub(crate) fn announce_shutdown(&mut self) {
+        for &conn in self.clients.keys() {
+            self.actions.send(
+                conn,
+                ServerMessage::Ended {
+                    reason: "the server is shutting down".into(),
+                },
+            );
         }
-        // Give the writer tasks a moment to put Ended on the wire.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        for client in self.clients.values() {
-            client
-                .conn
-                .close(crate::CLOSE_SHUTDOWN, b"the server is shutting down");
+    }
+
+    /// Closes every connection and the recording.
+    pub(crate) fn shut_down(&mut self) {
+        for conn in std::mem::take(&mut self.clients).into_keys() {
+            self.actions.push(Action::Close(
+                conn,
+                CloseCode::Shutdown,
+                "the server is shutting down",
+            ));
         }
-        self.clients.clear();
         if let Some(recorder) = self.recorder.take() {
             recorder.finish("the server shut down");
         }
     }
-}
-
-/// Seconds since the Unix epoch, for the replay header and file name.
-#[allow(
-    clippy::disallowed_methods,
-    reason = "a replay records when its game started; nothing simulates with it"
-)]
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }

@@ -1,0 +1,240 @@
+//! The driver: the one task around the pure [`Session`].
+//!
+//! It owns what the session must not: each joined connection's
+//! `quinn::Connection`, its control writer's queue and the answer to its
+//! join, and the clock. Every event from a connection task and every
+//! [`POLL_INTERVAL`] it hands the session `now` (time since the server
+//! started), then carries out the session's [`Action`]s in order, so a
+//! status queued before a bundle datagram still leaves in the same packet.
+//!
+//! ```text
+//! loop {
+//!     event from a connection => session.handle(event, now)
+//!     poll timer              => refresh link stats; session.poll(now)
+//!     shutdown                => break
+//!     while let Some(action) = session.next_action() { execute(action) }
+//! }
+//! ```
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+
+use lockstep_protocol::Refusal;
+use tokio::sync::{mpsc, oneshot};
+use tracing::debug;
+
+use crate::session::{
+    Action, CloseCode, ConnId, Event, LinkStats, Outgoing, Session, POLL_INTERVAL,
+};
+use crate::{Config, ServerEvent, CLOSE_DROPPED, CLOSE_SHUTDOWN};
+
+/// Time the writers get to put the shutdown's Ended message on the wire
+/// before the connections close.
+const SHUTDOWN_FLUSH: Duration = Duration::from_millis(100);
+
+/// What connection tasks tell the driver.
+#[derive(Debug)]
+pub(crate) enum ConnEvent {
+    /// A client said a valid Hello and wants in.
+    Join {
+        /// The connection.
+        conn_id: ConnId,
+        /// The name from its Hello.
+        name: String,
+        /// Whether it only watches.
+        spectate: bool,
+        /// The connection, for datagrams, link stats and closing.
+        conn: quinn::Connection,
+        /// Its control writer's queue.
+        control: mpsc::Sender<Outgoing>,
+        /// Where the session's verdict goes.
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    /// Anything else a joined client did, in the session's terms (never
+    /// a [`Event::Join`]: a join must come with its connection).
+    Session(Event),
+}
+
+/// A joined connection, as long as the session knows it.
+#[derive(Debug)]
+struct Conn {
+    conn: quinn::Connection,
+    control: mpsc::Sender<Outgoing>,
+    /// Taken when the session replies to the join.
+    reply: Option<oneshot::Sender<Result<(), Refusal>>>,
+}
+
+impl Conn {
+    fn link(&self) -> LinkStats {
+        LinkStats {
+            rtt: self.conn.rtt(),
+            max_datagram_size: self.conn.max_datagram_size().unwrap_or(0),
+        }
+    }
+}
+
+/// The server's clock: the only place that reads one.
+#[derive(Debug)]
+struct Clock {
+    start: std::time::Instant,
+}
+
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the driver measures time for the session; the session itself never reads a clock"
+)]
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            start: std::time::Instant::now(),
+        }
+    }
+
+    /// Time since the server started.
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Seconds since the Unix epoch, for the replay header and file name.
+    fn unix_time() -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
+}
+
+struct Driver {
+    session: Session,
+    clock: Clock,
+    conns: BTreeMap<ConnId, Conn>,
+    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+}
+
+/// Runs the session until `shutdown` fires or every connection task and
+/// the accept loop are gone, then tells every client and closes every
+/// connection.
+pub(crate) async fn run(
+    config: Config,
+    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    mut rx: mpsc::Receiver<ConnEvent>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut driver = Driver {
+        session: Session::new(config),
+        clock: Clock::start(),
+        conns: BTreeMap::new(),
+        events,
+    };
+    let mut poll = tokio::time::interval(POLL_INTERVAL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            event = rx.recv() => match event {
+                Some(event) => driver.handle(event),
+                None => break,
+            },
+            _ = poll.tick() => driver.poll(),
+            _ = &mut shutdown => break,
+        }
+        driver.execute();
+    }
+    driver.session.announce_shutdown();
+    driver.execute();
+    tokio::time::sleep(SHUTDOWN_FLUSH).await;
+    driver.session.shut_down();
+    driver.execute();
+}
+
+impl Driver {
+    fn handle(&mut self, event: ConnEvent) {
+        let now = self.clock.now();
+        match event {
+            ConnEvent::Join {
+                conn_id,
+                name,
+                spectate,
+                conn,
+                control,
+                reply,
+            } => {
+                let joined = Conn {
+                    conn,
+                    control,
+                    reply: Some(reply),
+                };
+                let link = joined.link();
+                self.conns.insert(conn_id, joined);
+                let join = Event::Join {
+                    conn: conn_id,
+                    name,
+                    spectate,
+                    link,
+                    unix_time: Clock::unix_time(),
+                };
+                self.session.handle(join, now);
+            }
+            ConnEvent::Session(event) => self.session.handle(event, now),
+        }
+    }
+
+    fn poll(&mut self) {
+        let now = self.clock.now();
+        for (&id, conn) in &self.conns {
+            self.session.handle(Event::Link(id, conn.link()), now);
+        }
+        self.session.poll(now);
+    }
+
+    /// Carries out everything the session asked for, in order.
+    fn execute(&mut self) {
+        while let Some(action) = self.session.next_action() {
+            match action {
+                Action::Control(id, outgoing) => {
+                    let Some(conn) = self.conns.get(&id) else {
+                        continue;
+                    };
+                    if conn.control.try_send(outgoing).is_err() {
+                        debug!(conn = id.0, "control queue full or closed");
+                    }
+                }
+                Action::Datagram(id, bytes) => {
+                    let Some(conn) = self.conns.get(&id) else {
+                        continue;
+                    };
+                    if let Err(e) = conn.conn.send_datagram(bytes) {
+                        debug!(conn = id.0, error = %e, "datagram not sent");
+                    }
+                }
+                Action::Reply(id, result) => {
+                    let reply = self.conns.get_mut(&id).and_then(|c| c.reply.take());
+                    if let Some(reply) = reply {
+                        // A dropped receiver means the connection task
+                        // already ended.
+                        let _ = reply.send(result);
+                    }
+                }
+                Action::Close(id, code, reason) => {
+                    if let Some(conn) = self.conns.remove(&id) {
+                        let code = match code {
+                            CloseCode::Shutdown => CLOSE_SHUTDOWN,
+                            CloseCode::Dropped => CLOSE_DROPPED,
+                        };
+                        conn.conn.close(code, reason.as_bytes());
+                    }
+                }
+                Action::Release(id) => {
+                    self.conns.remove(&id);
+                }
+                Action::Report(event) => {
+                    if let Some(events) = &self.events {
+                        // The receiver going away only means nobody
+                        // prints events.
+                        let _ = events.send(event);
+                    }
+                }
+            }
+        }
+    }
+}
