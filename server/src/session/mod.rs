@@ -14,14 +14,24 @@
 //! connection's slot, then brings the player back a moment later, after it
 //! has fast-forwarded through the history it is sent. Spectators get the
 //! same history and bundles but send no inputs, so nobody waits for them.
+//!
+//! This file holds the state and the event handling, the game's start and
+//! end, departures and hash verdicts; `admission.rs` decides who gets in
+//! (names, slots, rejoins, takeovers) and `fanout.rs` what goes out to
+//! every client (bundle datagrams, repeats, the lag indicator).
+
+mod admission;
+mod fanout;
+
+pub use admission::MAX_NAME_CHARS;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    encode_frame, Bundle, DesyncNotice, InputDatagram, Peer, PeerStatus, PlayerId, Refusal,
-    ReplayHeader, RosterEntry, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+    Bundle, DesyncNotice, InputDatagram, PlayerId, Refusal, ReplayHeader, RosterEntry,
+    ServerMessage, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
@@ -34,37 +44,6 @@ use crate::{Config, OnDesync, ServerEvent};
 /// repeat unacknowledged bundles. Well under one 60 Hz tick, so a lost
 /// datagram during a stall is repaired within about two ticks.
 pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(10);
-
-/// Repeat unacknowledged bundles to a client we have sent nothing to for
-/// this long. Longer than a tick (new bundles carry the repeats for free
-/// while the game runs) and short enough to repair a loss during a stall.
-const RESEND_AFTER: Duration = Duration::from_millis(30);
-
-/// How often every client gets the lag indicator ([`PeerStatus`]): often
-/// enough for a live HUD, rare enough to cost nothing.
-const STATUS_EVERY: Duration = Duration::from_millis(250);
-
-/// While bundles flow, a due status leaves with the next bundle, so QUIC
-/// carries both in one packet. When none has gone out this long after the
-/// status fell due (the game waits), the status goes alone.
-const STATUS_ALONE_AFTER: Duration = Duration::from_millis(40);
-
-/// Silence after which the server warns that it waits for a player (the
-/// drop comes later, at the drop timeout).
-const SILENCE_WARNING: Duration = Duration::from_millis(500);
-
-/// Silence after which a player's slot may be taken over by a new
-/// connection under its name. An honest client sends something every
-/// 100 ms at least, so half a second of silence means it is gone; a live
-/// player cannot be pushed out by someone borrowing its name.
-const TAKEOVER_SILENCE: Duration = Duration::from_millis(500);
-
-/// How long a reconnection waits for the old connection to fall silent
-/// before it is refused.
-const TAKEOVER_PATIENCE: Duration = Duration::from_secs(3);
-
-/// Longest accepted player name, in characters.
-pub const MAX_NAME_CHARS: usize = 32;
 
 /// Identifies one QUIC connection (quinn's `stable_id`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -175,11 +154,6 @@ impl Actions {
     }
 }
 
-/// Bundle datagrams built during one round of sends, by (first bundle,
-/// input ack, size limit). A handful at most: usually every client is at
-/// the same place.
-type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
     Player(PlayerId),
@@ -191,6 +165,8 @@ struct Client {
     name: String,
     role: Role,
     link: LinkStats,
+    /// When a bundle datagram last went to it: one left alone too long
+    /// gets its repeats again.
     last_sent: Duration,
     /// A spectator's first unacknowledged bundle (players' acks live in
     /// the relay).
@@ -253,31 +229,7 @@ impl Session {
                 spectate,
                 link,
                 unix_time,
-            } => {
-                let client = Client {
-                    name,
-                    role: Role::Spectator,
-                    link,
-                    last_sent: now,
-                    ack: Tick(0),
-                    rejoining: false,
-                    joined_at: now,
-                };
-                let result = self.join(conn, client, spectate, now);
-                let refused = result.is_err();
-                self.actions.push(Action::Reply(conn, result));
-                if refused {
-                    self.actions.push(Action::Release(conn));
-                }
-                let players = self
-                    .clients
-                    .values()
-                    .filter(|c| matches!(c.role, Role::Player(_)))
-                    .count();
-                if self.relay.is_none() && players == usize::from(self.config.players) {
-                    self.start(now, unix_time);
-                }
-            }
+            } => self.admit(conn, name, spectate, link, unix_time, now),
             Event::Inputs(conn, datagram) => {
                 let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn))
                 else {
@@ -341,219 +293,6 @@ impl Session {
                     .map(|c| c.name.clone())
             })
             .unwrap_or_else(|| format!("player{player}"))
-    }
-
-    fn join(
-        &mut self,
-        conn: ConnId,
-        mut client: Client,
-        spectate: bool,
-        now: Duration,
-    ) -> Result<(), Refusal> {
-        let name = client.name.clone();
-        let refuse = |reason: String| {
-            info!(%name, %reason, "join refused");
-            Err(Refusal { reason })
-        };
-        if name.trim().is_empty()
-            || name.chars().count() > MAX_NAME_CHARS
-            || name.chars().any(char::is_control)
-        {
-            return refuse(format!(
-                "the name must be 1 to {MAX_NAME_CHARS} printable characters"
-            ));
-        }
-        if spectate {
-            info!(%name, "spectator joined");
-            if let Some(relay) = &self.relay {
-                let start = self.start_message(None, Tick(0), relay.next_tick());
-                let history = relay.history(Tick(0), relay.next_tick()).to_vec();
-                client.ack = relay.next_tick();
-                self.actions.send(conn, ServerMessage::Start(start));
-                self.actions.push(Action::Control(
-                    conn,
-                    Outgoing::History {
-                        first_tick: Tick(0),
-                        bundles: history,
-                    },
-                ));
-            }
-            self.clients.insert(conn, client);
-            return Ok(());
-        }
-        if self.relay.is_some() {
-            return self.rejoin(conn, client, now);
-        }
-        let taken = self
-            .clients
-            .values()
-            .any(|c| c.name == name && matches!(c.role, Role::Player(_)));
-        if taken {
-            return refuse(format!("the name {name:?} is already taken in this game"));
-        }
-        let used: BTreeSet<PlayerId> = self
-            .clients
-            .values()
-            .filter_map(|c| match c.role {
-                Role::Player(p) => Some(p),
-                Role::Spectator => None,
-            })
-            .collect();
-        let Some(id) = (0..=u8::MAX).map(PlayerId).find(|id| !used.contains(id)) else {
-            return refuse("the server is full".into());
-        };
-        client.role = Role::Player(id);
-        self.actions.send(
-            conn,
-            ServerMessage::Welcome {
-                player: id,
-                players_needed: self.config.players,
-            },
-        );
-        info!(player = %id, %name, "joined the lobby");
-        self.emit(ServerEvent::Joined { player: id, name });
-        self.clients.insert(conn, client);
-        Ok(())
-    }
-
-    /// A player of the running game connects again under its name: its old
-    /// slot (if still there) is dropped, and it comes back once that slot
-    /// has been bundled out.
-    fn rejoin(&mut self, conn: ConnId, mut client: Client, now: Duration) -> Result<(), Refusal> {
-        let Some(player) = self
-            .roster
-            .iter()
-            .find(|r| r.name == client.name)
-            .map(|r| r.id)
-        else {
-            let reason = "a game is already running on this server: watch it with --spectate, \
-                          or join the next one"
-                .to_string();
-            info!(name = %client.name, %reason, "join refused");
-            return Err(Refusal { reason });
-        };
-        if self
-            .clients
-            .values()
-            .any(|c| c.rejoining && c.role == Role::Player(player))
-        {
-            let reason = format!("{} is already reconnecting", client.name);
-            info!(%reason, "join refused");
-            return Err(Refusal { reason });
-        }
-        info!(%player, name = %client.name, "player reconnecting");
-        client.role = Role::Player(player);
-        client.rejoining = true;
-        client.joined_at = now;
-        self.clients.insert(conn, client);
-        self.advance(now);
-        Ok(())
-    }
-
-    /// Drops the old slots of reconnecting players once their old
-    /// connection fell silent, and refuses reconnections whose old
-    /// connection is still alive after [`TAKEOVER_PATIENCE`]. Returns
-    /// whether a slot was dropped.
-    fn take_over_slots(&mut self, now: Duration) -> bool {
-        let Some(relay) = &self.relay else {
-            return false;
-        };
-        let mut takeovers = Vec::new();
-        let mut refused = Vec::new();
-        for (&conn, client) in self.clients.iter().filter(|(_, c)| c.rejoining) {
-            let Role::Player(player) = client.role else {
-                continue;
-            };
-            match relay.silence(player, now) {
-                Some(quiet) if quiet >= TAKEOVER_SILENCE => takeovers.push(player),
-                Some(_) if now.saturating_sub(client.joined_at) >= TAKEOVER_PATIENCE => {
-                    refused.push(conn);
-                }
-                _ => {}
-            }
-        }
-        for conn in refused {
-            if let Some(client) = self.clients.remove(&conn) {
-                let reason = format!(
-                    "the name {:?} belongs to a player who is still connected",
-                    client.name
-                );
-                info!(name = %client.name, %reason, "reconnection refused");
-                self.actions
-                    .send(conn, ServerMessage::Refused(Refusal { reason }));
-                self.actions.push(Action::Release(conn));
-            }
-        }
-        let dropped = !takeovers.is_empty();
-        for player in takeovers {
-            let old = self
-                .clients
-                .iter()
-                .find(|(_, c)| c.role == Role::Player(player) && !c.rejoining)
-                .map(|(&id, _)| id);
-            if let Some(old) = old {
-                if self.clients.remove(&old).is_some() {
-                    self.actions.push(Action::Close(
-                        old,
-                        CloseCode::Dropped,
-                        "the player connected again elsewhere",
-                    ));
-                }
-            }
-            if let Some(relay) = &mut self.relay {
-                if let Some(departure) = relay.remove(player, DropReason::Reconnected) {
-                    self.report_departure(departure);
-                }
-            }
-        }
-        dropped
-    }
-
-    /// Finishes the rejoins whose old slot is gone: the player comes back
-    /// after a lead long enough to fast-forward through the history.
-    fn complete_rejoins(&mut self, now: Duration) {
-        let Some(relay) = &mut self.relay else {
-            return;
-        };
-        let next = relay.next_tick();
-        // One second of game, plus a tick for every thousand ticks of
-        // history to replay (a catch-up runs at about a million ticks/s).
-        let lead = u32::from(self.config.tick_rate) + next.0 / 1000;
-        let mut started = Vec::new();
-        for (&conn, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
-            let Role::Player(player) = client.role else {
-                continue;
-            };
-            let Some(first) = relay.rejoin(player, lead, now) else {
-                continue;
-            };
-            client.rejoining = false;
-            started.push((conn, player, first));
-        }
-        for (conn, player, first) in started {
-            let Some(relay) = &self.relay else {
-                return;
-            };
-            let history = relay.history(Tick(0), next).to_vec();
-            let start = self.start_message(Some(player), first, next);
-            if self.clients.contains_key(&conn) {
-                self.actions.send(conn, ServerMessage::Start(start));
-                self.actions.push(Action::Control(
-                    conn,
-                    Outgoing::History {
-                        first_tick: Tick(0),
-                        bundles: history,
-                    },
-                ));
-            }
-            let name = self.name_of(player);
-            info!(%player, %name, first_tick = %first, "player rejoins");
-            self.emit(ServerEvent::Rejoined {
-                player,
-                name,
-                tick: first,
-            });
-        }
     }
 
     fn start_message(&self, you: Option<PlayerId>, first_input_tick: Tick, history: Tick) -> Start {
@@ -704,28 +443,6 @@ impl Session {
         self.forget_departed();
     }
 
-    /// Bundles every complete tick, records the new bundles and sends them.
-    fn bundle_ready(&mut self, now: Duration) {
-        let Some(relay) = &mut self.relay else {
-            return;
-        };
-        let from = relay.next_tick();
-        if relay.complete() == 0 {
-            return;
-        }
-        if let Some(recorder) = &mut self.recorder {
-            for (tick, bundle) in relay.bundles_from(from) {
-                recorder.bundle(tick, bundle);
-            }
-        }
-        // Queued before the bundles, so each client's status and bundle
-        // leave in one packet.
-        if now.saturating_sub(self.last_status) >= STATUS_EVERY {
-            self.send_status(now);
-        }
-        self.broadcast(now);
-    }
-
     /// Closes the connections of players whose slot the relay removed, and
     /// ends the game when nobody is left. Cheap when nobody left since the
     /// last call.
@@ -834,127 +551,7 @@ impl Session {
         }
         self.advance(now);
         self.resend_stale(now);
-        if now.saturating_sub(self.last_status) >= STATUS_EVERY + STATUS_ALONE_AFTER {
-            self.send_status(now);
-        }
-    }
-
-    /// The lag indicator: every client learns who the game waits for and
-    /// how each player's link looks; the log says it too, once per wait.
-    fn send_status(&mut self, now: Duration) {
-        self.last_status = now;
-        let Some(relay) = &self.relay else {
-            return;
-        };
-        let standings = relay.standings(now);
-        let peers: Vec<Peer> = standings
-            .iter()
-            .map(|s| Peer {
-                player: s.player,
-                ping_ms: self
-                    .player_conn(s.player)
-                    .and_then(|id| self.clients.get(&id))
-                    .map_or(0, |c| {
-                        c.link.rtt.as_millis().min(u128::from(u16::MAX)) as u16
-                    }),
-                ticks_behind: s.ticks_behind.min(u32::from(u16::MAX)) as u16,
-                silent_ms: s.silent.as_millis().min(u128::from(u32::MAX)) as u32,
-                waited_for: s.waited_for,
-            })
-            .collect();
-        for s in &standings {
-            let waited_long = s.waited_for && s.silent >= SILENCE_WARNING;
-            if waited_long && self.waiting_warned.insert(s.player) {
-                warn!(
-                    player = %s.player,
-                    name = %self.name_of(s.player),
-                    tick = %relay.next_tick(),
-                    silent_ms = s.silent.as_millis() as u64,
-                    ticks_behind = s.ticks_behind,
-                    "waiting for player"
-                );
-            } else if !s.waited_for {
-                self.waiting_warned.remove(&s.player);
-            }
-        }
-        let status = ServerMessage::PeerStatus(PeerStatus {
-            next_tick: relay.next_tick(),
-            peers,
-        });
-        let frame = match encode_frame(&status) {
-            Ok(frame) => Bytes::from(frame),
-            Err(e) => {
-                warn!(error = %e, "status not encodable");
-                return;
-            }
-        };
-        for &conn in self.clients.keys() {
-            self.actions
-                .push(Action::Control(conn, Outgoing::Frame(frame.clone())));
-        }
-    }
-
-    fn broadcast(&mut self, now: Duration) {
-        let ids: Vec<ConnId> = self.clients.keys().copied().collect();
-        let mut encoded = Encoded::default();
-        for id in ids {
-            self.send_bundles(id, &mut encoded, now);
-        }
-    }
-
-    fn resend_stale(&mut self, now: Duration) {
-        let Some(relay) = &self.relay else {
-            return;
-        };
-        let next = relay.next_tick();
-        let stale: Vec<ConnId> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| now.saturating_sub(c.last_sent) >= RESEND_AFTER && !c.rejoining)
-            .filter(|(_, c)| match c.role {
-                Role::Player(p) => !relay.is_up_to_date(p),
-                Role::Spectator => c.ack < next,
-            })
-            .map(|(&id, _)| id)
-            .collect();
-        let mut encoded = Encoded::default();
-        for id in stale {
-            self.send_bundles(id, &mut encoded, now);
-        }
-    }
-
-    /// Sends client `id` the bundles it lacks; `encoded` keeps the
-    /// datagrams already built in this round, since clients that acked the
-    /// same bundles get the same bytes.
-    fn send_bundles(&mut self, id: ConnId, encoded: &mut Encoded, now: Duration) {
-        let (Some(relay), Some(client)) = (&self.relay, self.clients.get_mut(&id)) else {
-            return;
-        };
-        if client.rejoining {
-            return;
-        }
-        let limit = client.link.max_datagram_size.min(MAX_DATAGRAM_SIZE);
-        let start = match client.role {
-            Role::Player(p) => relay.datagram_start(p),
-            Role::Spectator => Some((client.ack, Tick(0))),
-        };
-        let Some((from, inputs_ack)) = start else {
-            return;
-        };
-        let key = (from, inputs_ack, limit);
-        let bytes = match encoded.iter().find(|(k, _)| *k == key) {
-            Some((_, bytes)) => bytes.clone(),
-            None => {
-                let Some(bytes) = relay.datagram_from(from, inputs_ack, limit) else {
-                    return;
-                };
-                let bytes = Bytes::from(bytes);
-                encoded.push((key, bytes.clone()));
-                bytes
-            }
-        };
-        self.actions.push(Action::Datagram(id, bytes));
-        client.last_sent = now;
+        self.send_lone_status(now);
     }
 
     /// First half of a shutdown: every client is told the server is going.

@@ -1,0 +1,192 @@
+//! What goes out to every client: bundle datagrams and the lag indicator.
+//!
+//! Tuned for 64 clients. Each datagram repeats every bundle its client has
+//! not acknowledged, so clients at the same place get the same bytes: a
+//! round of sends encodes each distinct datagram once and shares it. A
+//! client nothing was sent to for [`RESEND_AFTER`] gets its repeats again
+//! (that repairs a loss while the game waits). The lag indicator
+//! ([`PeerStatus`]) is queued just before a round of bundles, and the
+//! driver carries out actions in order, so QUIC carries each client's
+//! status and bundle in one packet; it goes alone only when no bundle has
+//! left for a while.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use lockstep_protocol::{encode_frame, Peer, PeerStatus, ServerMessage, Tick, MAX_DATAGRAM_SIZE};
+use tracing::warn;
+
+use super::{Action, ConnId, Outgoing, Role, Session};
+
+/// Repeat unacknowledged bundles to a client we have sent nothing to for
+/// this long. Longer than a tick (new bundles carry the repeats for free
+/// while the game runs) and short enough to repair a loss during a stall.
+const RESEND_AFTER: Duration = Duration::from_millis(30);
+
+/// How often every client gets the lag indicator ([`PeerStatus`]): often
+/// enough for a live HUD, rare enough to cost nothing.
+const STATUS_EVERY: Duration = Duration::from_millis(250);
+
+/// While bundles flow, a due status leaves with the next bundle, so QUIC
+/// carries both in one packet. When none has gone out this long after the
+/// status fell due (the game waits), the status goes alone.
+const STATUS_ALONE_AFTER: Duration = Duration::from_millis(40);
+
+/// Silence after which the server warns that it waits for a player (the
+/// drop comes later, at the drop timeout).
+const SILENCE_WARNING: Duration = Duration::from_millis(500);
+
+/// Bundle datagrams built during one round of sends, by (first bundle,
+/// input ack, size limit). A handful at most: usually every client is at
+/// the same place.
+type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
+
+impl Session {
+    /// Bundles every complete tick, records the new bundles and sends them.
+    pub(super) fn bundle_ready(&mut self, now: Duration) {
+        let Some(relay) = &mut self.relay else {
+            return;
+        };
+        let from = relay.next_tick();
+        if relay.complete() == 0 {
+            return;
+        }
+        if let Some(recorder) = &mut self.recorder {
+            for (tick, bundle) in relay.bundles_from(from) {
+                recorder.bundle(tick, bundle);
+            }
+        }
+        // Queued before the bundles, so each client's status and bundle
+        // leave in one packet.
+        if now.saturating_sub(self.last_status) >= STATUS_EVERY {
+            self.send_status(now);
+        }
+        self.broadcast(now);
+    }
+
+    /// Sends the lag indicator on its own when it is overdue: no round of
+    /// bundles carried it (the game waits).
+    pub(super) fn send_lone_status(&mut self, now: Duration) {
+        if now.saturating_sub(self.last_status) >= STATUS_EVERY + STATUS_ALONE_AFTER {
+            self.send_status(now);
+        }
+    }
+
+    /// The lag indicator: every client learns who the game waits for and
+    /// how each player's link looks; the log says it too, once per wait.
+    fn send_status(&mut self, now: Duration) {
+        self.last_status = now;
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let standings = relay.standings(now);
+        let peers: Vec<Peer> = standings
+            .iter()
+            .map(|s| Peer {
+                player: s.player,
+                ping_ms: self
+                    .player_conn(s.player)
+                    .and_then(|id| self.clients.get(&id))
+                    .map_or(0, |c| {
+                        c.link.rtt.as_millis().min(u128::from(u16::MAX)) as u16
+                    }),
+                ticks_behind: s.ticks_behind.min(u32::from(u16::MAX)) as u16,
+                silent_ms: s.silent.as_millis().min(u128::from(u32::MAX)) as u32,
+                waited_for: s.waited_for,
+            })
+            .collect();
+        for s in &standings {
+            let waited_long = s.waited_for && s.silent >= SILENCE_WARNING;
+            if waited_long && self.waiting_warned.insert(s.player) {
+                warn!(
+                    player = %s.player,
+                    name = %self.name_of(s.player),
+                    tick = %relay.next_tick(),
+                    silent_ms = s.silent.as_millis() as u64,
+                    ticks_behind = s.ticks_behind,
+                    "waiting for player"
+                );
+            } else if !s.waited_for {
+                self.waiting_warned.remove(&s.player);
+            }
+        }
+        let status = ServerMessage::PeerStatus(PeerStatus {
+            next_tick: relay.next_tick(),
+            peers,
+        });
+        let frame = match encode_frame(&status) {
+            Ok(frame) => Bytes::from(frame),
+            Err(e) => {
+                warn!(error = %e, "status not encodable");
+                return;
+            }
+        };
+        for &conn in self.clients.keys() {
+            self.actions
+                .push(Action::Control(conn, Outgoing::Frame(frame.clone())));
+        }
+    }
+
+    fn broadcast(&mut self, now: Duration) {
+        let ids: Vec<ConnId> = self.clients.keys().copied().collect();
+        let mut encoded = Encoded::default();
+        for id in ids {
+            self.send_bundles(id, &mut encoded, now);
+        }
+    }
+
+    pub(super) fn resend_stale(&mut self, now: Duration) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let next = relay.next_tick();
+        let stale: Vec<ConnId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| now.saturating_sub(c.last_sent) >= RESEND_AFTER && !c.rejoining)
+            .filter(|(_, c)| match c.role {
+                Role::Player(p) => !relay.is_up_to_date(p),
+                Role::Spectator => c.ack < next,
+            })
+            .map(|(&id, _)| id)
+            .collect();
+        let mut encoded = Encoded::default();
+        for id in stale {
+            self.send_bundles(id, &mut encoded, now);
+        }
+    }
+
+    /// Sends client `id` the bundles it lacks; `encoded` keeps the
+    /// datagrams already built in this round, since clients that acked the
+    /// same bundles get the same bytes.
+    fn send_bundles(&mut self, id: ConnId, encoded: &mut Encoded, now: Duration) {
+        let (Some(relay), Some(client)) = (&self.relay, self.clients.get_mut(&id)) else {
+            return;
+        };
+        if client.rejoining {
+            return;
+        }
+        let limit = client.link.max_datagram_size.min(MAX_DATAGRAM_SIZE);
+        let start = match client.role {
+            Role::Player(p) => relay.datagram_start(p),
+            Role::Spectator => Some((client.ack, Tick(0))),
+        };
+        let Some((from, inputs_ack)) = start else {
+            return;
+        };
+        let key = (from, inputs_ack, limit);
+        let bytes = match encoded.iter().find(|(k, _)| *k == key) {
+            Some((_, bytes)) => bytes.clone(),
+            None => {
+                let Some(bytes) = relay.datagram_from(from, inputs_ack, limit) else {
+                    return;
+                };
+                let bytes = Bytes::from(bytes);
+                encoded.push((key, bytes.clone()));
+                bytes
+            }
+        };
+        self.actions.push(Action::Datagram(id, bytes));
+        client.last_sent = now;
+    }
+}
