@@ -281,3 +281,193 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{PlayerId, Refusal, ServerMessage, Start, Tick};
+
+    use super::super::harness::{ms, Harness, Out};
+    use super::super::CloseCode;
+    use super::{MAX_NAME_CHARS, TAKEOVER_PATIENCE, TAKEOVER_SILENCE};
+
+    fn refused(out: &Out, id: usize) -> String {
+        match out.reply(id) {
+            Some(Err(Refusal { reason })) => {
+                assert!(out.released(id), "a refused join is let go");
+                reason
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    /// The Start messages among what `id` was sent.
+    fn starts(out: &Out, id: usize) -> Vec<Start> {
+        out.messages(id)
+            .into_iter()
+            .filter_map(|message| match message {
+                ServerMessage::Start(start) => Some(start),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// ann and bob have played ticks `0..10` at time zero.
+    fn two_playing() -> Harness {
+        let mut h = Harness::players(2);
+        h.join(1, "ann");
+        h.join(2, "bob");
+        h.inputs(1, 0..10);
+        h.inputs(2, 0..10);
+        h
+    }
+
+    #[test]
+    fn names_must_be_one_to_32_printable_characters() {
+        let mut h = Harness::players(4);
+        let too_long = "x".repeat(MAX_NAME_CHARS + 1);
+        for (id, name) in [
+            (1, ""),
+            (2, "   "),
+            (3, "bell\u{7}"),
+            (4, too_long.as_str()),
+        ] {
+            let out = h.join(id, name);
+            assert_eq!(
+                refused(&out, id),
+                "the name must be 1 to 32 printable characters"
+            );
+        }
+        let longest = "é".repeat(MAX_NAME_CHARS);
+        assert_eq!(h.join(5, &longest).reply(5), Some(Ok(())));
+    }
+
+    #[test]
+    fn a_name_is_taken_once_per_lobby() {
+        let mut h = Harness::players(3);
+        h.join(1, "ann");
+        let again = h.join(2, "ann");
+        assert_eq!(
+            refused(&again, 2),
+            "the name \"ann\" is already taken in this game"
+        );
+        assert!(again.events().is_empty());
+    }
+
+    #[test]
+    fn a_stranger_cannot_join_a_running_game_but_may_watch_it() {
+        let mut h = two_playing();
+        let stranger = h.join(3, "cat");
+        assert!(refused(&stranger, 3).contains("watch it with --spectate"));
+        assert_eq!(h.spectate(4, "cat").reply(4), Some(Ok(())));
+    }
+
+    #[test]
+    fn a_lobby_player_that_leaves_frees_its_slot() {
+        let mut h = Harness::players(3);
+        h.join(1, "ann");
+        h.join(2, "bob");
+        assert!(h.disconnect(1).released(1));
+        let cat = h.join(3, "cat");
+        assert_eq!(
+            cat.messages(3),
+            vec![ServerMessage::Welcome {
+                player: PlayerId(0),
+                players_needed: 3
+            }]
+        );
+    }
+
+    #[test]
+    fn a_reconnection_takes_the_slot_over_only_after_the_old_connection_falls_silent() {
+        let mut h = two_playing();
+        h.advance_to(ms(100));
+        let asked = h.join(3, "bob");
+        assert_eq!(asked.reply(3), Some(Ok(())), "it waits for the slot");
+        assert!(starts(&asked, 3).is_empty());
+
+        // The old connection is still alive: nobody can push it out.
+        h.advance_to(ms(400));
+        h.inputs(1, 10..40);
+        h.inputs(2, 10..11);
+        let alive = h.advance_to(ms(400) + TAKEOVER_SILENCE - ms(10));
+        assert_eq!(alive.closed(2), None);
+        assert!(starts(&alive, 3).is_empty());
+
+        // Silent for TAKEOVER_SILENCE: the old slot ends at its first
+        // missing tick and the new connection gets it back after a lead.
+        let taken = h.advance(ms(10));
+        assert_eq!(
+            taken.closed(2),
+            Some((CloseCode::Dropped, "the player connected again elsewhere"))
+        );
+        assert_eq!(
+            taken.bundle(1, Tick(11)).map(|b| b.left),
+            Some(vec![PlayerId(1)])
+        );
+        // One second of game at 60 Hz after the 40 bundled ticks.
+        let first_tick = Tick(100);
+        assert_eq!(
+            taken.reports(),
+            vec![
+                "dropped player=1 name=bob tick=11 reason=reconnected".to_string(),
+                format!("rejoined player=1 name=bob tick={first_tick}"),
+            ]
+        );
+        let [start] = &starts(&taken, 3)[..] else {
+            panic!("expected one Start, got {:?}", taken.messages(3));
+        };
+        assert_eq!(start.you, Some(PlayerId(1)));
+        assert_eq!(start.first_input_tick, first_tick);
+        assert_eq!(start.history, 40);
+        assert_eq!(taken.histories(3)[0].1.len(), 40);
+    }
+
+    #[test]
+    fn a_reconnection_is_refused_when_the_old_connection_stays_active() {
+        let mut h = two_playing();
+        h.advance_to(ms(100));
+        h.join(3, "bob");
+        let mut seen = Out::default();
+        while h.now < ms(100) + TAKEOVER_PATIENCE - ms(100) {
+            seen.0.extend(h.advance(ms(100)).0);
+            h.heartbeat(1);
+            h.heartbeat(2);
+        }
+        assert_eq!(seen.reply(3), None);
+        assert!(!seen.released(3), "still waiting after {:?}", h.now);
+
+        let out = h.advance(ms(100));
+        assert_eq!(
+            out.messages(3),
+            vec![ServerMessage::Refused(Refusal {
+                reason: "the name \"bob\" belongs to a player who is still connected".into()
+            })]
+        );
+        assert!(out.released(3), "its writer flushes the refusal");
+        assert_eq!(out.closed(2), None);
+        assert!(out.events().is_empty());
+    }
+
+    #[test]
+    fn only_one_reconnection_per_player_waits() {
+        let mut h = two_playing();
+        h.join(3, "bob");
+        let second = h.join(4, "bob");
+        assert_eq!(refused(&second, 4), "bob is already reconnecting");
+    }
+
+    #[test]
+    fn a_player_whose_old_connection_is_gone_rejoins_at_once() {
+        let mut h = two_playing();
+        h.inputs(1, 10..20);
+        let lost = h.disconnect(2);
+        assert_eq!(
+            lost.closed(2),
+            Some((CloseCode::Dropped, "removed from the game"))
+        );
+        let back = h.join(3, "bob");
+        assert_eq!(back.reply(3), Some(Ok(())));
+        assert_eq!(back.reports(), vec!["rejoined player=1 name=bob tick=80"]);
+        assert_eq!(starts(&back, 3)[0].first_input_tick, Tick(80));
+    }
+}

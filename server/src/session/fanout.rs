@@ -190,3 +190,179 @@ impl Session {
         client.last_sent = now;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{InputDatagram, Peer, PeerStatus, PlayerId, ServerMessage, Tick};
+
+    use super::super::harness::{conn, logs_of, ms, Harness, Out, LINK};
+    use super::super::{Action, Event, LinkStats, Outgoing};
+    use super::{RESEND_AFTER, STATUS_ALONE_AFTER, STATUS_EVERY};
+
+    fn statuses(out: &Out, id: usize) -> Vec<PeerStatus> {
+        out.messages(id)
+            .into_iter()
+            .filter_map(|message| match message {
+                ServerMessage::PeerStatus(status) => Some(status),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn players(n: usize) -> Harness {
+        let mut h = Harness::players(n as u8);
+        for id in 1..=n {
+            h.join(id, &format!("p{id}"));
+        }
+        h
+    }
+
+    #[test]
+    fn clients_at_the_same_place_share_one_encoded_datagram() {
+        let mut h = players(3);
+        h.inputs(1, 0..5);
+        h.inputs(2, 0..5);
+        let out = h.inputs(3, 0..5);
+        let sent: Vec<_> = (1..=3).flat_map(|id| out.raw_datagrams(id)).collect();
+        assert_eq!(sent.len(), 3);
+        assert!(
+            sent.iter().all(|bytes| bytes.as_ptr() == sent[0].as_ptr()),
+            "encoded once, shared by all three"
+        );
+        assert_eq!(out.datagrams(1)[0].bundles.len(), 5);
+    }
+
+    #[test]
+    fn bundle_datagrams_fit_the_path_the_driver_reports() {
+        let mut h = players(2);
+        let narrow = LinkStats {
+            max_datagram_size: 60,
+            ..LINK
+        };
+        h.event(Event::Link(conn(1), narrow));
+        h.inputs(1, 0..40);
+        let out = h.inputs(2, 0..40);
+        let small = &out.raw_datagrams(1)[0];
+        let large = &out.raw_datagrams(2)[0];
+        assert!(small.len() <= 60, "{} bytes", small.len());
+        assert!(large.len() > 60);
+        assert_eq!(out.datagrams(1)[0].first_tick, Tick(0), "oldest first");
+        assert!(out.datagrams(1)[0].bundles.len() < out.datagrams(2)[0].bundles.len());
+    }
+
+    #[test]
+    fn a_client_left_alone_gets_its_missing_bundles_again() {
+        let mut h = players(2);
+        h.inputs(1, 0..5);
+        h.inputs(2, 0..5);
+        h.advance(ms(10));
+        // p2 acknowledges the five bundles; p1's acknowledgement is lost.
+        h.heartbeat(2);
+
+        let early = h.advance_to(RESEND_AFTER - ms(10));
+        assert!(early.raw_datagrams(1).is_empty());
+        let resent = h.advance_to(RESEND_AFTER);
+        let repeat = &resent.datagrams(1)[0];
+        assert_eq!((repeat.first_tick, repeat.bundles.len()), (Tick(0), 5));
+        assert!(resent.raw_datagrams(2).is_empty(), "p2 holds them all");
+
+        let acked = InputDatagram {
+            bundles_ack: Tick(5),
+            first_tick: Tick(5),
+            inputs: Vec::new(),
+        };
+        h.event(Event::Inputs(conn(1), acked));
+        assert!(h.advance(RESEND_AFTER * 3).raw_datagrams(1).is_empty());
+    }
+
+    #[test]
+    fn a_due_status_is_queued_just_before_the_bundles() {
+        let mut h = players(2);
+        h.inputs(1, 0..5);
+        assert!(statuses(&h.inputs(2, 0..5), 1).is_empty(), "not due yet");
+        h.advance_to(STATUS_EVERY);
+        h.inputs(1, 5..6);
+        let out = h.inputs(2, 5..6);
+        for id in 1..=2 {
+            let status = out.position(
+                |a| matches!(a, Action::Control(to, Outgoing::Frame(_)) if *to == conn(id)),
+            );
+            let bundle = out.position(|a| matches!(a, Action::Datagram(to, _) if *to == conn(id)));
+            assert!(
+                status.is_some() && status < bundle,
+                "client {id}: status at {status:?}, bundle at {bundle:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_lag_indicator_says_who_is_waited_for_how_far_behind_and_how_silent() {
+        let mut h = players(2);
+        h.inputs(1, 0..10);
+        h.inputs(2, 0..4);
+        h.event(Event::Link(
+            conn(2),
+            LinkStats {
+                rtt: ms(80),
+                ..LINK
+            },
+        ));
+        h.advance_to(ms(200));
+        h.heartbeat(1);
+
+        // No bundle leaves while the game waits: the status goes alone.
+        let alone = STATUS_EVERY + STATUS_ALONE_AFTER;
+        assert!(statuses(&h.advance_to(alone - ms(10)), 1).is_empty());
+        let out = h.advance_to(alone);
+        let expected = PeerStatus {
+            next_tick: Tick(4),
+            peers: vec![
+                Peer {
+                    player: PlayerId(0),
+                    ping_ms: 20,
+                    ticks_behind: 0,
+                    silent_ms: 90,
+                    waited_for: false,
+                },
+                Peer {
+                    player: PlayerId(1),
+                    ping_ms: 80,
+                    ticks_behind: 6,
+                    silent_ms: 290,
+                    waited_for: true,
+                },
+            ],
+        };
+        assert_eq!(statuses(&out, 1), vec![expected.clone()]);
+        assert_eq!(statuses(&out, 2), vec![expected]);
+    }
+
+    #[test]
+    fn the_server_warns_once_per_wait_for_a_player() {
+        let ((), logs) = logs_of(|| {
+            let mut h = players(2);
+            h.inputs(1, 0..100);
+            h.inputs(2, 0..4);
+            // p2 is silent for 1.2 s: one warning, however many statuses.
+            for _ in 0..12 {
+                h.advance(ms(100));
+                h.heartbeat(1);
+            }
+            // It catches up, then falls silent again: a new wait.
+            h.inputs(2, 4..100);
+            h.advance(ms(300));
+            h.inputs(1, 100..200);
+            for _ in 0..10 {
+                h.advance(ms(100));
+                h.heartbeat(1);
+            }
+        });
+        let warnings: Vec<&str> = logs
+            .lines()
+            .filter(|line| line.contains("waiting for player"))
+            .collect();
+        assert_eq!(warnings.len(), 2, "{logs}");
+        assert!(warnings[0].contains("player=1") && warnings[0].contains("tick=4"));
+        assert!(warnings[1].contains("tick=100"));
+    }
+}

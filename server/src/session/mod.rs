@@ -22,6 +22,8 @@
 
 mod admission;
 mod fanout;
+#[cfg(test)]
+mod harness;
 
 pub use admission::MAX_NAME_CHARS;
 
@@ -579,6 +581,299 @@ impl Session {
         }
         if let Some(recorder) = self.recorder.take() {
             recorder.finish("the server shut down");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{DesyncNotice, PlayerId, RosterEntry, ServerMessage, Start, Tick};
+
+    use super::harness::{ms, Harness};
+    use super::CloseCode;
+    use crate::{Config, OnDesync};
+
+    fn roster(names: &[&str]) -> Vec<RosterEntry> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| RosterEntry {
+                id: PlayerId(i as u8),
+                name: name.to_string(),
+            })
+            .collect()
+    }
+
+    fn start(you: Option<u8>, roster: Vec<RosterEntry>, history: u32) -> ServerMessage {
+        let config = Config::default();
+        ServerMessage::Start(Start {
+            seed: config.seed,
+            tick_rate: config.tick_rate,
+            input_delay: config.input_delay,
+            balls: config.balls,
+            roster,
+            hash_interval: config.hash_interval,
+            you: you.map(PlayerId),
+            first_input_tick: Tick(0),
+            history,
+        })
+    }
+
+    /// Three players that have played ticks `0..10` at time zero.
+    fn three_playing(config: Config) -> Harness {
+        let mut h = Harness::new(Config {
+            players: 3,
+            ..config
+        });
+        for (id, name) in [(1, "ann"), (2, "bob"), (3, "cat")] {
+            h.join(id, name);
+        }
+        for id in 1..=3 {
+            h.inputs(id, 0..10);
+        }
+        assert_eq!(h.next_tick(), Tick(10));
+        h
+    }
+
+    #[test]
+    fn a_full_lobby_starts_the_game_for_everyone() {
+        let mut h = Harness::players(2);
+        let ann = h.join(1, "ann");
+        assert_eq!(ann.reply(1), Some(Ok(())));
+        assert_eq!(
+            ann.messages(1),
+            vec![ServerMessage::Welcome {
+                player: PlayerId(0),
+                players_needed: 2
+            }]
+        );
+        assert_eq!(ann.reports(), vec!["joined player=0 name=ann"]);
+        let sam = h.spectate(3, "sam");
+        assert_eq!(sam.reply(3), Some(Ok(())));
+        assert!(sam.messages(3).is_empty(), "nothing to watch yet");
+
+        let bob = h.join(2, "bob");
+        let everyone = roster(&["ann", "bob"]);
+        assert_eq!(bob.messages(1), vec![start(Some(0), everyone.clone(), 0)]);
+        assert_eq!(
+            bob.messages(2),
+            vec![
+                ServerMessage::Welcome {
+                    player: PlayerId(1),
+                    players_needed: 2
+                },
+                start(Some(1), everyone.clone(), 0)
+            ]
+        );
+        assert_eq!(bob.messages(3), vec![start(None, everyone, 0)]);
+        assert_eq!(
+            bob.reports(),
+            vec!["joined player=1 name=bob", "start players=ann,bob seed=1"]
+        );
+    }
+
+    #[test]
+    fn a_recording_is_named_after_the_wall_clock_time_the_driver_gave_the_join() {
+        let dir = std::env::temp_dir().join(format!("lockstep-session-{}", std::process::id()));
+        let mut h = Harness::new(Config {
+            players: 1,
+            replay_dir: Some(dir.clone()),
+            ..Config::default()
+        });
+        let started = h.join(1, "ann");
+        let path = dir.join("2026-11-21T13-36-39Z.lsreplay");
+        assert_eq!(
+            started.reports(),
+            vec![
+                "joined player=0 name=ann".to_string(),
+                format!("recording path={}", path.display()),
+                "start players=ann seed=1".to_string(),
+            ]
+        );
+        assert!(path.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_spectator_of_a_running_game_gets_start_and_the_history_then_the_bundles() {
+        let mut h = Harness::players(2);
+        h.join(1, "ann");
+        h.join(2, "bob");
+        h.inputs(1, 0..5);
+        h.inputs(2, 0..5);
+
+        let sam = h.spectate(3, "sam");
+        assert_eq!(sam.reply(3), Some(Ok(())));
+        assert_eq!(
+            sam.messages(3),
+            vec![start(None, roster(&["ann", "bob"]), 5)]
+        );
+        let histories = sam.histories(3);
+        assert_eq!(histories.len(), 1);
+        assert_eq!(histories[0].0, Tick(0));
+        assert_eq!(histories[0].1.len(), 5);
+
+        h.inputs(1, 5..8);
+        let bundles = h.inputs(2, 5..8);
+        let datagram = &bundles.datagrams(3)[0];
+        assert_eq!(datagram.first_tick, Tick(5), "the history covered 0..5");
+        assert_eq!(datagram.bundles.len(), 3);
+    }
+
+    #[test]
+    fn a_silent_player_is_dropped_at_the_timeout_and_the_bundles_announce_it() {
+        let mut h = three_playing(Config::default());
+        h.advance_to(ms(1500));
+        h.inputs(1, 10..20);
+        h.inputs(2, 10..20);
+        assert_eq!(h.next_tick(), Tick(10), "the game waits for cat");
+
+        // The drop timeout (2 s) has to be exceeded, not just reached.
+        let waiting = h.advance_to(ms(2000));
+        assert!(waiting.events().is_empty());
+        assert_eq!(waiting.closed(3), None);
+
+        let dropped = h.advance(ms(10));
+        assert_eq!(
+            dropped.reports(),
+            vec!["dropped player=2 name=cat tick=10 reason=timeout"]
+        );
+        // Ticks from 10 on are simulated without cat, and every client
+        // learns so from the bundle of tick 10.
+        let bundle = dropped.bundle(1, Tick(10)).unwrap();
+        assert_eq!(bundle.left, vec![PlayerId(2)]);
+        assert_eq!(bundle.inputs.len(), 2);
+        assert_eq!(dropped.bundle(2, Tick(10)), Some(bundle));
+        assert_eq!(h.next_tick(), Tick(20));
+        assert_eq!(
+            dropped.closed(3),
+            Some((CloseCode::Dropped, "removed from the game"))
+        );
+        assert_eq!(dropped.closed(1), None);
+    }
+
+    #[test]
+    fn a_leaving_player_is_dropped_after_the_last_tick_it_sent() {
+        let mut h = three_playing(Config::default());
+        h.inputs(3, 10..12);
+        let left = h.leave(3);
+        assert_eq!(
+            left.reports(),
+            vec!["dropped player=2 name=cat tick=12 reason=left"]
+        );
+        assert_eq!(
+            left.closed(3),
+            None,
+            "its ticks 10 and 11 are not bundled yet"
+        );
+        h.inputs(1, 10..15);
+        let bundled = h.inputs(2, 10..15);
+        assert_eq!(bundled.bundle(1, Tick(11)).unwrap().inputs.len(), 3);
+        assert_eq!(bundled.bundle(1, Tick(12)).unwrap().left, vec![PlayerId(2)]);
+        assert_eq!(
+            bundled.closed(3),
+            Some((CloseCode::Dropped, "removed from the game"))
+        );
+    }
+
+    #[test]
+    fn when_the_last_player_leaves_the_game_ends_and_the_lobby_opens_again() {
+        let mut h = Harness::players(1);
+        h.join(1, "ann");
+        h.spectate(2, "sam");
+        h.inputs(1, 0..3);
+
+        let over = h.leave(1);
+        assert_eq!(
+            over.reports(),
+            vec![
+                "dropped player=0 name=ann tick=3 reason=left",
+                "game over tick=4"
+            ]
+        );
+        assert_eq!(
+            over.closed(1),
+            Some((CloseCode::Dropped, "removed from the game"))
+        );
+        assert!(over.messages(2).contains(&ServerMessage::Ended {
+            reason: "the game is over: every player left".into()
+        }));
+        assert!(over.released(2), "the spectator's writer flushes Ended");
+
+        let next = h.join(3, "ann");
+        assert_eq!(next.reply(3), Some(Ok(())));
+        assert_eq!(next.reports()[0], "joined player=0 name=ann");
+    }
+
+    #[test]
+    fn a_hash_unlike_the_others_is_named_and_every_client_is_told() {
+        let mut h = three_playing(Config::default());
+        h.spectate(4, "sam");
+        h.hash(1, 15, 7);
+        h.hash(2, 15, 8);
+        let judged = h.hash(3, 15, 7);
+
+        assert_eq!(judged.reports(), vec!["desync tick=15 diverged=bob"]);
+        let notice = ServerMessage::Desync(DesyncNotice {
+            tick: Tick(15),
+            diverged: vec![PlayerId(1)],
+            majority: Some(7),
+        });
+        for id in 1..=4 {
+            assert_eq!(judged.messages(id), vec![notice.clone()]);
+        }
+        // The game goes on: the default is to announce and continue.
+        h.inputs(1, 10..11);
+        h.inputs(2, 10..11);
+        h.inputs(3, 10..11);
+        assert_eq!(h.next_tick(), Tick(11));
+    }
+
+    #[test]
+    fn on_desync_stop_ends_the_game_for_everyone() {
+        let mut h = three_playing(Config {
+            on_desync: OnDesync::Stop,
+            ..Config::default()
+        });
+        h.hash(1, 15, 7);
+        h.hash(2, 15, 8);
+        let judged = h.hash(3, 15, 7);
+
+        assert_eq!(
+            judged.reports(),
+            vec!["desync tick=15 diverged=bob", "game over tick=10"]
+        );
+        let ended = ServerMessage::Ended {
+            reason: "desync at tick 15: bob diverged".into(),
+        };
+        for id in 1..=3 {
+            assert_eq!(judged.messages(id)[1], ended);
+            assert!(judged.released(id));
+        }
+        assert_eq!(h.next_tick(), Tick(0), "back in the lobby");
+    }
+
+    #[test]
+    fn a_shutdown_tells_every_client_then_closes_every_connection() {
+        let mut h = three_playing(Config::default());
+        h.session.announce_shutdown();
+        let told = h.actions();
+        for id in 1..=3 {
+            assert_eq!(
+                told.messages(id),
+                vec![ServerMessage::Ended {
+                    reason: "the server is shutting down".into()
+                }]
+            );
+            assert_eq!(told.closed(id), None, "the writers get a moment first");
+        }
+        h.session.shut_down();
+        let closed = h.actions();
+        for id in 1..=3 {
+            assert_eq!(
+                closed.closed(id),
+                Some((CloseCode::Shutdown, "the server is shutting down"))
+            );
         }
     }
 }

@@ -1,0 +1,300 @@
+//! Drives a [`Session`] the way the driver does, on a clock the test moves:
+//! events go in at the harness's `now`, [`Harness::advance`] polls every
+//! [`POLL_INTERVAL`] like the driver's timer, and every call returns the
+//! actions the session asked for, with readers that decode them.
+
+use std::io::Write;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use lockstep_protocol::{
+    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Refusal,
+    ServerDatagram, ServerMessage, Tick, MAX_DATAGRAM_SIZE,
+};
+
+use super::{Action, CloseCode, ConnId, Event, LinkStats, Outgoing, Session, POLL_INTERVAL};
+use crate::{Config, ServerEvent};
+
+/// The path every test client has unless a test says otherwise.
+pub(super) const LINK: LinkStats = LinkStats {
+    rtt: Duration::from_millis(20),
+    max_datagram_size: MAX_DATAGRAM_SIZE,
+};
+
+/// Wall-clock time the test games start at (names their replays).
+const UNIX_TIME: u64 = 1_795_268_199;
+
+pub(super) fn ms(millis: u64) -> Duration {
+    Duration::from_millis(millis)
+}
+
+pub(super) fn conn(id: usize) -> ConnId {
+    ConnId(id)
+}
+
+/// A session and the time it is at.
+pub(super) struct Harness {
+    pub(super) session: Session,
+    pub(super) now: Duration,
+}
+
+impl Harness {
+    pub(super) fn new(config: Config) -> Harness {
+        Harness {
+            session: Session::new(config),
+            now: Duration::ZERO,
+        }
+    }
+
+    /// A server whose games need `players` players, recording nothing.
+    pub(super) fn players(players: u8) -> Harness {
+        Harness::new(Config {
+            players,
+            replay_dir: None,
+            ..Config::default()
+        })
+    }
+
+    /// Hands the session one event at the current time.
+    pub(super) fn event(&mut self, event: Event) -> Out {
+        self.session.handle(event, self.now);
+        self.actions()
+    }
+
+    /// Connection `id` joins as a player called `name`.
+    pub(super) fn join(&mut self, id: usize, name: &str) -> Out {
+        self.joins(id, name, false)
+    }
+
+    /// Connection `id` joins as a spectator called `name`.
+    pub(super) fn spectate(&mut self, id: usize, name: &str) -> Out {
+        self.joins(id, name, true)
+    }
+
+    fn joins(&mut self, id: usize, name: &str, spectate: bool) -> Out {
+        self.event(Event::Join {
+            conn: conn(id),
+            name: name.to_string(),
+            spectate,
+            link: LINK,
+            unix_time: UNIX_TIME,
+        })
+    }
+
+    /// Connection `id` sends inputs for `ticks` (any buttons), acknowledging
+    /// every bundle made so far, as a client on a clean link would.
+    pub(super) fn inputs(&mut self, id: usize, ticks: Range<u32>) -> Out {
+        let datagram = InputDatagram {
+            bundles_ack: self.next_tick(),
+            first_tick: Tick(ticks.start),
+            inputs: ticks.map(|_| input()).collect(),
+        };
+        self.event(Event::Inputs(conn(id), datagram))
+    }
+
+    /// Connection `id` says Leave.
+    pub(super) fn leave(&mut self, id: usize) -> Out {
+        self.event(Event::Leave(conn(id)))
+    }
+
+    /// Connection `id` is lost.
+    pub(super) fn disconnect(&mut self, id: usize) -> Out {
+        self.event(Event::Disconnected(conn(id), "connection lost".into()))
+    }
+
+    /// Connection `id` reports its world hash at `tick`.
+    pub(super) fn hash(&mut self, id: usize, tick: u32, hash: u64) -> Out {
+        self.event(Event::HashReport(conn(id), Tick(tick), hash))
+    }
+
+    /// Connection `id` says it is alive without new inputs.
+    pub(super) fn heartbeat(&mut self, id: usize) -> Out {
+        let datagram = InputDatagram {
+            bundles_ack: self.next_tick(),
+            first_tick: self.next_tick(),
+            inputs: Vec::new(),
+        };
+        self.event(Event::Inputs(conn(id), datagram))
+    }
+
+    /// Moves the clock on by `by`, polling every [`POLL_INTERVAL`] on the
+    /// way, as the driver's timer does.
+    pub(super) fn advance(&mut self, by: Duration) -> Out {
+        let end = self.now + by;
+        let mut out = Out::default();
+        while self.now + POLL_INTERVAL <= end {
+            self.now += POLL_INTERVAL;
+            self.session.poll(self.now);
+            out.0.extend(self.actions().0);
+        }
+        self.now = end;
+        out
+    }
+
+    /// Moves the clock on to `at` (see [`Harness::advance`]).
+    pub(super) fn advance_to(&mut self, at: Duration) -> Out {
+        self.advance(at.saturating_sub(self.now))
+    }
+
+    /// The relay's next tick to bundle (0 before the game).
+    pub(super) fn next_tick(&self) -> Tick {
+        self.session
+            .relay
+            .as_ref()
+            .map_or(Tick(0), |r| r.next_tick())
+    }
+
+    /// Every action the session has queued.
+    pub(super) fn actions(&mut self) -> Out {
+        Out(std::iter::from_fn(|| self.session.next_action()).collect())
+    }
+}
+
+fn input() -> Input {
+    Input {
+        buttons: Buttons(1),
+        axes: None,
+    }
+}
+
+/// Actions of one step, in the order the session asked for them.
+#[derive(Debug, Default)]
+pub(super) struct Out(pub(super) Vec<Action>);
+
+impl Out {
+    /// Control messages queued for `id`, shared frames decoded (histories
+    /// are read by [`Out::histories`]).
+    pub(super) fn messages(&self, id: usize) -> Vec<ServerMessage> {
+        self.control(id)
+            .filter_map(|outgoing| match outgoing {
+                Outgoing::Message(message) => Some(message.clone()),
+                Outgoing::Frame(frame) => {
+                    let mut reader = FrameReader::new();
+                    reader.push(frame);
+                    reader.next_message().unwrap()
+                }
+                Outgoing::History { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Histories queued for `id`: first tick and bundles.
+    pub(super) fn histories(&self, id: usize) -> Vec<(Tick, Vec<Bundle>)> {
+        self.control(id)
+            .filter_map(|outgoing| match outgoing {
+                Outgoing::History {
+                    first_tick,
+                    bundles,
+                } => Some((*first_tick, bundles.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn control(&self, id: usize) -> impl Iterator<Item = &Outgoing> {
+        self.0.iter().filter_map(move |action| match action {
+            Action::Control(to, outgoing) if *to == conn(id) => Some(outgoing),
+            _ => None,
+        })
+    }
+
+    /// Bundle datagrams sent to `id`, as sent.
+    pub(super) fn raw_datagrams(&self, id: usize) -> Vec<Bytes> {
+        self.0
+            .iter()
+            .filter_map(|action| match action {
+                Action::Datagram(to, bytes) if *to == conn(id) => Some(bytes.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Bundle datagrams sent to `id`, decoded.
+    pub(super) fn datagrams(&self, id: usize) -> Vec<BundleDatagram> {
+        self.raw_datagrams(id)
+            .iter()
+            .map(|bytes| {
+                let ServerDatagram::Bundles(datagram) = decode(bytes, MAX_DATAGRAM_SIZE).unwrap();
+                datagram
+            })
+            .collect()
+    }
+
+    /// The bundle of `tick` in any datagram sent to `id`.
+    pub(super) fn bundle(&self, id: usize, tick: Tick) -> Option<Bundle> {
+        self.datagrams(id).into_iter().find_map(|d| {
+            let index = tick.0.checked_sub(d.first_tick.0)? as usize;
+            d.bundles.get(index).cloned()
+        })
+    }
+
+    /// The answer to `id`'s join, if this step gave one.
+    pub(super) fn reply(&self, id: usize) -> Option<Result<(), Refusal>> {
+        self.0.iter().find_map(|action| match action {
+            Action::Reply(to, result) if *to == conn(id) => Some(result.clone()),
+            _ => None,
+        })
+    }
+
+    /// How `id` was closed, if it was.
+    pub(super) fn closed(&self, id: usize) -> Option<(CloseCode, &'static str)> {
+        self.0.iter().find_map(|action| match action {
+            Action::Close(to, code, reason) if *to == conn(id) => Some((*code, *reason)),
+            _ => None,
+        })
+    }
+
+    /// Whether the session let go of `id` without closing it.
+    pub(super) fn released(&self, id: usize) -> bool {
+        self.0
+            .iter()
+            .any(|action| *action == Action::Release(conn(id)))
+    }
+
+    /// What the server reported, as the binary prints it.
+    pub(super) fn reports(&self) -> Vec<String> {
+        self.events().iter().map(ToString::to_string).collect()
+    }
+
+    /// What the server reported.
+    pub(super) fn events(&self) -> Vec<ServerEvent> {
+        self.0
+            .iter()
+            .filter_map(|action| match action {
+                Action::Report(event) => Some(event.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Index of the first action matching `is`, to check their order.
+    pub(super) fn position(&self, is: impl Fn(&Action) -> bool) -> Option<usize> {
+        self.0.iter().position(is)
+    }
+}
+
+/// Log lines written while `f` runs (tracing's `fmt` output, no colours).
+pub(super) fn logs_of<T>(f: impl FnOnce() -> T) -> (T, String) {
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer::default();
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let result = tracing::subscriber::with_default(subscriber, f);
+    let logs = String::from_utf8_lossy(&buffer.0.lock().unwrap()).into_owned();
+    (result, logs)
+}
