@@ -289,22 +289,10 @@ fn client_config(
     Ok((config, verifier))
 }
 
-/// The client's QUIC settings: the connection gives up after
-/// `LOST_SERVER_AFTER_MS` of silence, keep-alives hold an idle lobby open,
-/// and the server is asked to acknowledge every tenth packet (or after its
-/// usual ACK delay) rather than every second one: its ACKs then ride on
-/// the bundles instead of taking packets of their own.
+/// The client's QUIC settings: the shared ones, giving up on the server
+/// after `LOST_SERVER_AFTER_MS` of silence.
 pub fn transport_config() -> quinn::TransportConfig {
-    let mut ack = quinn::AckFrequencyConfig::default();
-    ack.ack_eliciting_threshold(quinn::VarInt::from_u32(9));
-    let mut transport = quinn::TransportConfig::default();
-    transport
-        .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
-            LOST_SERVER_AFTER_MS,
-        ))))
-        .keep_alive_interval(Some(Duration::from_secs(1)))
-        .ack_frequency_config(Some(ack));
-    transport
+    lockstep_protocol::quic::transport_config(LOST_SERVER_AFTER_MS)
 }
 
 /// Records a server trusted for the first time; returns what to tell the

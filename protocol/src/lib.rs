@@ -22,6 +22,8 @@
 
 mod codec;
 mod message;
+#[cfg(feature = "quic")]
+pub mod quic;
 mod replay;
 mod types;
 

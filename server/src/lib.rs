@@ -224,24 +224,17 @@ pub enum EndpointError {
     },
 }
 
-/// The server's QUIC settings: idle timeout well above the drop timeout
-/// (the relay decides drops, QUIC only cleans up), keep-alives so an idle
-/// lobby connection stays open, and clients asked to acknowledge every
-/// tenth packet (or after their usual ACK delay) rather than every second
-/// one: their ACKs then ride on their input datagrams.
+/// The server's QUIC settings: the shared ones with an idle timeout well
+/// above the drop timeout (the relay decides drops, QUIC only cleans up),
+/// one control stream per client and room for a burst of input datagrams.
 pub fn transport_config() -> quinn::TransportConfig {
-    let mut ack = quinn::AckFrequencyConfig::default();
-    ack.ack_eliciting_threshold(quinn::VarInt::from_u32(9));
-    let mut transport = quinn::TransportConfig::default();
+    /// Silence after which QUIC forgets a connection: five drop timeouts.
+    const IDLE_TIMEOUT_MS: u32 = 10_000;
+    let mut transport = lockstep_protocol::quic::transport_config(IDLE_TIMEOUT_MS);
     transport
-        .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
-            10_000,
-        ))))
-        .keep_alive_interval(Some(Duration::from_secs(1)))
         .max_concurrent_bidi_streams(quinn::VarInt::from_u32(1))
         .max_concurrent_uni_streams(quinn::VarInt::from_u32(0))
-        .datagram_receive_buffer_size(Some(256 * 1024))
-        .ack_frequency_config(Some(ack));
+        .datagram_receive_buffer_size(Some(256 * 1024));
     transport
 }
 
