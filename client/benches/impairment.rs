@@ -31,9 +31,6 @@
 //! 3600, one minute at 60 Hz); LOCKSTEP_BENCH_SCENARIOS, the names of the
 //! scenarios to run, comma-separated (default: all of [`SCENARIOS`]).
 
-#[path = "../tests/support/mod.rs"]
-mod support;
-
 mod measure;
 
 use std::process::Command;
@@ -41,8 +38,8 @@ use std::time::Duration;
 
 use lockstep_client::clock;
 
+use lockstep_testkit::{Client, Finished, Server};
 use measure::{env_list, env_or, spread};
-use support::{Client, Finished, Server};
 
 /// Bots per game: the usual size of a game.
 const CLIENTS: u32 = 4;
@@ -184,7 +181,7 @@ fn game(scenario: &Scenario, delay: &[&str], ticks: u32) -> Game {
     let clients: Vec<Client> = (0..CLIENTS)
         .map(|i| {
             let name = format!("bot{i}");
-            let mut command = support::headless(&server, &name);
+            let mut command = lockstep_testkit::headless(&server, &name);
             command
                 .args(["--bot", &i.to_string()])
                 .args(["--ticks", &ticks.to_string()])

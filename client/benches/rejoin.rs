@@ -20,9 +20,6 @@
 //! Options (environment): LOCKSTEP_BENCH_TICKS, ticks played before the
 //! crash (default 36000); LOCKSTEP_BENCH_ROUNDS, games (default 3).
 
-#[path = "../tests/support/mod.rs"]
-mod support;
-
 mod measure;
 
 use std::time::Duration;
@@ -30,8 +27,8 @@ use std::time::Duration;
 use lockstep_client::clock;
 use lockstep_protocol::{encode, Bundle, Input, PlayerId, PlayerInput, MAX_MESSAGE_SIZE};
 
+use lockstep_testkit::{Client, Server};
 use measure::{env_or, spread};
-use support::{Client, Server};
 
 /// Tick rate of the game: four times 60 Hz, so ten minutes of play fit in
 /// two and a half.

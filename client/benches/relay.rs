@@ -41,9 +41,6 @@
 //!   `stream` (each input once, as a frame on the reliable control stream,
 //!   as `lockstep-client --inputs-over-stream` sends them).
 
-#[path = "../tests/support/mod.rs"]
-mod support;
-
 mod measure;
 
 use std::collections::BTreeMap;
@@ -391,7 +388,7 @@ async fn game(
     link: LinkConfig,
 ) -> anyhow::Result<Outcome> {
     let players = u8::try_from(clients).context("at most 64 clients")?;
-    let server = support::Server::start(players, &[]);
+    let server = lockstep_testkit::Server::start(players, &[]);
     let pid = server.child.id();
     let address: SocketAddr = server.addr.parse()?;
     let config = client_config(&server.fingerprint)?;

@@ -2,15 +2,13 @@
 //! server names it, every client dumps the tick, and `desync-diff` finds
 //! the nudged field.
 
-mod support;
-
 use std::process::Command;
 use std::time::Duration;
 
-use support::{client_bin, Client, Server, TempDir};
+use lockstep_testkit::{client_bin, Client, Server, TempDir};
 
 fn bot(server: &Server, name: &str, seed: u64, dumps: &TempDir, extra: &[&str]) -> Client {
-    let mut command = support::headless(server, name);
+    let mut command = lockstep_testkit::headless(server, name);
     command
         .args(["--bot", &seed.to_string()])
         .args(["--ticks", "420", "--dump-dir"])

@@ -2,13 +2,11 @@
 //! the strip chart, and real per-tick costs make the loops fail as the
 //! seeds say they do.
 
-mod support;
-
 use std::time::Duration;
 
 use lockstep_client::lab::{layout, FRAME_BAR, STEP_BAR};
 use lockstep_client::screenshot::load_png_rgb;
-use support::{under_xvfb, TempDir};
+use lockstep_testkit::{under_xvfb, TempDir};
 
 /// Pixels of exactly `colour` inside `rect`, and outside it.
 fn count(

@@ -1,15 +1,13 @@
 //! A real SDL2 window under Xvfb: the screenshot must show every disc and
 //! ball where the simulation says they are.
 
-mod support;
-
 use std::time::Duration;
 
 use lockstep_client::render::{player_colour, Renderer};
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::WorldConfig;
-use support::{under_xvfb, Client, Server, TempDir};
+use lockstep_testkit::{under_xvfb, Client, Server, TempDir};
 
 /// The HUD block (top left) and the score strip (top centre) are drawn over
 /// the arena; points under them are not checked.

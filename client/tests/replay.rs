@@ -3,13 +3,11 @@
 //! refused with their byte offset; a server killed with SIGKILL leaves a
 //! readable replay.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use support::{client_bin, Client, Server, TempDir};
+use lockstep_testkit::{client_bin, Client, Server, TempDir};
 
 fn verify(file: &Path, extra: &[&str]) -> Output {
     Command::new(client_bin())
@@ -136,7 +134,7 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
     let records = TempDir::new("client-records");
     let clients: Vec<Client> = (0..2)
         .map(|i| {
-            let mut command = support::headless(&server, &format!("bot{i}"));
+            let mut command = lockstep_testkit::headless(&server, &format!("bot{i}"));
             command
                 .args(["--bot", &i.to_string()])
                 .arg("--record")
@@ -191,7 +189,7 @@ fn the_playback_window_verifies_and_shows_the_replay() {
     let shot = dir.0.join("playback.png");
     let file_arg = file.to_string_lossy().to_string();
     let shot_arg = shot.to_string_lossy().to_string();
-    let recorded = support::under_xvfb(
+    let recorded = lockstep_testkit::under_xvfb(
         "record",
         &[
             "solo", "--bots", "2", "--bot", "3", "--ticks", "240", "--record", &file_arg,
@@ -199,7 +197,7 @@ fn the_playback_window_verifies_and_shows_the_replay() {
     )
     .finish(Duration::from_secs(60));
     let solo_final = recorded.final_line();
-    let played = support::under_xvfb(
+    let played = lockstep_testkit::under_xvfb(
         "playback",
         &[
             "replay",

@@ -3,8 +3,6 @@
 //! outside the window, repeats, an impostor using a player's name and a
 //! datagram flood. The honest players must not notice.
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +13,7 @@ use lockstep_protocol::{
     Input, InputDatagram, Replay, ServerDatagram, ServerMessage, Tick, ALPN, MAX_DATAGRAM_SIZE,
     PROTOCOL_VERSION,
 };
-use support::{Client, Server};
+use lockstep_testkit::{Client, Server};
 
 /// Bits no honest input ever sets (the simulation ignores them): inputs
 /// carrying them can only have come from the attacker.

@@ -1,10 +1,11 @@
-//! Shared helpers for the end-to-end tests: real processes on loopback.
+//! What the end-to-end tests of the client and the server share: the real
+//! binaries started as processes on loopback (a [`Server`], [`Client`]s,
+//! clients under Xvfb), their output parsed, and temporary directories.
+//!
+//! The binaries are looked up next to the test executable (`target/<profile>/`),
+//! so `cargo build --bins` must run first; `make test` does.
 
-#![allow(
-    dead_code,
-    missing_docs,
-    reason = "test helpers; not every test uses each"
-)]
+#![allow(missing_docs, reason = "test helpers whose names say what they are")]
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -16,21 +17,31 @@ use std::time::Duration;
 
 use lockstep_client::clock;
 
-/// The client binary built for this test run.
-pub fn client_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_lockstep-client"))
-}
-
-/// The server binary, built next to the client (`make test` builds every
-/// binary first; `cargo test` alone may not).
-pub fn server_bin() -> PathBuf {
-    let path = client_bin().with_file_name("lockstep-server");
+/// A binary of this workspace, from the target directory the running test
+/// was built in (the test executable lives in its `deps/`).
+fn workspace_bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable lives in target/<profile>/deps");
+    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
         "{} is missing: run `cargo build --bins` first (make test does)",
         path.display()
     );
     path
+}
+
+/// The client binary.
+pub fn client_bin() -> PathBuf {
+    workspace_bin("lockstep-client")
+}
+
+/// The server binary.
+pub fn server_bin() -> PathBuf {
+    workspace_bin("lockstep-server")
 }
 
 /// A running server process, killed when dropped.

@@ -1,13 +1,11 @@
 //! Real networks: players reconnecting, spectators joining late, and the
 //! server disappearing, with real processes over QUIC on loopback.
 
-mod support;
-
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use support::{Client, Server};
+use lockstep_testkit::{Client, Server};
 
 /// These tests time real processes; running them one at a time keeps the
 /// two cores of a CI machine from turning contention into stalls.
@@ -67,7 +65,7 @@ fn a_spectator_joining_mid_game_ends_on_the_players_hash_and_never_stalls_them()
     std::thread::sleep(Duration::from_secs(3));
     let spectator = Client::spawn(
         "watcher",
-        support::headless(&server, "watcher").args(["--spectate", "--ticks", "600"]),
+        lockstep_testkit::headless(&server, "watcher").args(["--spectate", "--ticks", "600"]),
     );
     let watched = spectator.finish(Duration::from_secs(60));
     let finals: Vec<(u32, String)> = players
@@ -119,7 +117,7 @@ fn three_bots_at_20_ms_jitter_and_5_percent_loss_finish_in_lockstep() {
     let mut server = Server::start(3, &["--seed", "54"]);
     let clients: Vec<Client> = (0..3)
         .map(|i| {
-            let mut command = support::headless(&server, &format!("lossy{i}"));
+            let mut command = lockstep_testkit::headless(&server, &format!("lossy{i}"));
             command
                 .args(["--bot", &i.to_string(), "--ticks", "600"])
                 .args(["--sim-latency-ms", "20", "--sim-jitter-ms", "5"])

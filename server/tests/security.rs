@@ -1,15 +1,13 @@
 //! What users read when they are refused: passwords, names in use, and a
 //! server whose certificate changed since it was trusted on first use.
 
-mod support;
-
 use std::process::Command;
 use std::time::Duration;
 
-use support::{client_bin, Client, Server, TempDir};
+use lockstep_testkit::{client_bin, Client, Server, TempDir};
 
 fn player(server: &Server, name: &str, extra: &[&str]) -> Client {
-    let mut command = support::headless(server, name);
+    let mut command = lockstep_testkit::headless(server, name);
     command.args(["--bot", "1", "--ticks", "120"]).args(extra);
     Client::spawn(name, &mut command)
 }

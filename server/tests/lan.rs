@@ -1,12 +1,10 @@
 //! A server and headless clients over real QUIC on loopback, as separate
 //! processes.
 
-mod support;
-
 use std::process::Command;
 use std::time::Duration;
 
-use support::{client_bin, Client, Server};
+use lockstep_testkit::{client_bin, Client, Server};
 
 #[test]
 fn three_bots_finish_600_ticks_on_the_same_hash() {
