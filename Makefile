@@ -19,10 +19,12 @@ demo: build
 
 # Every test: unit, QUIC integration on loopback, and rendering under Xvfb.
 # The binaries are built first because the end-to-end tests run them as
-# separate processes.
+# separate processes. Then the crate layout's promises: the game and the
+# engine need no SDL2, tokio, quinn or TLS, and the client builds headless.
 test: deps
 	$(CARGO) build --bins
 	$(CARGO) test --workspace
+	@scripts/check-layout.sh
 
 # Builds the client under eight compiler configurations (debug, release,
 # opt-level 1 and s, fat LTO, target-cpu x86-64, x86-64-v3 and native) and

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The crate layout's promises (README, "How it fits together"): the game
+# (lockstep-sim) and the lockstep core (lockstep-engine) depend on no
+# windowing, networking, TLS or async runtime, and the client builds
+# headless, linking no SDL2. Run by `make test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
+for crate in lockstep-sim lockstep-engine; do
+  found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden" | sort -u | tr '\n' ' ' || true)
+  if [ -n "$found" ]; then
+    echo "layout: $crate must not depend on: $found" >&2
+    exit 1
+  fi
+done
+
+# Its own target directory, so the windowed binary the tests run stays.
+dir=target/headless
+cargo build -q -p lockstep-client --no-default-features --bin lockstep-client --target-dir "$dir"
+bin=$dir/debug/lockstep-client
+if ldd "$bin" | grep -qi sdl; then
+  echo "layout: the headless client links SDL2:" >&2
+  ldd "$bin" | grep -i sdl >&2
+  exit 1
+fi
+"$bin" sim --ticks 60 | grep -q '^final tick=60 hash=' || {
+  echo "layout: the headless client cannot run the offline game" >&2
+  exit 1
+}
+if "$bin" solo 2>/dev/null; then
+  echo "layout: the headless client claims to open a window" >&2
+  exit 1
+fi
+echo "layout: sim and engine are free of windowing, networking and TLS; the headless client links no SDL2"
