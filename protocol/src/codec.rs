@@ -67,7 +67,7 @@ pub fn encode<T: Serialize>(message: &T, limit: usize) -> Result<Vec<u8>, Encode
 
 /// Encodes `ServerDatagram::Bundles` for `bundles` (the bundles of ticks
 /// `first_tick`, `first_tick + 1`, ...) without copying them: the bytes are
-/// those of encoding the owned [`ServerDatagram`].
+/// those of encoding the owned [`ServerDatagram`](crate::ServerDatagram).
 pub fn encode_bundles(
     inputs_ack: Tick,
     first_tick: Tick,
