@@ -24,6 +24,7 @@ use lockstep_protocol::Refusal;
 use tokio::sync::{mpsc, oneshot};
 use tracing::debug;
 
+use crate::clock::{self, Uptime};
 use crate::session::{
     Action, CloseCode, ConnId, Event, LinkStats, Outgoing, Session, POLL_INTERVAL,
 };
@@ -74,39 +75,9 @@ impl Conn {
     }
 }
 
-/// The server's clock: the only place that reads one.
-#[derive(Debug)]
-struct Clock {
-    start: std::time::Instant,
-}
-
-#[allow(
-    clippy::disallowed_methods,
-    reason = "the driver measures time for the session; the session itself never reads a clock"
-)]
-impl Clock {
-    fn start() -> Clock {
-        Clock {
-            start: std::time::Instant::now(),
-        }
-    }
-
-    /// Time since the server started.
-    fn now(&self) -> Duration {
-        self.start.elapsed()
-    }
-
-    /// Seconds since the Unix epoch, for the replay header and file name.
-    fn unix_time() -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
-    }
-}
-
 struct Driver {
     session: Session,
-    clock: Clock,
+    uptime: Uptime,
     conns: BTreeMap<ConnId, Conn>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 }
@@ -122,7 +93,7 @@ pub(crate) async fn run(
 ) {
     let mut driver = Driver {
         session: Session::new(config),
-        clock: Clock::start(),
+        uptime: Uptime::start(),
         conns: BTreeMap::new(),
         events,
     };
@@ -149,7 +120,7 @@ pub(crate) async fn run(
 
 impl Driver {
     fn handle(&mut self, event: ConnEvent) {
-        let now = self.clock.now();
+        let now = self.uptime.now();
         match event {
             ConnEvent::Join {
                 conn_id,
@@ -171,7 +142,7 @@ impl Driver {
                     name,
                     spectate,
                     link,
-                    unix_time: Clock::unix_time(),
+                    unix_time: clock::unix_seconds(),
                 };
                 self.session.handle(join, now);
             }
@@ -180,7 +151,7 @@ impl Driver {
     }
 
     fn poll(&mut self) {
-        let now = self.clock.now();
+        let now = self.uptime.now();
         for (&id, conn) in &self.conns {
             self.session.handle(Event::Link(id, conn.link()), now);
         }

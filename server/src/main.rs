@@ -73,17 +73,6 @@ fn default_identity_dir() -> PathBuf {
     }
 }
 
-#[allow(
-    clippy::disallowed_methods,
-    reason = "only picks a default seed; the chosen seed is printed and sent to every client"
-)]
-fn seed_from_clock() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1)
-}
-
 // One thread: the relay's work per packet is small, and a single thread
 // saves the cross-thread wake-ups between QUIC connection tasks and the
 // session (the 64-client relay bench spends ~15% less CPU; BENCHMARKS.md).
@@ -118,7 +107,7 @@ async fn run() -> anyhow::Result<()> {
         tick_rate: args.tick_rate,
         input_delay: args.input_delay,
         balls: args.balls,
-        seed: args.seed.unwrap_or_else(seed_from_clock),
+        seed: args.seed.unwrap_or_else(lockstep_server::clock::seed),
         drop_timeout: Duration::from_millis(args.drop_timeout_ms),
         hash_interval: args.hash_interval,
         replay_dir: (!args.no_record).then(|| args.replay_dir.clone()),

@@ -19,6 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, info, warn, Instrument};
 
+use crate::clock;
 use crate::driver::ConnEvent;
 use crate::session::{ConnId, Event, Outgoing};
 use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
@@ -129,13 +130,13 @@ impl Budget {
             tokens: f64::from(burst),
             rate: f64::from(rate),
             burst: f64::from(burst),
-            last: Instant::now(),
+            last: clock::now(),
         }
     }
 
     /// Takes one token; false when the budget is spent.
     fn take(&mut self) -> bool {
-        let now = Instant::now();
+        let now = clock::now();
         let refill = now.duration_since(self.last).as_secs_f64() * self.rate;
         self.last = now;
         self.tokens = if self.tokens + refill > self.burst {
@@ -179,7 +180,7 @@ pub(crate) async fn handle_connection(
     let remote = incoming.remote_address();
     // One deadline for the QUIC handshake and the Hello together, so a
     // peer that never finishes either holds its place for a bounded time.
-    let deadline = Instant::now() + hello_timeout;
+    let deadline = clock::now() + hello_timeout;
     let conn = match tokio::time::timeout_at(deadline, incoming).await {
         Ok(Ok(conn)) => conn,
         Ok(Err(e)) => {
