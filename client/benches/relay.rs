@@ -50,6 +50,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use bytes::Bytes;
+use lockstep_client::clock;
 use lockstep_client::tls::FingerprintVerifier;
 use lockstep_conditioner::LinkConfig;
 use lockstep_protocol::{
@@ -185,7 +186,7 @@ impl Player {
         conn: &quinn::Connection,
         control: &mut quinn::SendStream,
     ) -> anyhow::Result<()> {
-        let now = self.epoch.elapsed();
+        let now = clock::tokio_since(self.epoch);
         while self.next_local <= through {
             let tick = self.next_local;
             record_first(&mut self.timeline.sent, tick, now);
@@ -224,7 +225,7 @@ impl Player {
         if datagram.first_tick > self.received {
             return Vec::new();
         }
-        let now = self.epoch.elapsed();
+        let now = clock::tokio_since(self.epoch);
         let skip = self.received.since(datagram.first_tick) as usize;
         let mut reports = Vec::new();
         for _ in datagram.bundles.iter().skip(skip) {
@@ -392,7 +393,7 @@ async fn game(
     let pid = server.child.id();
     let address: SocketAddr = server.addr.parse()?;
     let config = client_config(&server.fingerprint)?;
-    let epoch = Instant::now();
+    let epoch = clock::tokio_now();
     let (pace_tx, pace_rx) = watch::channel(Pace::Lobby);
     let (started_tx, mut started_rx) = mpsc::channel(usize::from(players));
     let tasks: Vec<_> = (0..clients)
@@ -422,16 +423,16 @@ async fn game(
     let tick_rate = u32::from(start.tick_rate);
     let period = Duration::from_secs(1) / tick_rate;
     let measured = seconds * tick_rate;
-    let mut clock = tokio::time::interval(period);
+    let mut pacing = tokio::time::interval(period);
     let mut window_start = None;
     let mut window_end = None;
     for k in 0..WARMUP_TICKS + measured + TAIL_TICKS {
-        clock.tick().await;
+        pacing.tick().await;
         if k == WARMUP_TICKS {
-            window_start = Some((cpu_seconds(pid), Instant::now()));
+            window_start = Some((cpu_seconds(pid), clock::tokio_now()));
         }
         if k == WARMUP_TICKS + measured {
-            window_end = Some((cpu_seconds(pid), Instant::now()));
+            window_end = Some((cpu_seconds(pid), clock::tokio_now()));
         }
         pace_tx.send(Pace::Step(k))?;
     }

@@ -3,10 +3,11 @@
 //! The simulation, the lockstep gate and the fixed-step accumulator are
 //! given elapsed time as numbers and never read a clock (`clippy.toml`
 //! forbids it). Only the frontends need real time, to measure frames and to
-//! sleep, and they take it from here.
+//! sleep, and the network thread, to give the link the time since it was
+//! created; they take it from here.
 #![allow(
     clippy::disallowed_methods,
-    reason = "frontends measure real time here and pass it into the pure core"
+    reason = "the frontends and the network thread measure real time here and pass it into the pure core"
 )]
 
 use std::time::{Duration, Instant};
@@ -18,6 +19,17 @@ pub fn now() -> Instant {
 
 /// Real time since `earlier`.
 pub fn since(earlier: Instant) -> Duration {
+    earlier.elapsed()
+}
+
+/// The current instant on tokio's clock, which the network thread's timers
+/// run on.
+pub fn tokio_now() -> tokio::time::Instant {
+    tokio::time::Instant::now()
+}
+
+/// Real time since `earlier`, on tokio's clock.
+pub fn tokio_since(earlier: tokio::time::Instant) -> Duration {
     earlier.elapsed()
 }
 

@@ -24,8 +24,8 @@ use lockstep_protocol::{
     MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
+use crate::clock;
 use crate::known_servers;
 use crate::link::{Link, NewBundles, RESEND_AFTER};
 use crate::tls::FingerprintVerifier;
@@ -421,7 +421,7 @@ async fn play(
     let mut reader = FrameReader::new();
     let mut chunk = [0u8; 4096];
     // The link's clock: it is given the time since it was created.
-    let epoch = Instant::now();
+    let epoch = clock::tokio_now();
     let mut link = Link::default();
     let mut stats = tokio::time::interval(STATS_EVERY);
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
@@ -448,7 +448,7 @@ async fn play(
                             });
                         }
                         ServerMessage::Start(start) => {
-                            let at = Instant::now();
+                            let at = clock::tokio_now();
                             link.start(start.tick_rate, at.duration_since(epoch));
                             let _ = events.send(NetEvent::Started {
                                 start,
@@ -474,7 +474,7 @@ async fn play(
                 let bytes = datagram?;
                 // A malformed datagram is dropped; the next one repeats it.
                 if let Ok(ServerDatagram::Bundles(d)) = decode(&bytes, MAX_DATAGRAM_SIZE) {
-                    if let Some(new) = link.receive(d, epoch.elapsed()) {
+                    if let Some(new) = link.receive(d, clock::tokio_since(epoch)) {
                         let _ = events.send(new.into());
                     }
                 }
@@ -490,7 +490,7 @@ async fn play(
                 }
                 Some(NetCommand::Input(tick, input)) => {
                     link.queue_input(tick, input);
-                    send_inputs(&mut link, &conn, epoch.elapsed());
+                    send_inputs(&mut link, &conn, clock::tokio_since(epoch));
                 }
                 Some(NetCommand::Report(tick, hash)) => {
                     send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
@@ -504,7 +504,7 @@ async fn play(
                 }
             },
             _ = resend.tick(), if link.started() => {
-                let now = epoch.elapsed();
+                let now = clock::tokio_since(epoch);
                 if link.due(now) {
                     send_inputs(&mut link, &conn, now);
                 }
