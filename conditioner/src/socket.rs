@@ -178,7 +178,7 @@ impl ConditionedSocket {
         down: LinkConfig,
         runtime: &tokio::runtime::Handle,
     ) -> Arc<Self> {
-        let epoch = Instant::now();
+        let epoch = read_clock();
         let uplink = Arc::new(Uplink {
             link: Mutex::new(Link::new(up, UP_STREAM)),
             counters: Counters::default(),
@@ -213,7 +213,7 @@ impl ConditionedSocket {
     }
 
     fn elapsed(&self) -> Duration {
-        Instant::now().saturating_duration_since(self.epoch)
+        read_clock().saturating_duration_since(self.epoch)
     }
 }
 
@@ -487,7 +487,7 @@ impl Downlink {
 async fn drive_uplink(up: Arc<Uplink>, inner: Arc<dyn AsyncUdpSocket>, epoch: Instant) {
     let mut poller = inner.clone().create_io_poller();
     loop {
-        let now = Instant::now().saturating_duration_since(epoch);
+        let now = read_clock().saturating_duration_since(epoch);
         // One packet per lock, so the lock is never held across an await.
         let (due, next) = {
             let mut link = lock(&up.link);
@@ -569,6 +569,17 @@ impl Counters {
             dropped_full: self.dropped_full.load(Ordering::Relaxed),
         }
     }
+}
+
+/// The conditioner's one clock read, on tokio's clock because its timers
+/// run there. The model and the queues only see durations since the
+/// socket's `epoch`, so they are tested with explicit time.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the adapter owns real sockets and timers; the model is given time as durations"
+)]
+fn read_clock() -> Instant {
+    Instant::now()
 }
 
 /// Locks `mutex`, ignoring poisoning: the guarded queues stay consistent

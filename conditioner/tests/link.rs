@@ -99,6 +99,10 @@ fn echo_datagrams(conn: Connection) {
 }
 
 /// Sends `count` datagrams one after the other and returns each round trip.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "measures real round trips through the conditioned link"
+)]
 async fn datagram_round_trips(conn: &Connection, count: u32) -> Vec<Duration> {
     let mut trips = Vec::new();
     for i in 0..count {
