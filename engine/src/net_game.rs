@@ -280,3 +280,161 @@ impl<G: Game> NetGame<G> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{Buttons, PlayerInput, RosterEntry};
+
+    use super::*;
+    use crate::testing::Tally;
+
+    /// A tick at 60 Hz, in nanoseconds.
+    const TICK_NS: u64 = 1_000_000_000 / 60;
+
+    fn start(you: Option<PlayerId>, history: u32) -> Start {
+        Start {
+            seed: 7,
+            tick_rate: 60,
+            input_delay: 3,
+            balls: 0,
+            roster: (0..2)
+                .map(|id| RosterEntry {
+                    id: PlayerId(id),
+                    name: format!("p{id}"),
+                })
+                .collect(),
+            hash_interval: 15,
+            you,
+            first_input_tick: Tick(history),
+            history,
+        }
+    }
+
+    /// Both players holding `buttons`.
+    fn bundle(buttons: u8) -> Bundle {
+        Bundle {
+            inputs: (0..2)
+                .map(|id| PlayerInput {
+                    player: PlayerId(id),
+                    input: Input {
+                        buttons: Buttons(buttons),
+                        axes: None,
+                    },
+                })
+                .collect(),
+            ..Bundle::default()
+        }
+    }
+
+    /// Runs one frame of `elapsed_ns`; returns the ticks that ran and the
+    /// reports they asked for.
+    fn frame(game: &mut NetGame<Tally>, elapsed_ns: u64) -> (Vec<u32>, Vec<(Tick, u64)>) {
+        game.begin_frame(elapsed_ns);
+        let (mut ran, mut reports) = (Vec::new(), Vec::new());
+        while let Advance::Ran { tick, report } = game.advance() {
+            ran.push(tick.0);
+            reports.extend(report);
+            game.local_ticks_due();
+        }
+        game.end_frame();
+        (ran, reports)
+    }
+
+    #[test]
+    fn a_tick_runs_only_when_it_is_due_and_its_bundle_is_here() {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        assert_eq!(frame(&mut game, TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(game.stats().stalled_ticks, 1);
+        game.receive(Tick(0), (0..3).map(bundle).collect());
+        // Two ticks of real time are owed by now, and both bundles are here.
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![1, 2]);
+        // The third bundle waits for its time.
+        assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
+        assert_eq!(game.advance(), Advance::NotDue);
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![3]);
+        assert_eq!(game.stats().stalled_ticks, 1);
+    }
+
+    #[test]
+    fn a_player_reports_its_hash_every_hash_interval_ticks() {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        game.receive(Tick(0), (0..30).map(|_| bundle(1)).collect());
+        let (ran, reports) = frame(&mut game, 30 * TICK_NS);
+        assert_eq!(ran.len(), 30);
+        let ticks: Vec<u32> = reports.iter().map(|(t, _)| t.0).collect();
+        assert_eq!(ticks, vec![15, 30]);
+        assert_eq!(reports[1].1, game.current.hash());
+    }
+
+    #[test]
+    fn a_spectator_sends_no_inputs_reports_nothing_and_is_never_dropped() {
+        let mut game = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
+        assert!(game.initial_inputs().is_empty());
+        assert_eq!(game.name(), "spectator");
+        game.receive(Tick(0), (0..20).map(|_| bundle(2)).collect());
+        game.begin_frame(20 * TICK_NS);
+        while let Advance::Ran { report, .. } = game.advance() {
+            assert_eq!(report, None);
+            assert!(game.local_ticks_due().is_empty());
+        }
+        assert_eq!(game.current.tick(), Tick(20));
+        assert!(game.is_playing());
+    }
+
+    #[test]
+    fn a_late_joiner_fast_forwards_through_the_history_then_follows_the_clock() {
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+        assert_eq!(game.initial_inputs().first().map(|(t, _)| t.0), Some(100));
+        game.receive(Tick(0), (0..100).map(|_| bundle(1)).collect());
+        // No real time has passed, yet the whole history runs at once.
+        let (ran, reports) = frame(&mut game, 0);
+        assert_eq!(ran.len(), 100);
+        assert!(reports.is_empty(), "no reports while catching up");
+        assert_eq!(game.catching_up(), None);
+        game.receive(Tick(100), vec![bundle(1)]);
+        assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![101]);
+    }
+
+    #[test]
+    fn an_injected_fault_changes_the_state_at_its_tick_and_its_dump_holds_it() {
+        let options = GameOptions {
+            inject_desync_at: Some(Tick(5)),
+            ..GameOptions::default()
+        };
+        let mut faulty = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
+        let mut honest =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        for game in [&mut faulty, &mut honest] {
+            game.receive(Tick(0), (0..10).map(|_| bundle(3)).collect());
+            frame(game, 10 * TICK_NS);
+        }
+        assert_ne!(faulty.current.hash(), honest.current.hash());
+        let notice = DesyncNotice {
+            tick: Tick(5),
+            diverged: vec![PlayerId(0)],
+            majority: None,
+        };
+        let (dump, clean) = (faulty.desync_dump(&notice), honest.desync_dump(&notice));
+        let (Some(dump), Some(clean)) = (dump, clean) else {
+            panic!("tick 5 is in both histories");
+        };
+        assert_eq!((dump.player, dump.tick), (Some(PlayerId(0)), Tick(5)));
+        let diffs = crate::diff::diff_worlds(&clean.world, &dump.world);
+        assert_eq!(diffs.len(), 1, "{diffs:?}");
+        assert_eq!(diffs[0].path, "drift");
+    }
+
+    #[test]
+    fn a_player_plays_until_its_departure_is_bundled() {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        let mut gone = bundle(0);
+        gone.left = vec![PlayerId(1)];
+        game.receive(Tick(0), vec![bundle(0), gone]);
+        frame(&mut game, TICK_NS);
+        assert!(game.is_playing());
+        frame(&mut game, TICK_NS);
+        assert!(!game.is_playing());
+    }
+}
