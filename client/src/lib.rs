@@ -36,6 +36,7 @@ pub mod screenshot;
 pub mod tls;
 #[cfg(feature = "window")]
 pub mod window;
+pub mod window_modes;
 
 use lockstep_engine::net_game::NetGame;
 use lockstep_sim::World;

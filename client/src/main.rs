@@ -8,14 +8,15 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use clap::Parser;
 use lockstep_client::headless;
-#[cfg(feature = "window")]
-use lockstep_client::lab::{self, Knobs, LabOptions};
 use lockstep_client::net::{NetClient, NetOptions, Trust};
 use lockstep_client::play::PlayOptions;
 #[cfg(feature = "window")]
-use lockstep_client::replay_window::{self, ViewOptions};
+use lockstep_client::replay_window;
 #[cfg(feature = "window")]
-use lockstep_client::window::{self, SoloOptions, WindowOptions};
+use lockstep_client::window;
+#[cfg(not(feature = "window"))]
+use lockstep_client::window_modes::NoWindow;
+use lockstep_client::window_modes::{self, LabStart, SoloOptions, WindowOptions};
 use lockstep_client::{final_line, GameOutcome};
 use lockstep_engine::diff::compare_dumps;
 use lockstep_engine::loops::trace::{self, TraceOptions};
@@ -29,15 +30,6 @@ use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::World;
 
 use cli::{Cli, Command, LabArgs, LoopsArgs, PlayArgs, SoloArgs, WindowArgs};
-
-/// The error of a windowed mode in a client built without SDL2.
-#[cfg(not(feature = "window"))]
-fn no_window(what: &str) -> anyhow::Error {
-    anyhow::anyhow!(
-        "{what} needs a window, and this lockstep-client was built without one (no `window` \
-         feature); rebuild it with default features, or use the headless modes"
-    )
-}
 
 fn main() {
     tracing_subscriber::fmt()
@@ -113,9 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
 }
 
 /// `solo`: you against bots in a window.
-#[cfg(feature = "window")]
 fn run_solo(args: SoloArgs) -> anyhow::Result<Vec<String>> {
-    let options = window_options(&args.window, "solo".into(), args.bot);
     let solo = SoloOptions {
         bots: args.bots,
         seed: args.seed,
@@ -123,58 +113,26 @@ fn run_solo(args: SoloArgs) -> anyhow::Result<Vec<String>> {
         max_loops: args.max_loops,
         record: args.record,
     };
-    let outcome = window::run_solo(solo, options)?;
-    Ok(vec![final_line(outcome.tick, outcome.hash)])
-}
-
-#[cfg(not(feature = "window"))]
-fn run_solo(_: SoloArgs) -> anyhow::Result<Vec<String>> {
-    Err(no_window("solo play"))
-}
-
-#[cfg(not(feature = "window"))]
-fn run_lab(_: LabArgs) -> anyhow::Result<Vec<String>> {
-    Err(no_window("the game loop lab"))
+    window_modes::solo(solo, window_options(&args.window, String::new(), args.bot))
 }
 
 /// `lab`: the game loop lab; its report line when it ends.
-#[cfg(feature = "window")]
 fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
-    /// The frame a screenshot shows with neither --screenshot-frame nor
-    /// --frames: two seconds in, when the chart has filled in.
-    const DEFAULT_SCREENSHOT_FRAME: u64 = 120;
-    let screenshot_frame = args
-        .screenshot_frame
-        .or(args.frames)
-        .unwrap_or(DEFAULT_SCREENSHOT_FRAME);
-    if let (Some(frames), Some(_)) = (args.frames, &args.screenshot) {
-        if screenshot_frame > frames {
-            bail!("--screenshot-frame {screenshot_frame} comes after the last frame (--frames {frames})");
-        }
-    }
-    let mut knobs = Knobs::new(
-        args.strategy,
-        args.tick_rate,
-        args.target_fps,
-        args.balls,
-        args.max_loops,
-    );
-    knobs.settings.networked = args.networked;
-    knobs.tick_cost_ns = args.tick_cost_ns;
-    knobs.spike = args.spike;
-    let report = lab::run(LabOptions {
-        knobs,
+    window_modes::lab(LabStart {
+        strategy: args.strategy,
+        tick_rate: args.tick_rate,
+        target_fps: args.target_fps,
+        balls: args.balls,
+        tick_cost_ns: args.tick_cost_ns,
+        max_loops: args.max_loops,
+        networked: args.networked,
+        spike: args.spike,
         seed: args.seed,
         frames: args.frames,
         screenshot: args.screenshot,
-        screenshot_frame,
-        window: WindowOptions {
-            title: "game loop lab".into(),
-            size: args.window_size,
-            ..WindowOptions::default()
-        },
-    })?;
-    Ok(vec![report.line()])
+        screenshot_frame: args.screenshot_frame,
+        size: args.window_size,
+    })
 }
 
 /// `loops`: the ladder, or with `--trace` one strategy frame by frame.
@@ -254,13 +212,12 @@ fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
         #[cfg(not(feature = "window"))]
         {
             drop((net, play, name));
-            return Err(no_window("playing in a window (use --headless)"));
+            return Err(NoWindow("playing in a window (use --headless)").into());
         }
     };
     Ok(report(outcome))
 }
 
-#[cfg(feature = "window")]
 fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowOptions {
     WindowOptions {
         title,
@@ -317,7 +274,7 @@ fn replay(
         #[cfg(feature = "window")]
         {
             let options = window_options(window, format!("replay {}", file.display()), None);
-            let view = ViewOptions {
+            let view = window_modes::ViewOptions {
                 speed,
                 seek: seek.map(Tick),
                 verify,
@@ -327,7 +284,7 @@ fn replay(
         #[cfg(not(feature = "window"))]
         {
             drop((note, speed, seek, verify));
-            return Err(no_window("playing a replay (use --verify --headless)"));
+            return Err(NoWindow("playing a replay (use --verify --headless)").into());
         }
     };
     if let Some(mismatch) = verified.mismatch {

@@ -10,7 +10,8 @@ use sdl2::keyboard::Keycode;
 
 use crate::clock;
 use crate::render::{Hud, Roster};
-use crate::window::{capture, Screen, WindowError, WindowOptions};
+use crate::window::{capture, Screen, WindowError};
+use crate::window_modes::{ViewOptions, WindowOptions};
 
 /// Slowest and fastest playback speeds.
 const SPEEDS: (f64, f64) = (0.25, 16.0);
@@ -21,17 +22,6 @@ const SEEK_STEP: u32 = 600;
 /// Ticks per frame when verifying "as fast as possible" in the window:
 /// enough to be quick, few enough to keep drawing.
 const VERIFY_TICKS_PER_FRAME: u32 = 2000;
-
-/// How the replay is shown.
-#[derive(Debug, Clone, Copy)]
-pub struct ViewOptions {
-    /// Initial speed (clamped to x0.25..x16).
-    pub speed: f64,
-    /// Start at this tick.
-    pub seek: Option<Tick>,
-    /// Re-simulate as fast as possible and leave at the end.
-    pub verify: bool,
-}
 
 /// Plays `playback` in a window until Esc (or the end, when verifying).
 pub fn run(

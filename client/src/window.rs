@@ -5,7 +5,6 @@
 //! only those whose bundle is here), then the IndependentTickRun (events,
 //! HUD figures), then draw `previous`→`current` at alpha.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lockstep_engine::accumulator::{FixedStep, Policy};
@@ -25,27 +24,8 @@ use crate::pacing::Pacer;
 use crate::play::{NetPlay, PlayOptions};
 use crate::recording::FileRecorder;
 use crate::render::{Hud, Renderer, Roster};
+use crate::window_modes::{SoloOptions, WindowOptions};
 use crate::{GameOutcome, PlayError};
-
-/// Window placement and capture options shared by every windowed mode.
-#[derive(Debug, Clone, Default)]
-pub struct WindowOptions {
-    /// Title suffix (the player's name).
-    pub title: String,
-    /// Top-left corner, if not centred.
-    pub position: Option<(i32, i32)>,
-    /// Initial size.
-    pub size: (u32, u32),
-    /// Leave once this many ticks have been simulated (solo play; a
-    /// networked game takes it from its [`PlayOptions`]).
-    pub ticks: Option<u32>,
-    /// Write a PNG of the window at `screenshot_tick`.
-    pub screenshot: Option<PathBuf>,
-    /// Tick at which to take the screenshot.
-    pub screenshot_tick: u32,
-    /// Drive the local player with a seeded bot instead of the keyboard.
-    pub bot: Option<u64>,
-}
 
 /// Frames per second drawn at most: the loop sleeps the rest of the frame
 /// instead of spinning, since vsync is not available everywhere (Xvfb).
@@ -371,21 +351,6 @@ pub fn run_networked(
         }
         screen.pace(frame_start);
     }
-}
-
-/// Solo play options.
-#[derive(Debug, Clone)]
-pub struct SoloOptions {
-    /// Bot opponents.
-    pub bots: u8,
-    /// World and bot seed.
-    pub seed: u64,
-    /// Ticks per second.
-    pub tick_rate: u16,
-    /// Flipcode's MAX_LOOPS guard.
-    pub max_loops: u32,
-    /// Record the game to this replay file.
-    pub record: Option<PathBuf>,
 }
 
 /// Plays alone against bots: no server, MAX_LOOPS on, pending time

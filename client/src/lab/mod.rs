@@ -44,7 +44,8 @@ use self::history::{FrameHistory, FrameSample};
 use crate::clock;
 use crate::pacing::Pacer;
 use crate::render::{fill_box, text_size, Renderer, Roster, BACKING, GLYPH, PAD};
-use crate::window::{Screen, WindowError, WindowOptions};
+use crate::window::{Screen, WindowError};
+use crate::window_modes::WindowOptions;
 
 pub use chart::{FRAME_BAR, STEP_BAR};
 pub use knobs::{Change, Command, Effect, Knobs};

@@ -1,0 +1,179 @@
+//! The windowed modes as every build offers them: playing a networked game
+//! in a window, solo play, the replay window and the game loop lab.
+//!
+//! The SDL2 code that carries them out ([`window`](crate::window),
+//! `replay_window` and `lab`) is compiled only with the `window` feature,
+//! so that a bot or a CI runner can build the client without SDL2. What
+//! each mode is asked to do is plain data, defined here in every build: a
+//! client built without the feature parses the same command line and
+//! answers each windowed mode with [`NoWindow`], naming what needed the
+//! window, instead of not knowing the command.
+
+use std::path::PathBuf;
+
+use lockstep_engine::loops::Strategy;
+use lockstep_protocol::Tick;
+
+/// A windowed mode asked of a client built without the `window` feature.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "{0} needs a window, and this lockstep-client was built without one (no `window` \
+     feature); rebuild it with default features, or use the headless modes"
+)]
+pub struct NoWindow(
+    /// What needed the window, with the headless alternative if there is
+    /// one: "playing a replay (use --verify --headless)".
+    pub &'static str,
+);
+
+/// Window placement and capture options shared by every windowed mode.
+#[derive(Debug, Clone, Default)]
+pub struct WindowOptions {
+    /// Title suffix: the player's name, `solo` or `replay FILE`. Each mode
+    /// names its own window, so the command line leaves it empty.
+    pub title: String,
+    /// Top-left corner, if not centred.
+    pub position: Option<(i32, i32)>,
+    /// Initial size.
+    pub size: (u32, u32),
+    /// Leave once this many ticks have been simulated (solo play and
+    /// replays; a networked game takes it from its [`PlayOptions`]).
+    pub ticks: Option<u32>,
+    /// Write a PNG of the window at `screenshot_tick`.
+    pub screenshot: Option<PathBuf>,
+    /// Tick at which to take the screenshot.
+    pub screenshot_tick: u32,
+    /// Drive the local player with a seeded bot instead of the keyboard.
+    pub bot: Option<u64>,
+}
+
+/// Solo play options.
+#[derive(Debug, Clone)]
+pub struct SoloOptions {
+    /// Bot opponents.
+    pub bots: u8,
+    /// World and bot seed.
+    pub seed: u64,
+    /// Ticks per second.
+    pub tick_rate: u16,
+    /// Flipcode's MAX_LOOPS guard.
+    pub max_loops: u32,
+    /// Record the game to this replay file.
+    pub record: Option<PathBuf>,
+}
+
+/// How the replay window shows a replay.
+#[derive(Debug, Clone, Copy)]
+pub struct ViewOptions {
+    /// Initial speed (clamped to x0.25..x16).
+    pub speed: f64,
+    /// Start at this tick.
+    pub seek: Option<Tick>,
+    /// Re-simulate as fast as possible and leave at the end.
+    pub verify: bool,
+}
+
+/// How the game loop lab starts: the first position of each knob its keys
+/// turn, the world's seed, when to leave and what to capture.
+#[derive(Debug, Clone)]
+pub struct LabStart {
+    /// The loop strategy.
+    pub strategy: Strategy,
+    /// Ticks per second.
+    pub tick_rate: u16,
+    /// Frames per second the paced strategies wait for.
+    pub target_fps: u16,
+    /// Balls in the arena.
+    pub balls: u16,
+    /// Real time each update costs on top of the simulation.
+    pub tick_cost_ns: u64,
+    /// Flipcode's MAX_LOOPS with this K; `None` starts with it off.
+    pub max_loops: Option<u32>,
+    /// The networked client's rule: no maximum step, no MAX_LOOPS, no
+    /// discarding.
+    pub networked: bool,
+    /// Start with JGameLoopStudy's slow "7" on.
+    pub spike: bool,
+    /// World and bot seed.
+    pub seed: u64,
+    /// Leave after this many frames.
+    pub frames: Option<u64>,
+    /// Save a PNG of the window at `screenshot_frame`.
+    pub screenshot: Option<PathBuf>,
+    /// The frame (from 1) the screenshot shows; `None` is the last of
+    /// `frames`, else [`DEFAULT_SCREENSHOT_FRAME`].
+    pub screenshot_frame: Option<u64>,
+    /// Window size.
+    pub size: (u32, u32),
+}
+
+/// The frame a lab screenshot shows when neither its frame nor the number
+/// of frames is given: two seconds in, when the chart has filled in.
+pub const DEFAULT_SCREENSHOT_FRAME: u64 = 120;
+
+/// Plays alone against bots in a window; the stdout lines of its end.
+pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<String>> {
+    #[cfg(feature = "window")]
+    {
+        let window = WindowOptions {
+            title: "solo".into(),
+            ..window
+        };
+        let outcome = crate::window::run_solo(solo, window)?;
+        Ok(vec![crate::final_line(outcome.tick, outcome.hash)])
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = (solo, window);
+        Err(NoWindow("solo play").into())
+    }
+}
+
+/// Runs the game loop lab until Esc or `start.frames`; its report line.
+pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
+    #[cfg(feature = "window")]
+    {
+        use crate::lab::{self, Knobs, LabOptions};
+
+        let screenshot_frame = start
+            .screenshot_frame
+            .or(start.frames)
+            .unwrap_or(DEFAULT_SCREENSHOT_FRAME);
+        if let (Some(frames), Some(_)) = (start.frames, &start.screenshot) {
+            if screenshot_frame > frames {
+                anyhow::bail!(
+                    "--screenshot-frame {screenshot_frame} comes after the last frame \
+                     (--frames {frames})"
+                );
+            }
+        }
+        let mut knobs = Knobs::new(
+            start.strategy,
+            start.tick_rate,
+            start.target_fps,
+            start.balls,
+            start.max_loops,
+        );
+        knobs.settings.networked = start.networked;
+        knobs.tick_cost_ns = start.tick_cost_ns;
+        knobs.spike = start.spike;
+        let report = lab::run(LabOptions {
+            knobs,
+            seed: start.seed,
+            frames: start.frames,
+            screenshot: start.screenshot,
+            screenshot_frame,
+            window: WindowOptions {
+                title: "game loop lab".into(),
+                size: start.size,
+                ..WindowOptions::default()
+            },
+        })?;
+        Ok(vec![report.line()])
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = start;
+        Err(NoWindow("the game loop lab").into())
+    }
+}
