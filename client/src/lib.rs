@@ -34,6 +34,7 @@ pub mod replay_window;
 #[cfg(feature = "window")]
 pub mod screenshot;
 pub mod tls;
+pub mod verify;
 #[cfg(feature = "window")]
 pub mod window;
 pub mod window_modes;

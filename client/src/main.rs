@@ -10,21 +10,17 @@ use clap::Parser;
 use lockstep_client::headless;
 use lockstep_client::net::{NetClient, NetOptions, Trust};
 use lockstep_client::play::PlayOptions;
-#[cfg(feature = "window")]
-use lockstep_client::replay_window;
+use lockstep_client::verify::{self, ReplayOptions};
 #[cfg(feature = "window")]
 use lockstep_client::window;
 #[cfg(not(feature = "window"))]
 use lockstep_client::window_modes::NoWindow;
-use lockstep_client::window_modes::{self, LabStart, SoloOptions, WindowOptions};
+use lockstep_client::window_modes::{self, LabStart, SoloOptions, ViewOptions, WindowOptions};
 use lockstep_client::{final_line, GameOutcome};
 use lockstep_engine::diff::compare_dumps;
 use lockstep_engine::loops::trace::{self, TraceOptions};
 use lockstep_engine::loops::{self, Settings};
 use lockstep_engine::net_game::GameOptions;
-use lockstep_engine::replay;
-#[cfg(feature = "window")]
-use lockstep_engine::replay::Playback;
 use lockstep_protocol::Tick;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::World;
@@ -96,7 +92,16 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             speed,
             seek,
             window,
-        }) => replay(&file, verify, headless, speed, seek, &window),
+        }) => verify::run(ReplayOptions {
+            file,
+            headless,
+            view: ViewOptions {
+                speed,
+                seek: seek.map(Tick),
+                verify,
+            },
+            window: window_options(&window, String::new(), None),
+        }),
         Some(Command::Solo(args)) => run_solo(args),
         Some(Command::Lab(args)) => run_lab(args),
         Some(Command::Loops(args)) => run_loops(args),
@@ -241,96 +246,6 @@ fn desync_diff(a: &Path, b: &Path, max: usize) -> anyhow::Result<Vec<String>> {
         println!("{line}");
     }
     bail!("the dumps differ (differing fields: {})", report.differing)
-}
-
-/// `replay`: plays or verifies a replay file.
-fn replay(
-    file: &Path,
-    verify: bool,
-    headless: bool,
-    speed: f64,
-    seek: Option<u32>,
-    window: &WindowArgs,
-) -> anyhow::Result<Vec<String>> {
-    let (recording, problem) = replay::open(file)?;
-    let note = match (&problem, &recording.end) {
-        (Some(problem), _) => Some(problem.to_string()),
-        (None, None) => {
-            Some("the recording has no end record: the recorder stopped abruptly".into())
-        }
-        (None, Some(_)) => None,
-    };
-    if let Some(note) = &note {
-        eprintln!("lockstep-client: {}: {note}", file.display());
-    }
-    let verified = if headless {
-        let bar = ProgressBar::new(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-        let stop_at = window.ticks;
-        let verified =
-            replay::verify::<World>(recording, stop_at, |done, total| bar.show(done, total));
-        bar.done();
-        verified
-    } else {
-        #[cfg(feature = "window")]
-        {
-            let options = window_options(window, format!("replay {}", file.display()), None);
-            let view = window_modes::ViewOptions {
-                speed,
-                seek: seek.map(Tick),
-                verify,
-            };
-            replay_window::run(Playback::new(recording), note, options, view)?
-        }
-        #[cfg(not(feature = "window"))]
-        {
-            drop((note, speed, seek, verify));
-            return Err(NoWindow("playing a replay (use --verify --headless)").into());
-        }
-    };
-    if let Some(mismatch) = verified.mismatch {
-        bail!("{mismatch}");
-    }
-    if let Some(problem) = problem {
-        bail!(
-            "{}: {problem} (the {} ticks before it verified)",
-            file.display(),
-            verified.ticks
-        );
-    }
-    Ok(vec![
-        verified.summary(),
-        final_line(verified.ticks, verified.hash),
-    ])
-}
-
-/// A one-line progress bar on stderr, drawn only on a terminal.
-struct ProgressBar {
-    enabled: bool,
-}
-
-impl ProgressBar {
-    fn new(enabled: bool) -> Self {
-        ProgressBar { enabled }
-    }
-
-    fn show(&self, done: u32, total: u32) {
-        if !self.enabled || total == 0 {
-            return;
-        }
-        const WIDTH: u64 = 40;
-        let filled = (u64::from(done) * WIDTH / u64::from(total)) as usize;
-        eprint!(
-            "\rverifying [{}{}] {done}/{total} ticks",
-            "#".repeat(filled),
-            ".".repeat(WIDTH as usize - filled)
-        );
-    }
-
-    fn done(&self) {
-        if self.enabled {
-            eprintln!();
-        }
-    }
 }
 
 fn resolve(connect: &str) -> anyhow::Result<SocketAddr> {

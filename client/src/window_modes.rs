@@ -12,7 +12,8 @@
 use std::path::PathBuf;
 
 use lockstep_engine::loops::Strategy;
-use lockstep_protocol::Tick;
+use lockstep_engine::replay::Verified;
+use lockstep_protocol::{Replay, Tick};
 
 /// A windowed mode asked of a client built without the `window` feature.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -175,5 +176,27 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
     {
         let _ = start;
         Err(NoWindow("the game loop lab").into())
+    }
+}
+/// Shows `replay` in the replay window, checking it against its recorded
+/// hashes as it plays; `note` says what is wrong with the file, if
+/// anything.
+pub(crate) fn replay(
+    replay: Replay,
+    note: Option<String>,
+    window: WindowOptions,
+    view: ViewOptions,
+) -> anyhow::Result<Verified> {
+    #[cfg(feature = "window")]
+    {
+        use lockstep_engine::replay::Playback;
+
+        let playback = Playback::new(replay);
+        Ok(crate::replay_window::run(playback, note, window, view)?)
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = (replay, note, window, view);
+        Err(NoWindow("playing a replay (use --verify --headless)").into())
     }
 }
