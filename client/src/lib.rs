@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 pub mod clock;
+pub mod connect;
 pub mod headless;
 pub mod known_servers;
 #[cfg(feature = "window")]

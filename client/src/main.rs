@@ -2,21 +2,15 @@
 
 mod cli;
 
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
 
 use anyhow::{bail, Context};
 use clap::Parser;
-use lockstep_client::headless;
-use lockstep_client::net::{NetClient, NetOptions, Trust};
+use lockstep_client::connect::{self, ConnectOptions};
+use lockstep_client::final_line;
 use lockstep_client::play::PlayOptions;
 use lockstep_client::verify::{self, ReplayOptions};
-#[cfg(feature = "window")]
-use lockstep_client::window;
-#[cfg(not(feature = "window"))]
-use lockstep_client::window_modes::NoWindow;
 use lockstep_client::window_modes::{self, LabStart, SoloOptions, ViewOptions, WindowOptions};
-use lockstep_client::{final_line, GameOutcome};
 use lockstep_engine::diff::compare_dumps;
 use lockstep_engine::loops::trace::{self, TraceOptions};
 use lockstep_engine::loops::{self, Settings};
@@ -160,67 +154,42 @@ fn run_loops(args: LoopsArgs) -> anyhow::Result<Vec<String>> {
     })?)
 }
 
+/// Joining a server: the default command.
 fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
-    let Some(connect) = &args.connect else {
+    let Some(address) = args.connect else {
         bail!(
             "nothing to do: pass --connect HOST:PORT to join a server, or use the `solo` or \
              `sim` command (see --help)"
         );
     };
-    let server = resolve(connect)?;
-    let name = args
-        .name
-        .clone()
-        .or_else(|| std::env::var("USER").ok())
-        .unwrap_or_else(|| format!("player-{}", std::process::id()));
-    let net = NetClient::connect(NetOptions {
-        server,
-        name: name.clone(),
-        trust: match &args.fingerprint {
-            Some(fingerprint) => Trust::Pinned(fingerprint.clone()),
-            None => Trust::FirstUse {
-                file: args.known_servers.clone(),
-                address: connect.clone(),
-            },
-        },
-        password: args.password.clone(),
-        protocol_version: args.protocol_version,
-        spectate: args.spectate,
-        inputs_over_stream: args.inputs_over_stream,
+    connect::run(ConnectOptions {
+        server: connect::resolve(&address)?,
         link: args
             .link
             .to_config()
             .context("reading the --sim-* options")?,
-    })
-    .context("starting the network thread")?;
-    let play = PlayOptions {
-        bot: args.bot,
-        ticks: args.window.ticks,
-        dump_dir: args.dump_dir.clone(),
-        game: GameOptions {
-            history: args.history,
-            inject_desync_at: args.inject_desync_at.map(Tick),
-            pinned_delay: args.input_delay,
+        address,
+        name: args.name,
+        fingerprint: args.fingerprint,
+        known_servers: args.known_servers,
+        password: args.password,
+        protocol_version: args.protocol_version,
+        spectate: args.spectate,
+        inputs_over_stream: args.inputs_over_stream,
+        headless: args.headless,
+        play: PlayOptions {
+            bot: args.bot,
+            ticks: args.window.ticks,
+            dump_dir: args.dump_dir,
+            game: GameOptions {
+                history: args.history,
+                inject_desync_at: args.inject_desync_at.map(Tick),
+                pinned_delay: args.input_delay,
+            },
+            record: args.record,
         },
-        record: args.record.clone(),
-    };
-    let outcome = if args.headless {
-        if args.window.screenshot.is_some() {
-            bail!("--screenshot needs a window; drop --headless");
-        }
-        headless::run(net, play)?
-    } else {
-        #[cfg(feature = "window")]
-        {
-            window::run_networked(net, window_options(&args.window, name, args.bot), play)?
-        }
-        #[cfg(not(feature = "window"))]
-        {
-            drop((net, play, name));
-            return Err(NoWindow("playing in a window (use --headless)").into());
-        }
-    };
-    Ok(report(outcome))
+        window: window_options(&args.window, String::new(), args.bot),
+    })
 }
 
 fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowOptions {
@@ -246,22 +215,4 @@ fn desync_diff(a: &Path, b: &Path, max: usize) -> anyhow::Result<Vec<String>> {
         println!("{line}");
     }
     bail!("the dumps differ (differing fields: {})", report.differing)
-}
-
-fn resolve(connect: &str) -> anyhow::Result<SocketAddr> {
-    connect
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve server address {connect:?} (expected HOST:PORT)"))?
-        .next()
-        .with_context(|| format!("server address {connect:?} resolves to nothing"))
-}
-
-fn report(outcome: GameOutcome) -> Vec<String> {
-    vec![
-        format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={}",
-            outcome.stalled_ticks, outcome.tx_bytes, outcome.rx_bytes, outcome.rtt_us
-        ),
-        final_line(outcome.tick, outcome.hash),
-    ]
 }

@@ -15,6 +15,10 @@ use lockstep_engine::loops::Strategy;
 use lockstep_engine::replay::Verified;
 use lockstep_protocol::{Replay, Tick};
 
+use crate::net::NetClient;
+use crate::play::PlayOptions;
+use crate::GameOutcome;
+
 /// A windowed mode asked of a client built without the `window` feature.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error(
@@ -178,6 +182,23 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
         Err(NoWindow("the game loop lab").into())
     }
 }
+/// Plays the networked game `net` joined in a window.
+pub(crate) fn networked(
+    net: NetClient,
+    window: WindowOptions,
+    play: PlayOptions,
+) -> anyhow::Result<GameOutcome> {
+    #[cfg(feature = "window")]
+    {
+        Ok(crate::window::run_networked(net, window, play)?)
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = (net, window, play);
+        Err(NoWindow("playing in a window (use --headless)").into())
+    }
+}
+
 /// Shows `replay` in the replay window, checking it against its recorded
 /// hashes as it plays; `note` says what is wrong with the file, if
 /// anything.

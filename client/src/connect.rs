@@ -1,0 +1,108 @@
+//! Joining a server and playing the networked game to its end: who we are
+//! and how the server is trusted, headless or in a window, and the
+//! `stats ...` and `final ...` lines a finished game prints.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use lockstep_conditioner::LinkConfig;
+
+use crate::net::{NetClient, NetOptions, Trust};
+use crate::play::PlayOptions;
+use crate::window_modes::{self, WindowOptions};
+use crate::{final_line, headless, GameOutcome};
+
+/// What `--connect` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    /// The server, as [`resolve`] found it.
+    pub server: SocketAddr,
+    /// The server as the user wrote it, HOST:PORT: the name its
+    /// certificate is remembered under when it is trusted on first use.
+    pub address: String,
+    /// Name shown to everyone; `None` is `$USER`, else `player-<pid>`.
+    pub name: Option<String>,
+    /// The server certificate's expected fingerprint (hex SHA-256);
+    /// `None` trusts the server on first use.
+    pub fingerprint: Option<String>,
+    /// Where servers trusted on first use are remembered.
+    pub known_servers: PathBuf,
+    /// The server's session password, if it has one.
+    pub password: Option<String>,
+    /// Protocol version to announce (the real one except in tests).
+    pub protocol_version: u16,
+    /// Watch without playing.
+    pub spectate: bool,
+    /// Send inputs on the reliable stream instead of as datagrams.
+    pub inputs_over_stream: bool,
+    /// Impairment of this client's path, for testing bad networks.
+    pub link: LinkConfig,
+    /// Play without a window.
+    pub headless: bool,
+    /// Bot, last tick, desync dumps, game rules and recording.
+    pub play: PlayOptions,
+    /// The window, unless `headless`; its title is the player's name.
+    pub window: WindowOptions,
+}
+
+/// The first address `address` (HOST:PORT) resolves to.
+pub fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
+    address
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve server address {address:?} (expected HOST:PORT)"))?
+        .next()
+        .with_context(|| format!("server address {address:?} resolves to nothing"))
+}
+
+/// Joins the server and plays until the game's end, `play.ticks`, or the
+/// window is closed; the `stats ...` and `final ...` lines.
+pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
+    let name = options
+        .name
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| format!("player-{}", std::process::id()));
+    let trust = match options.fingerprint {
+        Some(fingerprint) => Trust::Pinned(fingerprint),
+        None => Trust::FirstUse {
+            file: options.known_servers,
+            address: options.address,
+        },
+    };
+    let net = NetClient::connect(NetOptions {
+        server: options.server,
+        name: name.clone(),
+        trust,
+        password: options.password,
+        protocol_version: options.protocol_version,
+        spectate: options.spectate,
+        inputs_over_stream: options.inputs_over_stream,
+        link: options.link,
+    })
+    .context("starting the network thread")?;
+    let outcome = if options.headless {
+        if options.window.screenshot.is_some() {
+            bail!("--screenshot needs a window; drop --headless");
+        }
+        headless::run(net, options.play)?
+    } else {
+        let window = WindowOptions {
+            title: name,
+            ..options.window
+        };
+        window_modes::networked(net, window, options.play)?
+    };
+    Ok(report(&outcome))
+}
+
+/// The last lines of a networked game: the scripts read the link's cost
+/// from the first and compare the second across clients.
+fn report(outcome: &GameOutcome) -> Vec<String> {
+    vec![
+        format!(
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={}",
+            outcome.stalled_ticks, outcome.tx_bytes, outcome.rx_bytes, outcome.rtt_us
+        ),
+        final_line(outcome.tick, outcome.hash),
+    ]
+}
