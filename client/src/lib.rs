@@ -19,6 +19,7 @@
 
 pub mod clock;
 pub mod connect;
+pub mod desync_diff;
 pub mod headless;
 pub mod known_servers;
 #[cfg(feature = "window")]

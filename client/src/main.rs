@@ -2,22 +2,19 @@
 
 mod cli;
 
-use std::path::Path;
-
 use anyhow::{bail, Context};
 use clap::Parser;
 use lockstep_client::connect::{self, ConnectOptions};
+use lockstep_client::desync_diff::{self, DesyncDiffError};
 use lockstep_client::final_line;
 use lockstep_client::play::PlayOptions;
 use lockstep_client::verify::{self, ReplayOptions};
 use lockstep_client::window_modes::{self, LabStart, SoloOptions, ViewOptions, WindowOptions};
-use lockstep_engine::diff::compare_dumps;
 use lockstep_engine::loops::trace::{self, TraceOptions};
 use lockstep_engine::loops::{self, Settings};
 use lockstep_engine::net_game::GameOptions;
 use lockstep_protocol::Tick;
 use lockstep_sim::offline::{self, SimOptions};
-use lockstep_sim::World;
 
 use cli::{Cli, Command, LabArgs, LoopsArgs, PlayArgs, SoloArgs, WindowArgs};
 
@@ -30,15 +27,21 @@ fn main() {
         )
         .init();
     match run(Cli::parse()) {
-        Ok(lines) => {
-            for line in lines {
-                println!("{line}");
-            }
-        }
+        Ok(lines) => print(&lines),
         Err(e) => {
+            // Like diff(1), differing dumps print their report and fail.
+            if let Some(DesyncDiffError::Differ { lines, .. }) = e.downcast_ref() {
+                print(lines);
+            }
             eprintln!("lockstep-client: {e:#}");
             std::process::exit(1);
         }
+    }
+}
+
+fn print(lines: &[String]) {
+    for line in lines {
+        println!("{line}");
     }
 }
 
@@ -78,7 +81,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             let report = lockstep_sim::engine::synctest(sim, check_distance)?;
             Ok(vec![final_line(report.tick, report.hash)])
         }
-        Some(Command::DesyncDiff { a, b, max }) => desync_diff(&a, &b, max),
+        Some(Command::DesyncDiff { a, b, max }) => Ok(desync_diff::compare(&a, &b, max)?),
         Some(Command::Replay {
             file,
             verify,
@@ -202,17 +205,4 @@ fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowO
         screenshot_tick: args.screenshot_tick,
         bot,
     }
-}
-
-/// `desync-diff`: prints the differing fields; an error (exit 1) when the
-/// worlds differ, like diff(1).
-fn desync_diff(a: &Path, b: &Path, max: usize) -> anyhow::Result<Vec<String>> {
-    let report = compare_dumps::<World>(a, b, max)?;
-    if report.differing == 0 {
-        return Ok(report.lines);
-    }
-    for line in &report.lines {
-        println!("{line}");
-    }
-    bail!("the dumps differ (differing fields: {})", report.differing)
 }
