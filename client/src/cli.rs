@@ -1,14 +1,20 @@
 //! The command line of `lockstep-client`: every mode, flag and default,
-//! with the parsers of its small value types. `main.rs` turns the parsed
-//! [`Cli`] into calls of the library.
+//! with the parsers of its small value types, and the library's options
+//! each mode's flags stand for. `main.rs` passes those to the library.
 
 use std::path::PathBuf;
 
+use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
+use lockstep_client::connect::{self, ConnectOptions};
 use lockstep_client::known_servers;
+use lockstep_client::play::PlayOptions;
+use lockstep_client::window_modes::{LabStart, SoloOptions, WindowOptions};
 use lockstep_engine::history::DEFAULT_HISTORY;
-use lockstep_engine::loops::{parse_ms, Strategy};
-use lockstep_protocol::PROTOCOL_VERSION;
+use lockstep_engine::loops::trace::TraceOptions;
+use lockstep_engine::loops::{parse_ms, Settings, Strategy};
+use lockstep_engine::net_game::GameOptions;
+use lockstep_protocol::{Tick, PROTOCOL_VERSION};
 use lockstep_sim::WorldConfig;
 
 /// Deterministic lockstep game client: join a server in a window or as a
@@ -82,6 +88,47 @@ pub(crate) struct PlayArgs {
     pub(crate) protocol_version: u16,
 }
 
+impl PlayArgs {
+    /// The game to join: resolves `--connect` and reads the `--sim-*`
+    /// flags, in that order.
+    pub(crate) fn connect_options(self) -> anyhow::Result<ConnectOptions> {
+        let Some(address) = self.connect else {
+            bail!(
+                "nothing to do: pass --connect HOST:PORT to join a server, or use the `solo` or \
+                 `sim` command (see --help)"
+            );
+        };
+        Ok(ConnectOptions {
+            server: connect::resolve(&address)?,
+            link: self
+                .link
+                .to_config()
+                .context("reading the --sim-* options")?,
+            address,
+            name: self.name,
+            fingerprint: self.fingerprint,
+            known_servers: self.known_servers,
+            password: self.password,
+            protocol_version: self.protocol_version,
+            spectate: self.spectate,
+            inputs_over_stream: self.inputs_over_stream,
+            headless: self.headless,
+            play: PlayOptions {
+                bot: self.bot,
+                ticks: self.window.ticks,
+                dump_dir: self.dump_dir,
+                game: GameOptions {
+                    history: self.history,
+                    inject_desync_at: self.inject_desync_at.map(Tick),
+                    pinned_delay: self.input_delay,
+                },
+                record: self.record,
+            },
+            window: self.window.options(self.bot),
+        })
+    }
+}
+
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct WindowArgs {
     /// Leave after this many ticks.
@@ -99,6 +146,22 @@ pub(crate) struct WindowArgs {
     /// Window size WxH.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
     pub(crate) window_size: (u32, u32),
+}
+
+impl WindowArgs {
+    /// The window, its local player driven by `bot` if given; the mode
+    /// names it.
+    pub(crate) fn options(&self, bot: Option<u64>) -> WindowOptions {
+        WindowOptions {
+            title: String::new(),
+            position: self.window_pos,
+            size: self.window_size,
+            ticks: self.ticks,
+            screenshot: self.screenshot.clone(),
+            screenshot_tick: self.screenshot_tick,
+            bot,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -212,6 +275,21 @@ pub(crate) struct SoloArgs {
     pub(crate) window: WindowArgs,
 }
 
+impl SoloArgs {
+    /// The solo game and its window.
+    pub(crate) fn options(self) -> (SoloOptions, WindowOptions) {
+        let window = self.window.options(self.bot);
+        let solo = SoloOptions {
+            bots: self.bots,
+            seed: self.seed,
+            tick_rate: self.tick_rate,
+            max_loops: self.max_loops,
+            record: self.record,
+        };
+        (solo, window)
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct LabArgs {
     /// Loop strategy: variable, variable-target, variable-max, fixed,
@@ -260,6 +338,27 @@ pub(crate) struct LabArgs {
     pub(crate) window_size: (u32, u32),
 }
 
+impl LabArgs {
+    /// How the lab starts.
+    pub(crate) fn start(self) -> LabStart {
+        LabStart {
+            strategy: self.strategy,
+            tick_rate: self.tick_rate,
+            target_fps: self.target_fps,
+            balls: self.balls,
+            tick_cost_ns: self.tick_cost_ns,
+            max_loops: self.max_loops,
+            networked: self.networked,
+            spike: self.spike,
+            seed: self.seed,
+            frames: self.frames,
+            screenshot: self.screenshot,
+            screenshot_frame: self.screenshot_frame,
+            size: self.window_size,
+        }
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct LoopsArgs {
     /// Run one strategy on a fake clock and print each frame.
@@ -292,6 +391,27 @@ pub(crate) struct LoopsArgs {
     /// The networked client's rule: no cap and no discard.
     #[arg(long, requires = "trace")]
     pub(crate) networked: bool,
+}
+
+impl LoopsArgs {
+    /// The strategy to trace, or `None` for the ladder.
+    pub(crate) fn trace_options(self) -> Option<TraceOptions> {
+        let tick_ns = self.tick_ns.filter(|_| self.trace)?;
+        // The fake clock sets every frame's length, so no target is waited
+        // for.
+        let mut settings = Settings::new(self.strategy, tick_ns, 0);
+        settings.max_loops = self.max_loops;
+        settings.networked = self.networked;
+        if let Some(max_delta_ns) = self.max_delta_ns {
+            settings.max_delta_ns = max_delta_ns;
+            settings.max_step = true;
+        }
+        Some(TraceOptions {
+            settings,
+            frame_ns: self.frame_ns,
+            frames: self.frames,
+        })
+    }
 }
 
 fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(T, T), String> {

@@ -15,6 +15,14 @@
 //!   [`window`] are the two frontends that drive it; [`render`] only draws.
 //! - [`lab`] shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
+//! - The modes of the `lockstep-client` binary that are more than one call
+//!   into the sim or the engine are functions here that return their
+//!   stdout lines, so the binary only parses and prints: [`connect`] joins
+//!   a server and plays,
+//!   [`verify`] checks a replay, [`desync_diff`] compares two desync dumps,
+//!   and [`window_modes`] offers solo play and the lab, and the windows of
+//!   the others, in every build (without the `window` feature they fail
+//!   with [`window_modes::NoWindow`]).
 #![forbid(unsafe_code)]
 
 pub mod clock;

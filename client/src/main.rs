@@ -1,22 +1,19 @@
-//! `lockstep-client`: parses arguments (`cli.rs`) and runs the chosen mode.
+//! `lockstep-client`: parses the command line (`cli.rs`), starts tracing,
+//! runs the chosen mode in the library and prints what it returns: its
+//! stdout lines, or the error on stderr with exit status 1.
 
 mod cli;
 
-use anyhow::{bail, Context};
 use clap::Parser;
-use lockstep_client::connect::{self, ConnectOptions};
 use lockstep_client::desync_diff::{self, DesyncDiffError};
-use lockstep_client::final_line;
-use lockstep_client::play::PlayOptions;
 use lockstep_client::verify::{self, ReplayOptions};
-use lockstep_client::window_modes::{self, LabStart, SoloOptions, ViewOptions, WindowOptions};
-use lockstep_engine::loops::trace::{self, TraceOptions};
-use lockstep_engine::loops::{self, Settings};
-use lockstep_engine::net_game::GameOptions;
+use lockstep_client::window_modes::{self, ViewOptions};
+use lockstep_client::{connect, final_line};
+use lockstep_engine::loops::{self, trace};
 use lockstep_protocol::Tick;
 use lockstep_sim::offline::{self, SimOptions};
 
-use cli::{Cli, Command, LabArgs, LoopsArgs, PlayArgs, SoloArgs, WindowArgs};
+use cli::{Cli, Command};
 
 fn main() {
     tracing_subscriber::fmt()
@@ -97,112 +94,17 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
                 seek: seek.map(Tick),
                 verify,
             },
-            window: window_options(&window, String::new(), None),
+            window: window.options(None),
         }),
-        Some(Command::Solo(args)) => run_solo(args),
-        Some(Command::Lab(args)) => run_lab(args),
-        Some(Command::Loops(args)) => run_loops(args),
-        None => play(cli.play),
-    }
-}
-
-/// `solo`: you against bots in a window.
-fn run_solo(args: SoloArgs) -> anyhow::Result<Vec<String>> {
-    let solo = SoloOptions {
-        bots: args.bots,
-        seed: args.seed,
-        tick_rate: args.tick_rate,
-        max_loops: args.max_loops,
-        record: args.record,
-    };
-    window_modes::solo(solo, window_options(&args.window, String::new(), args.bot))
-}
-
-/// `lab`: the game loop lab; its report line when it ends.
-fn run_lab(args: LabArgs) -> anyhow::Result<Vec<String>> {
-    window_modes::lab(LabStart {
-        strategy: args.strategy,
-        tick_rate: args.tick_rate,
-        target_fps: args.target_fps,
-        balls: args.balls,
-        tick_cost_ns: args.tick_cost_ns,
-        max_loops: args.max_loops,
-        networked: args.networked,
-        spike: args.spike,
-        seed: args.seed,
-        frames: args.frames,
-        screenshot: args.screenshot,
-        screenshot_frame: args.screenshot_frame,
-        size: args.window_size,
-    })
-}
-
-/// `loops`: the ladder, or with `--trace` one strategy frame by frame.
-fn run_loops(args: LoopsArgs) -> anyhow::Result<Vec<String>> {
-    let Some(tick_ns) = args.tick_ns.filter(|_| args.trace) else {
-        return Ok(loops::ladder());
-    };
-    // The fake clock sets every frame's length, so no target is waited for.
-    let mut settings = Settings::new(args.strategy, tick_ns, 0);
-    settings.max_loops = args.max_loops;
-    settings.networked = args.networked;
-    if let Some(max_delta_ns) = args.max_delta_ns {
-        settings.max_delta_ns = max_delta_ns;
-        settings.max_step = true;
-    }
-    Ok(trace::run(&TraceOptions {
-        settings,
-        frame_ns: args.frame_ns,
-        frames: args.frames,
-    })?)
-}
-
-/// Joining a server: the default command.
-fn play(args: PlayArgs) -> anyhow::Result<Vec<String>> {
-    let Some(address) = args.connect else {
-        bail!(
-            "nothing to do: pass --connect HOST:PORT to join a server, or use the `solo` or \
-             `sim` command (see --help)"
-        );
-    };
-    connect::run(ConnectOptions {
-        server: connect::resolve(&address)?,
-        link: args
-            .link
-            .to_config()
-            .context("reading the --sim-* options")?,
-        address,
-        name: args.name,
-        fingerprint: args.fingerprint,
-        known_servers: args.known_servers,
-        password: args.password,
-        protocol_version: args.protocol_version,
-        spectate: args.spectate,
-        inputs_over_stream: args.inputs_over_stream,
-        headless: args.headless,
-        play: PlayOptions {
-            bot: args.bot,
-            ticks: args.window.ticks,
-            dump_dir: args.dump_dir,
-            game: GameOptions {
-                history: args.history,
-                inject_desync_at: args.inject_desync_at.map(Tick),
-                pinned_delay: args.input_delay,
-            },
-            record: args.record,
+        Some(Command::Solo(args)) => {
+            let (solo, window) = args.options();
+            window_modes::solo(solo, window)
+        }
+        Some(Command::Lab(args)) => window_modes::lab(args.start()),
+        Some(Command::Loops(args)) => match args.trace_options() {
+            Some(options) => Ok(trace::run(&options)?),
+            None => Ok(loops::ladder()),
         },
-        window: window_options(&args.window, String::new(), args.bot),
-    })
-}
-
-fn window_options(args: &WindowArgs, title: String, bot: Option<u64>) -> WindowOptions {
-    WindowOptions {
-        title,
-        position: args.window_pos,
-        size: args.window_size,
-        ticks: args.ticks,
-        screenshot: args.screenshot.clone(),
-        screenshot_tick: args.screenshot_tick,
-        bot,
+        None => connect::run(cli.play.connect_options()?),
     }
 }

@@ -1,13 +1,14 @@
 //! The windowed modes as every build offers them: playing a networked game
 //! in a window, solo play, the replay window and the game loop lab.
 //!
-//! The SDL2 code that carries them out ([`window`](crate::window),
-//! `replay_window` and `lab`) is compiled only with the `window` feature,
-//! so that a bot or a CI runner can build the client without SDL2. What
-//! each mode is asked to do is plain data, defined here in every build: a
-//! client built without the feature parses the same command line and
-//! answers each windowed mode with [`NoWindow`], naming what needed the
-//! window, instead of not knowing the command.
+//! The SDL2 code that carries them out (`window`, `replay_window` and
+//! `lab`) is compiled only with the `window` feature, so that a bot or a CI
+//! runner can build the client without SDL2. What each mode is asked to do
+//! is plain data, defined here in every build: a client built without the
+//! feature parses the same command line and answers each windowed mode
+//! with [`NoWindow`], naming what needed the window, instead of not knowing
+//! the command. Apart from the module gates in `lib.rs`, this is the only
+//! file that looks at the feature.
 
 use std::path::PathBuf;
 
@@ -182,6 +183,7 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
         Err(NoWindow("the game loop lab").into())
     }
 }
+
 /// Plays the networked game `net` joined in a window.
 pub(crate) fn networked(
     net: NetClient,
