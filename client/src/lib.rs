@@ -12,17 +12,19 @@
 //! - [`net`] runs the QUIC connection on its own thread around the pure
 //!   datagram [`link`] (acks, redundancy, jitter); [`play`] carries
 //!   out what the engine's networked game asks for; [`headless`] and
-//!   [`window`] are the two frontends that drive it; [`render`] only draws.
-//! - [`lab`] shows the engine's game loop strategies side by side in a
+//!   `window` are the two frontends that drive it; `render` only draws.
+//! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
 //! - The modes of the `lockstep-client` binary that are more than one call
 //!   into the sim or the engine are functions here that return their
 //!   stdout lines, so the binary only parses and prints: [`connect`] joins
-//!   a server and plays,
-//!   [`verify`] checks a replay, [`desync_diff`] compares two desync dumps,
-//!   and [`window_modes`] offers solo play and the lab, and the windows of
-//!   the others, in every build (without the `window` feature they fail
-//!   with [`window_modes::NoWindow`]).
+//!   a server and plays, [`verify`] checks a replay, [`desync_diff`]
+//!   compares two desync dumps, and [`window_modes`] offers solo play and
+//!   the lab, and the windows of the others, in every build (without the
+//!   `window` feature they fail with [`window_modes::NoWindow`]).
+//!
+//! `window`, `render`, `lab`, `replay_window` and `screenshot` exist with
+//! the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
 pub mod clock;

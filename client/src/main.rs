@@ -36,9 +36,15 @@ fn main() {
     }
 }
 
+/// Prints `lines` on stdout; stops quietly when the reader went away
+/// (`lockstep-client loops | head`).
 fn print(lines: &[String]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
     for line in lines {
-        println!("{line}");
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
     }
 }
 
