@@ -90,18 +90,8 @@ impl Session {
         }
         if spectate {
             info!(%name, "spectator joined");
-            if let Some(relay) = &self.relay {
-                let start = self.start_message(None, Tick(0), relay.next_tick());
-                let history = relay.history(Tick(0), relay.next_tick()).to_vec();
-                client.ack = relay.next_tick();
-                self.actions.send(conn, ServerMessage::Start(start));
-                self.actions.push(Action::Control(
-                    conn,
-                    Outgoing::History {
-                        first_tick: Tick(0),
-                        bundles: history,
-                    },
-                ));
+            if let Some(next) = self.send_game_so_far(conn, None, Tick(0)) {
+                client.ack = next;
             }
             self.clients.insert(conn, client);
             return Ok(());
@@ -234,6 +224,31 @@ impl Session {
         dropped
     }
 
+    /// Sends `conn` the running game so far: a Start (as `you`, giving
+    /// inputs from `first_input_tick`) and every bundle until now as
+    /// History, which the client fast-forwards through. Returns the tick
+    /// the live bundles go on from; `None` when no game runs.
+    fn send_game_so_far(
+        &mut self,
+        conn: ConnId,
+        you: Option<PlayerId>,
+        first_input_tick: Tick,
+    ) -> Option<Tick> {
+        let relay = self.relay.as_ref()?;
+        let next = relay.next_tick();
+        let history = relay.history(Tick(0), next).to_vec();
+        let start = self.start_message(you, first_input_tick, next);
+        self.actions.send(conn, ServerMessage::Start(start));
+        self.actions.push(Action::Control(
+            conn,
+            Outgoing::History {
+                first_tick: Tick(0),
+                bundles: history,
+            },
+        ));
+        Some(next)
+    }
+
     /// Finishes the rejoins whose old slot is gone: the player comes back
     /// after a lead long enough to fast-forward through the history.
     pub(super) fn complete_rejoins(&mut self, now: Duration) {
@@ -256,20 +271,8 @@ impl Session {
             started.push((conn, player, first));
         }
         for (conn, player, first) in started {
-            let Some(relay) = &self.relay else {
-                return;
-            };
-            let history = relay.history(Tick(0), next).to_vec();
-            let start = self.start_message(Some(player), first, next);
             if self.clients.contains_key(&conn) {
-                self.actions.send(conn, ServerMessage::Start(start));
-                self.actions.push(Action::Control(
-                    conn,
-                    Outgoing::History {
-                        first_tick: Tick(0),
-                        bundles: history,
-                    },
-                ));
+                self.send_game_so_far(conn, Some(player), first);
             }
             let name = self.name_of(player);
             info!(%player, %name, first_tick = %first, "player rejoins");
