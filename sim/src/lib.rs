@@ -62,6 +62,18 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// 32-bit x86 without SSE2 computes `f32` on the x87 FPU, in 80-bit
+// extended precision rounded only when stored: every result can differ in
+// the last bit from every other machine (measured: an i586 build parts
+// from the golden hashes already at tick 0, in the balls' random spawn
+// positions). Refuse to build rather than desync at run time.
+#[cfg(all(target_arch = "x86", not(target_feature = "sse2")))]
+compile_error!(
+    "lockstep-sim needs SSE2 on 32-bit x86: without it floats are computed on the x87 FPU \
+     in 80-bit extended precision and the simulation gives different bits than on any other \
+     machine. Build for i686 (which has SSE2), not i586."
+);
+
 mod arena;
 mod body;
 pub mod bot;
