@@ -114,10 +114,7 @@ impl GameOutcome {
     }
 }
 
-/// The contract's last stdout line: `final tick=N hash=<16 hex digits>`.
-pub fn final_line(tick: u32, hash: u64) -> String {
-    format!("final tick={tick} hash={hash:016x}")
-}
+pub use lockstep_engine::final_line;
 
 /// Says loudly on stderr that a server was trusted on first use.
 pub(crate) fn announce_first_use(first_use: &Option<String>) {

@@ -52,3 +52,10 @@ pub mod synctest;
 mod testing;
 
 pub use game::{apply, Game, Setup};
+
+/// The contract's last stdout line of every mode that ends on a state
+/// (`sim`, `synctest`, a played game, a verified replay), on every target:
+/// `final tick=N hash=<16 hex digits>`. Scripts and tests compare it.
+pub fn final_line(tick: u32, hash: u64) -> String {
+    format!("final tick={tick} hash={hash:016x}")
+}

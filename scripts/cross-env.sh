@@ -1,0 +1,43 @@
+# Sourced by the cross scripts: where the cross builds live and how each
+# target is built. Debian's compiler (rustc-web, 1.96) builds std for each
+# target from rust-web-src; rustup's pinned 1.95 builds only the native
+# client. That a second compiler computes the same bits is part of what
+# the matrix proves.
+cross_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cross_dir=${LOCKSTEP_CROSS_DIR:-$cross_root/target/cross}
+
+# The targets, by the short names scripts/cross.sh takes.
+cross_targets=(aarch64 i686 windows wasm32)
+
+triple_of() {
+  case "$1" in
+    aarch64) echo aarch64-unknown-linux-gnu ;;
+    i686) echo i686-unknown-linux-gnu ;;
+    windows) echo x86_64-pc-windows-gnu ;;
+    wasm32) echo wasm32-wasip1 ;;
+    *) return 1 ;;
+  esac
+}
+
+# The binary `make cross` builds for a target: the headless client, or on
+# wasm32 (no sockets) the game-and-engine-only `lockstep-sim`.
+binary_of() {
+  local triple
+  triple=$(triple_of "$1") || return 1
+  case "$1" in
+    aarch64 | i686) echo "$cross_dir/$triple/debug/lockstep-client" ;;
+    windows) echo "$cross_dir/$triple/debug/lockstep-client.exe" ;;
+    wasm32) echo "$cross_dir/$triple/release/lockstep-sim.wasm" ;;
+  esac
+}
+
+export RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1
+export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CC_i686_unknown_linux_gnu=i686-linux-gnu-gcc
+export CARGO_TARGET_I686_UNKNOWN_LINUX_GNU_LINKER=i686-linux-gnu-gcc
+export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc-posix
+# Debian's wasi-libc instead of a self-contained one, and its entry point.
+export CARGO_TARGET_WASM32_WASIP1_LINKER=wasm-ld-22
+export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-self-contained=no -L native=/usr/lib/wasm32-wasi -C link-arg=/usr/lib/wasm32-wasi/crt1-command.o"
