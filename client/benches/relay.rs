@@ -55,7 +55,7 @@ use lockstep_client::tls::FingerprintVerifier;
 use lockstep_conditioner::LinkConfig;
 use lockstep_protocol::{
     decode, encode, encode_frame, BundleDatagram, ClientDatagram, ClientMessage, FrameReader,
-    Hello, Input, InputDatagram, ServerDatagram, ServerMessage, Start, Tick, ALPN,
+    Hello, Input, InputDatagram, Platform, ServerDatagram, ServerMessage, Start, Tick, ALPN,
     MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, watch};
@@ -294,6 +294,8 @@ async fn client(
         name: format!("c{}", join.index),
         spectate: false,
         password: None,
+        platform: Platform::default(),
+        self_test: lockstep_sim::self_test(),
     });
     control.write_all(&encode_frame(&hello)?).await?;
     let mut reader = FrameReader::new();

@@ -76,6 +76,8 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         password: options.password,
         protocol_version: options.protocol_version,
         spectate: options.spectate,
+        platform: crate::platform::current(),
+        self_test: lockstep_sim::self_test(),
         inputs_over_stream: options.inputs_over_stream,
         link: options.link,
     })

@@ -37,6 +37,7 @@ pub mod lab;
 pub mod link;
 pub mod net;
 pub mod pacing;
+pub mod platform;
 pub mod play;
 pub mod recording;
 #[cfg(feature = "window")]

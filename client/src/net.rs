@@ -20,8 +20,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
-    InputDatagram, PeerStatus, PlayerId, ServerDatagram, ServerMessage, Start, Tick, ALPN,
-    MAX_DATAGRAM_SIZE,
+    InputDatagram, PeerStatus, Platform, PlayerId, ServerDatagram, ServerMessage, Start, Tick,
+    ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 
@@ -59,6 +59,11 @@ pub struct NetOptions {
     pub protocol_version: u16,
     /// Watch without playing.
     pub spectate: bool,
+    /// This machine and build, for the server to show and record.
+    pub platform: Platform,
+    /// The simulation self-test hash to announce
+    /// (`lockstep_sim::self_test`, except in tests of the refusal).
+    pub self_test: u64,
     /// Send inputs on the reliable control stream instead of as datagrams
     /// (to compare the transports; datagrams with redundancy are better).
     pub inputs_over_stream: bool,
@@ -415,6 +420,8 @@ async fn play(
         name: options.name.clone(),
         spectate: options.spectate,
         password: options.password.clone(),
+        platform: options.platform.clone(),
+        self_test: options.self_test,
     });
     send.write_all(&encode_frame(&hello)?).await?;
 

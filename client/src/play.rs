@@ -86,7 +86,12 @@ impl NetPlay {
         }
         let recorder = options.record.as_ref().and_then(|path| {
             let recorder = format!("client {}", game.name());
-            let header = networked_header(start, &recorder, crate::clock::unix_seconds());
+            let header = networked_header(
+                start,
+                &recorder,
+                crate::clock::unix_seconds(),
+                crate::platform::current(),
+            );
             let reporter = game.me.unwrap_or(SPECTATOR_REPORTS);
             FileRecorder::create(path, &header, reporter)
                 .map_err(|e| eprintln!("lockstep-client: not recording: {e}"))

@@ -7,8 +7,8 @@
 use std::io::Write;
 
 use lockstep_protocol::{
-    Bundle, PlayerId, Record, ReplayError, ReplayHeader, ReplayWriter, RosterEntry, Start, Tick,
-    PROTOCOL_VERSION,
+    Bundle, Platform, PlayerId, Record, ReplayError, ReplayHeader, ReplayWriter, RosterEntry,
+    Start, Tick, PROTOCOL_VERSION,
 };
 
 use crate::game::{Game, Setup};
@@ -27,8 +27,16 @@ fn build() -> String {
     concat!("lockstep-client ", env!("CARGO_PKG_VERSION")).to_string()
 }
 
-/// The header of a networked game's recording, from its Start.
-pub fn networked_header(start: &Start, recorder: &str, started_unix: u64) -> ReplayHeader {
+/// The header of a networked game's recording, from its Start. A client
+/// knows only its own `platform` (the server's replay has everyone's): it
+/// is filed under the client's slot, or [`SPECTATOR_REPORTS`] for a
+/// spectator, like its hash reports.
+pub fn networked_header(
+    start: &Start,
+    recorder: &str,
+    started_unix: u64,
+    platform: Platform,
+) -> ReplayHeader {
     ReplayHeader {
         protocol_version: PROTOCOL_VERSION,
         build: build(),
@@ -40,10 +48,12 @@ pub fn networked_header(start: &Start, recorder: &str, started_unix: u64) -> Rep
         hash_interval: start.hash_interval,
         balls: start.balls,
         roster: start.roster.clone(),
+        platforms: vec![(start.you.unwrap_or(SPECTATOR_REPORTS), platform)],
     }
 }
 
-/// The header of a solo game's recording.
+/// The header of a solo game's recording. It lists no platforms: a solo
+/// game is not a claim about agreement between machines.
 pub fn solo_header(setup: &Setup, roster: Vec<RosterEntry>, started_unix: u64) -> ReplayHeader {
     ReplayHeader {
         protocol_version: PROTOCOL_VERSION,
@@ -56,6 +66,7 @@ pub fn solo_header(setup: &Setup, roster: Vec<RosterEntry>, started_unix: u64) -
         hash_interval: SOLO_HASH_INTERVAL,
         balls: setup.balls,
         roster,
+        platforms: Vec::new(),
     }
 }
 

@@ -14,9 +14,9 @@ use std::{fs, io, path::Path};
 
 use lockstep_protocol::{
     encode, encode_frame, Bundle, BundleDatagram, Buttons, ClientDatagram, ClientMessage,
-    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, PlayerId, PlayerInput, Record,
-    Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start, Tick,
-    MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
+    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, Platform, PlayerId, PlayerInput,
+    Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start,
+    Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 
 fn main() -> io::Result<()> {
@@ -97,6 +97,16 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                 name: "ada".into(),
                 spectate: false,
                 password: Some("hunter2".into()),
+                platform: Platform {
+                    target: "x86_64-unknown-linux-gnu".into(),
+                    os: "linux".into(),
+                    cpu: "AMD EPYC 7B13".into(),
+                    features: vec!["sse2".into(), "avx2".into(), "fma".into()],
+                    rustc: "rustc 1.95.0".into(),
+                    profile: "release".into(),
+                    build: "0.1.0".into(),
+                },
+                self_test: 0x1675_af9a_52ca_84bb,
             }),
         ),
         ("leave", ClientMessage::Leave),
@@ -261,6 +271,22 @@ fn replay() -> Vec<u8> {
                 id: PlayerId(1),
                 name: "bob".into(),
             },
+        ],
+        platforms: vec![
+            (
+                PlayerId(0),
+                Platform {
+                    target: "x86_64-unknown-linux-gnu".into(),
+                    ..Platform::default()
+                },
+            ),
+            (
+                PlayerId(1),
+                Platform {
+                    target: "aarch64-apple-darwin".into(),
+                    ..Platform::default()
+                },
+            ),
         ],
     };
     let records = [

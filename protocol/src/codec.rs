@@ -260,6 +260,8 @@ mod tests {
             name: "ada".into(),
             spectate: false,
             password: None,
+            platform: Platform::default(),
+            self_test: 0,
         });
         let bytes = encode(&hello, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(hello));
@@ -294,14 +296,29 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 1,
+            protocol_version: 3,
             name: "ada".into(),
             spectate: false,
             password: None,
+            platform: Platform {
+                target: "x".into(),
+                os: "l".into(),
+                cpu: "c".into(),
+                features: vec!["f".into()],
+                rustc: "r".into(),
+                profile: "d".into(),
+                build: "b".into(),
+            },
+            self_test: 0x0123_4567_89ab_cdef,
         });
+        // Length 32; Hello, version 3, "ada", false, None; then the
+        // platform's seven fields (six strings and a list of one) and the
+        // self-test as a varint.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
-            "080000000001036164610000"
+            "20000000\
+             00030361646100000178016c0163010166017201640162\
+             ef9bafcdf8acd19101"
         );
 
         let inputs = ClientDatagram::Inputs(InputDatagram {
@@ -363,6 +380,27 @@ mod tests {
         let bytes = [0x00, 0xe7, 0x07, 0x03, b'b', b'o', b'b', 0xff, 0xff];
         assert!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE).is_err());
         assert_eq!(hello_version(&bytes), Some(999));
+        // A version 2 Hello (no platform, no self-test) cannot be decoded
+        // by this build, and its version still reads.
+        let v2 = [0x00, 0x02, 0x03, b'b', b'o', b'b', 0x00, 0x00];
+        assert!(decode::<ClientMessage>(&v2, MAX_MESSAGE_SIZE).is_err());
+        assert_eq!(hello_version(&v2), Some(2));
+        let current = encode(
+            &ClientMessage::Hello(Hello {
+                protocol_version: PROTOCOL_VERSION,
+                name: "bob".into(),
+                spectate: true,
+                password: Some("pw".into()),
+                platform: Platform {
+                    cpu: "a long CPU model name".into(),
+                    ..Platform::default()
+                },
+                self_test: u64::MAX,
+            }),
+            MAX_MESSAGE_SIZE,
+        )
+        .unwrap();
+        assert_eq!(hello_version(&current), Some(PROTOCOL_VERSION));
         assert_eq!(hello_version(&[0x01]), None);
         assert_eq!(hello_version(&[]), None);
     }
@@ -402,6 +440,8 @@ mod tests {
             name: "x".repeat(MAX_MESSAGE_SIZE),
             spectate: false,
             password: None,
+            platform: Platform::default(),
+            self_test: 0,
         });
         assert!(matches!(
             encode_frame(&huge),
@@ -417,6 +457,8 @@ mod tests {
             name: "bo".into(),
             spectate: false,
             password: None,
+            platform: Platform::default(),
+            self_test: 0,
         }))
         .unwrap();
         let all = [a, b].concat();

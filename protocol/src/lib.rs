@@ -22,6 +22,7 @@
 
 mod codec;
 mod message;
+mod platform;
 #[cfg(feature = "quic")]
 pub mod quic;
 mod replay;
@@ -35,6 +36,7 @@ pub use message::{
     Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, Hello, InputDatagram,
     Peer, PeerStatus, PlayerInput, Refusal, RosterEntry, ServerDatagram, ServerMessage, Start,
 };
+pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{
     ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader, ReplayWriter,
     MAX_RECORD_SIZE, REPLAY_FORMAT, REPLAY_MAGIC,
@@ -49,7 +51,7 @@ pub const DEFAULT_BALLS: u16 = 24;
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// ALPN identifier for the QUIC handshake. It names the protocol family, not
 /// its version: a version mismatch is answered with a readable

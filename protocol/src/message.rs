@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Input, PlayerId, Tick};
+use crate::{Input, Platform, PlayerId, Tick};
 
 /// Client → server, on the control stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +42,13 @@ pub struct Hello {
     /// The session password, if the server asks for one. Travels inside
     /// TLS, so only the authenticated server sees it.
     pub password: Option<String>,
+    /// The machine and build the client runs on, for the server to show
+    /// and record (never to decide anything from).
+    pub platform: Platform,
+    /// The hash this client's build computes for the simulation's
+    /// self-test (`lockstep_sim::self_test`): a server whose own build
+    /// computes another refuses the client before the game could desync.
+    pub self_test: u64,
 }
 
 /// Server → client, on the control stream.

@@ -20,13 +20,13 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{decode, Bundle, PlayerId, RosterEntry, Tick};
+use crate::{decode, Bundle, Platform, PlayerId, RosterEntry, Tick};
 
 /// First bytes of every replay file.
 pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
 
 /// Version of the replay layout; readers refuse other versions.
-pub const REPLAY_FORMAT: u16 = 1;
+pub const REPLAY_FORMAT: u16 = 2;
 
 /// Largest record accepted: a header with a full roster is a few KB; a
 /// larger length means the file is damaged.
@@ -94,6 +94,11 @@ pub struct ReplayHeader {
     pub balls: u16,
     /// Players in slot order.
     pub roster: Vec<RosterEntry>,
+    /// The machines the game ran on, as their clients reported them (see
+    /// [`Platform`]), by slot: what a replay that verifies, or not, says
+    /// about cross-machine determinism. The server fills in every player
+    /// of the starting roster; a client's own recording only itself.
+    pub platforms: Vec<(PlayerId, Platform)>,
 }
 
 /// Why a replay could not be read or written.
@@ -453,6 +458,13 @@ mod tests {
                 id: PlayerId(0),
                 name: "ada".into(),
             }],
+            platforms: vec![(
+                PlayerId(0),
+                Platform {
+                    target: "x86_64-unknown-linux-gnu".into(),
+                    ..Platform::default()
+                },
+            )],
         }
     }
 

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
 
-use lockstep_protocol::Refusal;
+use lockstep_protocol::{Platform, Refusal};
 use tokio::sync::{mpsc, oneshot};
 use tracing::debug;
 
@@ -45,6 +45,8 @@ pub(crate) enum ConnEvent {
         name: String,
         /// Whether it only watches.
         spectate: bool,
+        /// Its machine and build, sanitized.
+        platform: Platform,
         /// The connection, for datagrams, link stats and closing.
         conn: quinn::Connection,
         /// Its control writer's queue.
@@ -126,6 +128,7 @@ impl Driver {
                 conn_id,
                 name,
                 spectate,
+                platform,
                 conn,
                 control,
                 reply,
@@ -141,6 +144,7 @@ impl Driver {
                     conn: conn_id,
                     name,
                     spectate,
+                    platform,
                     link,
                     unix_time: clock::unix_seconds(),
                 };

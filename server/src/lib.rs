@@ -33,7 +33,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lockstep_protocol::{PlayerId, Tick, ALPN};
+use lockstep_protocol::{Platform, PlayerId, Tick, ALPN};
 use tokio::sync::mpsc;
 use tracing::{info, warn, Instrument};
 
@@ -121,6 +121,16 @@ pub enum ServerEvent {
         /// Its name.
         name: String,
     },
+    /// The machine a client that took a lobby slot runs on, as it claims
+    /// (a line of its own after [`ServerEvent::Joined`]).
+    Platform {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// Its machine and build.
+        platform: Platform,
+    },
     /// A client was turned away.
     Refused {
         /// Its address.
@@ -178,6 +188,11 @@ impl std::fmt::Display for ServerEvent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ServerEvent::Joined { player, name } => write!(f, "joined player={player} name={name}"),
+            ServerEvent::Platform {
+                player,
+                name,
+                platform,
+            } => write!(f, "platform player={player} name={name} {platform}"),
             ServerEvent::Refused { remote, reason } => {
                 write!(f, "refused remote={remote} reason={reason:?}")
             }

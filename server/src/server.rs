@@ -235,6 +235,7 @@ pub(crate) async fn handle_connection(
             conn_id,
             name: hello.name.clone(),
             spectate: hello.spectate,
+            platform: hello.platform.sanitized(),
             conn: conn.clone(),
             control: control_tx,
             reply: reply_tx,

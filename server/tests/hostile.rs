@@ -10,8 +10,8 @@ use bytes::Bytes;
 use lockstep_client::tls::FingerprintVerifier;
 use lockstep_protocol::{
     decode, encode, encode_frame, Buttons, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Input, InputDatagram, Replay, ServerDatagram, ServerMessage, Tick, ALPN, MAX_DATAGRAM_SIZE,
-    PROTOCOL_VERSION,
+    Input, InputDatagram, Platform, Replay, ServerDatagram, ServerMessage, Tick, ALPN,
+    MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use lockstep_testkit::{Client, Server};
 
@@ -59,6 +59,8 @@ fn hello(name: &str, version: u16) -> Vec<u8> {
         name: name.into(),
         spectate: false,
         password: None,
+        platform: Platform::default(),
+        self_test: lockstep_sim::self_test(),
     }))
     .expect("hello encodes")
 }

@@ -84,6 +84,7 @@ mod hash;
 pub mod offline;
 mod physics;
 mod rng;
+mod self_test;
 mod steering;
 
 use glam::Vec2;
@@ -94,6 +95,10 @@ pub use arena::Arena;
 pub use body::{Ball, Disc};
 pub use config::WorldConfig;
 pub use rng::Rng;
+pub use self_test::{
+    self_test, SELF_TEST_BALLS, SELF_TEST_PLAYERS, SELF_TEST_SEED, SELF_TEST_TICKS,
+    SELF_TEST_TICK_RATE,
+};
 
 use hash::Fnv1a;
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use lockstep_protocol::{PlayerId, Refusal, ServerMessage, Tick};
+use lockstep_protocol::{Platform, PlayerId, Refusal, ServerMessage, Tick};
 use tracing::info;
 
 use super::{Action, Client, CloseCode, ConnId, LinkStats, Outgoing, Role, Session};
@@ -31,21 +31,31 @@ const TAKEOVER_PATIENCE: Duration = Duration::from_secs(3);
 /// Longest accepted player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
 
+/// What a join brings, from [`super::Event::Join`].
+#[derive(Debug)]
+pub(super) struct Join {
+    pub(super) name: String,
+    pub(super) spectate: bool,
+    pub(super) platform: Platform,
+    pub(super) link: LinkStats,
+    pub(super) unix_time: u64,
+}
+
 impl Session {
     /// Answers a join ([`super::Event::Join`]) and starts the game when
     /// the lobby is full.
-    pub(super) fn admit(
-        &mut self,
-        conn: ConnId,
-        name: String,
-        spectate: bool,
-        link: LinkStats,
-        unix_time: u64,
-        now: Duration,
-    ) {
+    pub(super) fn admit(&mut self, conn: ConnId, join: Join, now: Duration) {
+        let Join {
+            name,
+            spectate,
+            platform,
+            link,
+            unix_time,
+        } = join;
         let client = Client {
             name,
             role: Role::Spectator,
+            platform,
             link,
             last_sent: now,
             ack: Tick(0),
@@ -125,8 +135,16 @@ impl Session {
                 players_needed: self.config.players,
             },
         );
-        info!(player = %id, %name, "joined the lobby");
-        self.emit(ServerEvent::Joined { player: id, name });
+        info!(player = %id, %name, platform = %client.platform, "joined the lobby");
+        self.emit(ServerEvent::Joined {
+            player: id,
+            name: name.clone(),
+        });
+        self.emit(ServerEvent::Platform {
+            player: id,
+            name,
+            platform: client.platform.clone(),
+        });
         self.clients.insert(conn, client);
         Ok(())
     }
@@ -271,7 +289,11 @@ impl Session {
             started.push((conn, player, first));
         }
         for (conn, player, first) in started {
-            if self.clients.contains_key(&conn) {
+            if let Some(client) = self.clients.get(&conn) {
+                let platform = client.platform.clone();
+                if let Some(slot) = self.platforms.iter_mut().find(|(id, _)| *id == player) {
+                    slot.1 = platform;
+                }
                 self.send_game_so_far(conn, Some(player), first);
             }
             let name = self.name_of(player);

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Refusal,
+    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Platform, Refusal,
     ServerDatagram, ServerMessage, Tick, MAX_DATAGRAM_SIZE,
 };
 
@@ -22,6 +22,19 @@ pub(super) const LINK: LinkStats = LinkStats {
     rtt: Duration::from_millis(20),
     max_datagram_size: MAX_DATAGRAM_SIZE,
 };
+
+/// The machine every test client runs on: `target=<triple>`, nothing
+/// else known.
+pub(super) fn platform(triple: &str) -> Platform {
+    Platform {
+        target: triple.into(),
+        ..Platform::default()
+    }
+}
+
+/// The triple of [`platform`] every test client has unless a test joins
+/// with [`Harness::join_on`].
+pub(super) const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
 /// Wall-clock time the test games start at (names their replays).
 const UNIX_TIME: u64 = 1_795_268_199;
@@ -65,19 +78,26 @@ impl Harness {
 
     /// Connection `id` joins as a player called `name`.
     pub(super) fn join(&mut self, id: usize, name: &str) -> Out {
-        self.joins(id, name, false)
+        self.joins(id, name, false, platform(TRIPLE))
+    }
+
+    /// Connection `id` joins as a player called `name` running on
+    /// `platform`.
+    pub(super) fn join_on(&mut self, id: usize, name: &str, platform: Platform) -> Out {
+        self.joins(id, name, false, platform)
     }
 
     /// Connection `id` joins as a spectator called `name`.
     pub(super) fn spectate(&mut self, id: usize, name: &str) -> Out {
-        self.joins(id, name, true)
+        self.joins(id, name, true, platform(TRIPLE))
     }
 
-    fn joins(&mut self, id: usize, name: &str, spectate: bool) -> Out {
+    fn joins(&mut self, id: usize, name: &str, spectate: bool, platform: Platform) -> Out {
         self.event(Event::Join {
             conn: conn(id),
             name: name.to_string(),
             spectate,
+            platform,
             link: LINK,
             unix_time: UNIX_TIME,
         })

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, InputDatagram, PlayerId, Refusal, ReplayHeader, RosterEntry,
+    Bundle, DesyncNotice, InputDatagram, Platform, PlayerId, Refusal, ReplayHeader, RosterEntry,
     ServerMessage, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
@@ -92,6 +92,9 @@ pub(crate) enum Event {
         name: String,
         /// Whether it only watches.
         spectate: bool,
+        /// Its machine and build, as its Hello claims (sanitized): shown
+        /// and recorded, never trusted.
+        platform: Platform,
         /// Its path, as QUIC sees it at the join.
         link: LinkStats,
         /// Seconds since the Unix epoch: the replay of a game this join
@@ -166,6 +169,8 @@ enum Role {
 struct Client {
     name: String,
     role: Role,
+    /// The machine it runs on, for the log, the replay and the verdict.
+    platform: Platform,
     link: LinkStats,
     /// When a bundle datagram last went to it: one left alone too long
     /// gets its repeats again.
@@ -186,6 +191,9 @@ pub(crate) struct Session {
     clients: BTreeMap<ConnId, Client>,
     /// The running game's roster (names of every slot, for rejoins).
     roster: Vec<RosterEntry>,
+    /// The machine of every slot of the running game, in slot order: the
+    /// starting players', updated when a player comes back on another.
+    platforms: Vec<(PlayerId, Platform)>,
     relay: Option<Relay>,
     hashes: HashCheck,
     recorder: Option<Recorder>,
@@ -203,6 +211,7 @@ impl Session {
             config,
             clients: BTreeMap::new(),
             roster: Vec::new(),
+            platforms: Vec::new(),
             relay: None,
             hashes: HashCheck::new(),
             recorder: None,
@@ -229,9 +238,19 @@ impl Session {
                 conn,
                 name,
                 spectate,
+                platform,
                 link,
                 unix_time,
-            } => self.admit(conn, name, spectate, link, unix_time, now),
+            } => {
+                let join = admission::Join {
+                    name,
+                    spectate,
+                    platform,
+                    link,
+                    unix_time,
+                };
+                self.admit(conn, join, now)
+            }
             Event::Inputs(conn, datagram) => {
                 let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn))
                 else {
@@ -325,6 +344,16 @@ impl Session {
             .collect();
         roster.sort_by_key(|r| r.id);
         self.roster = roster.clone();
+        let mut platforms: Vec<(PlayerId, Platform)> = self
+            .clients
+            .values()
+            .filter_map(|c| match c.role {
+                Role::Player(id) => Some((id, c.platform.clone())),
+                Role::Spectator => None,
+            })
+            .collect();
+        platforms.sort_by_key(|(id, _)| *id);
+        self.platforms = platforms;
         for (&conn, client) in &self.clients {
             let you = match client.role {
                 Role::Player(id) => Some(id),
@@ -361,6 +390,7 @@ impl Session {
             hash_interval: self.config.hash_interval,
             balls: self.config.balls,
             roster,
+            platforms: self.platforms.clone(),
         };
         match Recorder::create(dir, &header) {
             Ok(recorder) => {
@@ -499,6 +529,7 @@ impl Session {
         }
         self.relay = None;
         self.roster.clear();
+        self.platforms.clear();
         if let Some(recorder) = self.recorder.take() {
             recorder.finish(reason);
         }
@@ -587,9 +618,11 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use lockstep_protocol::{DesyncNotice, PlayerId, RosterEntry, ServerMessage, Start, Tick};
+    use lockstep_protocol::{
+        DesyncNotice, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
+    };
 
-    use super::harness::{ms, Harness};
+    use super::harness::{ms, platform, Harness, TRIPLE};
     use super::CloseCode;
     use crate::{Config, OnDesync};
 
@@ -638,7 +671,19 @@ mod tests {
     #[test]
     fn a_full_lobby_starts_the_game_for_everyone() {
         let mut h = Harness::players(2);
-        let ann = h.join(1, "ann");
+        let ann = h.join_on(
+            1,
+            "ann",
+            Platform {
+                target: "aarch64-apple-darwin".into(),
+                os: "macos".into(),
+                cpu: "unknown".into(),
+                features: vec!["neon".into(), "fp".into()],
+                rustc: "rustc 1.95.0 (abc 2026-01-01)".into(),
+                profile: "release".into(),
+                build: "0.1.0".into(),
+            },
+        );
         assert_eq!(ann.reply(1), Some(Ok(())));
         assert_eq!(
             ann.messages(1),
@@ -647,7 +692,15 @@ mod tests {
                 players_needed: 2
             }]
         );
-        assert_eq!(ann.reports(), vec!["joined player=0 name=ann"]);
+        assert_eq!(
+            ann.reports(),
+            vec![
+                "joined player=0 name=ann",
+                "platform player=0 name=ann target=aarch64-apple-darwin os=macos \
+                 cpu=\"unknown\" features=neon,fp rustc=\"rustc 1.95.0 (abc 2026-01-01)\" \
+                 profile=release build=0.1.0"
+            ]
+        );
         let sam = h.spectate(3, "sam");
         assert_eq!(sam.reply(3), Some(Ok(())));
         assert!(sam.messages(3).is_empty(), "nothing to watch yet");
@@ -668,7 +721,12 @@ mod tests {
         assert_eq!(bob.messages(3), vec![start(None, everyone, 0)]);
         assert_eq!(
             bob.reports(),
-            vec!["joined player=1 name=bob", "start players=ann,bob seed=1"]
+            vec![
+                "joined player=1 name=bob",
+                "platform player=1 name=bob target=x86_64-unknown-linux-gnu os= cpu=\"\" \
+                 features= rustc=\"\" profile= build=",
+                "start players=ann,bob seed=1"
+            ]
         );
     }
 
@@ -682,15 +740,19 @@ mod tests {
         });
         let started = h.join(1, "ann");
         let path = dir.join("2026-11-21T13-36-39Z.lsreplay");
+        let reports = started.reports();
+        assert_eq!(reports[0], "joined player=0 name=ann");
         assert_eq!(
-            started.reports(),
-            vec![
-                "joined player=0 name=ann".to_string(),
+            reports[2..],
+            [
                 format!("recording path={}", path.display()),
                 "start players=ann seed=1".to_string(),
             ]
         );
-        assert!(path.exists());
+        // The replay keeps the machine of every player.
+        let file = std::fs::File::open(&path).unwrap();
+        let header = Replay::read(file).unwrap().replay.header;
+        assert_eq!(header.platforms, vec![(PlayerId(0), platform(TRIPLE))]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
