@@ -86,6 +86,10 @@ pub(crate) struct PlayArgs {
     /// Protocol version to announce (for testing refusals).
     #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
     pub(crate) protocol_version: u16,
+    /// Announce a simulation self-test hash unlike the one this build
+    /// computes (for testing the server's refusal).
+    #[arg(long, hide = true)]
+    pub(crate) perturb_self_test: bool,
 }
 
 impl PlayArgs {
@@ -110,6 +114,7 @@ impl PlayArgs {
             known_servers: self.known_servers,
             password: self.password,
             protocol_version: self.protocol_version,
+            perturb_self_test: self.perturb_self_test,
             spectate: self.spectate,
             inputs_over_stream: self.inputs_over_stream,
             headless: self.headless,

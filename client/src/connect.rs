@@ -32,6 +32,8 @@ pub struct ConnectOptions {
     pub password: Option<String>,
     /// Protocol version to announce (the real one except in tests).
     pub protocol_version: u16,
+    /// Announce a wrong self-test hash (only to test the server's refusal).
+    pub perturb_self_test: bool,
     /// Watch without playing.
     pub spectate: bool,
     /// Send inputs on the reliable stream instead of as datagrams.
@@ -77,7 +79,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         protocol_version: options.protocol_version,
         spectate: options.spectate,
         platform: crate::platform::current(),
-        self_test: lockstep_sim::self_test(),
+        self_test: self_test(options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
         link: options.link,
     })
@@ -95,6 +97,18 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         window_modes::networked(net, window, options.play)?
     };
     Ok(report(&outcome))
+}
+
+/// The simulation self-test hash to announce: this build's, run before
+/// asking for a slot (the server refuses a client that differs), or, when
+/// `perturb`, one that cannot match.
+fn self_test(perturb: bool) -> u64 {
+    let hash = lockstep_sim::self_test();
+    if perturb {
+        hash ^ 1
+    } else {
+        hash
+    }
 }
 
 /// The last lines of a networked game: the scripts read the link's cost

@@ -47,6 +47,8 @@ pub(crate) enum ConnEvent {
         spectate: bool,
         /// Its machine and build, sanitized.
         platform: Platform,
+        /// Its simulation self-test hash.
+        self_test: u64,
         /// The connection, for datagrams, link stats and closing.
         conn: quinn::Connection,
         /// Its control writer's queue.
@@ -129,6 +131,7 @@ impl Driver {
                 name,
                 spectate,
                 platform,
+                self_test,
                 conn,
                 control,
                 reply,
@@ -144,7 +147,8 @@ impl Driver {
                     conn: conn_id,
                     name,
                     spectate,
-                    platform,
+                    platform: Box::new(platform),
+                    self_test,
                     link,
                     unix_time: clock::unix_seconds(),
                 };

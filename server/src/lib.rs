@@ -80,6 +80,17 @@ pub struct Config {
     /// Session password checked before a client takes a slot; `None`
     /// admits anyone who reaches the port.
     pub password: Option<String>,
+    /// The simulation self-test hash every client must have computed
+    /// (`lockstep_sim::self_test` of this server's build by default): a
+    /// client whose machine or build computes another would desync.
+    pub self_test: u64,
+}
+
+/// This build's simulation self-test hash, computed once per process (a
+/// few milliseconds of simulation).
+pub fn build_self_test() -> u64 {
+    static SELF_TEST: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SELF_TEST.get_or_init(lockstep_sim::self_test)
 }
 
 /// What the server does when peers' hashes differ.
@@ -107,6 +118,7 @@ impl Default for Config {
             on_desync: OnDesync::Continue,
             replay_dir: None,
             password: None,
+            self_test: build_self_test(),
         }
     }
 }

@@ -236,6 +236,7 @@ pub(crate) async fn handle_connection(
             name: hello.name.clone(),
             spectate: hello.spectate,
             platform: hello.platform.sanitized(),
+            self_test: hello.self_test,
             conn: conn.clone(),
             control: control_tx,
             reply: reply_tx,

@@ -1,5 +1,6 @@
-//! What users read when they are refused: passwords, names in use, and a
-//! server whose certificate changed since it was trusted on first use.
+//! What users read when they are refused: passwords, names in use, a
+//! machine that computes the simulation differently, and a server whose
+//! certificate changed since it was trusted on first use.
 
 use std::process::Command;
 use std::time::Duration;
@@ -41,6 +42,27 @@ fn a_password_is_required_and_checked_before_a_slot_is_taken() {
         "{start}"
     );
     server.wait_for_log("wrong password", Duration::from_secs(5));
+}
+
+#[test]
+fn a_client_that_computes_the_simulation_differently_is_refused_before_a_slot_is_taken() {
+    let mut server = Server::start(1, &[]);
+    let odd = player(&server, "odd", &["--perturb-self-test"]).finish(Duration::from_secs(30));
+    assert!(!odd.success);
+    let expected = format!("{:016x}", lockstep_sim::self_test());
+    let perturbed = format!("{:016x}", lockstep_sim::self_test() ^ 1);
+    assert!(
+        odd.stderr.contains(&format!(
+            "this machine computes the simulation differently (self-test {perturbed}, \
+             expected {expected}); it would desync the game"
+        )),
+        "{}",
+        odd.stderr
+    );
+    // It took no slot: an honest client fills the one-player game.
+    let honest = player(&server, "honest", &[]).finish(Duration::from_secs(30));
+    honest.final_line();
+    server.wait_for("start players=honest ", Duration::from_secs(5));
 }
 
 #[test]

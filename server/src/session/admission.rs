@@ -37,6 +37,7 @@ pub(super) struct Join {
     pub(super) name: String,
     pub(super) spectate: bool,
     pub(super) platform: Platform,
+    pub(super) self_test: u64,
     pub(super) link: LinkStats,
     pub(super) unix_time: u64,
 }
@@ -49,6 +50,7 @@ impl Session {
             name,
             spectate,
             platform,
+            self_test,
             link,
             unix_time,
         } = join;
@@ -62,7 +64,9 @@ impl Session {
             rejoining: false,
             joined_at: now,
         };
-        let result = self.join(conn, client, spectate, now);
+        let result = self
+            .check_self_test(&client.name, self_test)
+            .and_then(|()| self.join(conn, client, spectate, now));
         let refused = result.is_err();
         self.actions.push(Action::Reply(conn, result));
         if refused {
@@ -76,6 +80,22 @@ impl Session {
         if self.relay.is_none() && players == usize::from(self.config.players) {
             self.start(now, unix_time);
         }
+    }
+
+    /// Refuses a client whose machine or build computes the simulation's
+    /// self-test differently from this server's build: it would desync the
+    /// game, so it is stopped before it takes a slot or watches.
+    fn check_self_test(&self, name: &str, self_test: u64) -> Result<(), Refusal> {
+        let expected = self.config.self_test;
+        if self_test == expected {
+            return Ok(());
+        }
+        let reason = format!(
+            "this machine computes the simulation differently (self-test {self_test:016x}, \
+             expected {expected:016x}); it would desync the game"
+        );
+        info!(%name, %reason, "join refused");
+        Err(Refusal { reason })
     }
 
     fn join(
@@ -364,6 +384,33 @@ mod tests {
         }
         let longest = "é".repeat(MAX_NAME_CHARS);
         assert_eq!(h.join(5, &longest).reply(5), Some(Ok(())));
+    }
+
+    #[test]
+    fn a_client_whose_self_test_differs_is_refused_before_it_takes_a_slot() {
+        let mut h = Harness::players(2);
+        let expected = crate::build_self_test();
+        let odd = h.join_with_self_test(1, "ann", expected ^ 1);
+        assert_eq!(
+            refused(&odd, 1),
+            format!(
+                "this machine computes the simulation differently (self-test {:016x}, \
+                 expected {expected:016x}); it would desync the game",
+                expected ^ 1
+            )
+        );
+        assert!(odd.events().is_empty(), "no slot, no joined line");
+
+        let honest = h.join_with_self_test(2, "bob", expected);
+        assert_eq!(honest.reply(2), Some(Ok(())));
+        assert_eq!(
+            honest.messages(2),
+            vec![ServerMessage::Welcome {
+                player: PlayerId(0),
+                players_needed: 2
+            }],
+            "the refused client took no slot"
+        );
     }
 
     #[test]

@@ -87,6 +87,20 @@ impl Harness {
         self.joins(id, name, false, platform)
     }
 
+    /// Connection `id` joins as a player called `name` whose machine
+    /// computed `self_test` for the simulation's self-test.
+    pub(super) fn join_with_self_test(&mut self, id: usize, name: &str, self_test: u64) -> Out {
+        self.event(Event::Join {
+            conn: conn(id),
+            name: name.to_string(),
+            spectate: false,
+            platform: Box::new(platform(TRIPLE)),
+            self_test,
+            link: LINK,
+            unix_time: UNIX_TIME,
+        })
+    }
+
     /// Connection `id` joins as a spectator called `name`.
     pub(super) fn spectate(&mut self, id: usize, name: &str) -> Out {
         self.joins(id, name, true, platform(TRIPLE))
@@ -97,7 +111,8 @@ impl Harness {
             conn: conn(id),
             name: name.to_string(),
             spectate,
-            platform,
+            platform: Box::new(platform),
+            self_test: crate::build_self_test(),
             link: LINK,
             unix_time: UNIX_TIME,
         })

@@ -93,8 +93,12 @@ pub(crate) enum Event {
         /// Whether it only watches.
         spectate: bool,
         /// Its machine and build, as its Hello claims (sanitized): shown
-        /// and recorded, never trusted.
-        platform: Platform,
+        /// and recorded, never trusted. Boxed: it is most of a join, and
+        /// joins are rare next to the inputs this enum mostly carries.
+        platform: Box<Platform>,
+        /// Its simulation self-test hash, compared with
+        /// [`Config::self_test`] before it gets anything.
+        self_test: u64,
         /// Its path, as QUIC sees it at the join.
         link: LinkStats,
         /// Seconds since the Unix epoch: the replay of a game this join
@@ -239,13 +243,15 @@ impl Session {
                 name,
                 spectate,
                 platform,
+                self_test,
                 link,
                 unix_time,
             } => {
                 let join = admission::Join {
                     name,
                     spectate,
-                    platform,
+                    platform: *platform,
+                    self_test,
                     link,
                     unix_time,
                 };
