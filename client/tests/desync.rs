@@ -86,6 +86,22 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
     let stdout = String::from_utf8_lossy(&same.stdout);
     assert!(same.status.success(), "{stdout}");
     assert!(stdout.contains("no difference"), "{stdout}");
+    // The game's verdict names the faulty machine against the majority.
+    let verdict = server.wait_for("verdict ", Duration::from_secs(10));
+    assert!(verdict.starts_with("verdict diverged ticks="), "{verdict}");
+    let diverged = verdict
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("diverged="))
+        .unwrap_or_else(|| panic!("{verdict}"));
+    assert!(
+        diverged.starts_with("faulty@") && !diverged.contains(','),
+        "{verdict}"
+    );
+    let majority = verdict
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("majority="))
+        .unwrap_or_else(|| panic!("{verdict}"));
+    assert_eq!(majority.split(',').count(), 2, "{verdict}");
 }
 
 #[test]
@@ -126,4 +142,17 @@ fn on_desync_stop_ends_the_game_for_everyone() {
             finished.stderr
         );
     }
+    // No majority: both machines are named, none agreed.
+    let verdict = server.wait_for("verdict ", Duration::from_secs(10));
+    assert!(verdict.starts_with("verdict diverged ticks="), "{verdict}");
+    let mut named: Vec<&str> = verdict
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("diverged="))
+        .unwrap_or_else(|| panic!("{verdict}"))
+        .split(',')
+        .filter_map(|p| p.split_once('@').map(|(name, _)| name))
+        .collect();
+    named.sort_unstable();
+    assert_eq!(named, ["one", "two"], "{verdict}");
+    assert!(verdict.ends_with(" majority="), "{verdict}");
 }

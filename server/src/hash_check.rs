@@ -34,6 +34,9 @@ pub struct HashCheck {
     diverged: BTreeSet<PlayerId>,
     /// Ticks at or before this are judged; later reports for them are late.
     judged_through: Option<Tick>,
+    /// Reports judged so far, for the end-of-game verdict: how much
+    /// evidence an "agreed" rests on.
+    compared: u64,
 }
 
 impl HashCheck {
@@ -57,6 +60,11 @@ impl HashCheck {
         true
     }
 
+    /// Hash reports judged so far (each report of each judged tick).
+    pub fn compared(&self) -> u64 {
+        self.compared
+    }
+
     /// Players found diverged so far.
     pub fn diverged(&self) -> &BTreeSet<PlayerId> {
         &self.diverged
@@ -76,6 +84,7 @@ impl HashCheck {
                 break;
             };
             self.judged_through = Some(tick);
+            self.compared += reports.len() as u64;
             if let Some(desync) = self.verdict(tick, &reports) {
                 found.push(desync);
             }

@@ -189,6 +189,20 @@ pub enum ServerEvent {
         /// The replay file.
         path: std::path::PathBuf,
     },
+    /// What the game showed about determinism, once it is over (however
+    /// it ended): whether every machine computed the same hashes.
+    Verdict {
+        /// Ticks bundled.
+        ticks: Tick,
+        /// Hash reports compared.
+        checks: u64,
+        /// Target triples of the roster players that never diverged, in
+        /// slot order (the whole roster when the game agreed).
+        agreed: Vec<String>,
+        /// `name@triple` of every player found diverged, in slot order;
+        /// empty when the game agreed.
+        diverged: Vec<String>,
+    },
     /// Every player left; the server is back in the lobby.
     GameOver {
         /// First tick that was never bundled.
@@ -228,6 +242,27 @@ impl std::fmt::Display for ServerEvent {
                 write!(f, "desync tick={tick} diverged={}", diverged.join(","))
             }
             ServerEvent::Recording { path } => write!(f, "recording path={}", path.display()),
+            ServerEvent::Verdict {
+                ticks,
+                checks,
+                agreed,
+                diverged,
+            } if diverged.is_empty() => write!(
+                f,
+                "verdict agreed ticks={ticks} checks={checks} platforms={}",
+                agreed.join(",")
+            ),
+            ServerEvent::Verdict {
+                ticks,
+                checks,
+                agreed,
+                diverged,
+            } => write!(
+                f,
+                "verdict diverged ticks={ticks} checks={checks} diverged={} majority={}",
+                diverged.join(","),
+                agreed.join(",")
+            ),
             ServerEvent::GameOver { tick } => write!(f, "game over tick={tick}"),
         }
     }

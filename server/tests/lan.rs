@@ -29,6 +29,38 @@ fn three_bots_finish_600_ticks_on_the_same_hash() {
             .expect("drop tick");
         assert!(tick >= 600, "{line}");
     }
+    // The game ended when the last bot left: the three machines (this
+    // one, three times) agreed on every hash report compared.
+    let verdict = server.wait_for("verdict ", Duration::from_secs(10));
+    let fields: Vec<&str> = verdict.split_whitespace().collect();
+    assert_eq!(fields[..2], ["verdict", "agreed"], "{verdict}");
+    let ticks: u32 = fields[2]
+        .strip_prefix("ticks=")
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{verdict}"));
+    assert!(ticks >= 600, "{verdict}");
+    let checks: u64 = fields[3]
+        .strip_prefix("checks=")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("{verdict}"));
+    assert!(checks >= 3, "{verdict}");
+    let platforms: Vec<&str> = fields[4]
+        .strip_prefix("platforms=")
+        .unwrap_or_else(|| panic!("{verdict}"))
+        .split(',')
+        .collect();
+    assert_eq!(platforms.len(), 3, "{verdict}");
+    assert!(
+        platforms
+            .iter()
+            .all(|p| *p == platforms[0] && *p != "unknown"),
+        "{verdict}"
+    );
+    let joined = server.wait_for("platform player=0 ", Duration::from_secs(1));
+    assert!(
+        joined.contains(&format!(" target={} ", platforms[0])),
+        "{joined}"
+    );
 }
 
 #[test]

@@ -520,6 +520,7 @@ impl Session {
     /// Ends the game: spectators and remaining clients are told why, the
     /// recording is closed and the server returns to the lobby.
     fn finish_game(&mut self, tick: Tick, reason: &str) {
+        self.report_verdict();
         for &conn in self.clients.keys() {
             self.actions.send(
                 conn,
@@ -540,6 +541,32 @@ impl Session {
             recorder.finish(reason);
         }
         self.emit(ServerEvent::GameOver { tick });
+    }
+
+    /// Prints the verdict of the running game, if one runs: how many ticks
+    /// and reports it rests on, and which machines agreed or diverged.
+    fn report_verdict(&mut self) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let diverged_players = self.hashes.diverged();
+        let mut agreed = Vec::new();
+        let mut diverged = Vec::new();
+        for (player, platform) in &self.platforms {
+            if diverged_players.contains(player) {
+                diverged.push(format!("{}@{}", self.name_of(*player), platform.triple()));
+            } else {
+                agreed.push(platform.triple().to_string());
+            }
+        }
+        let verdict = ServerEvent::Verdict {
+            ticks: relay.next_tick(),
+            checks: self.hashes.compared(),
+            agreed,
+            diverged,
+        };
+        info!(%verdict, "game verdict");
+        self.emit(verdict);
     }
 
     /// Compares the hash reports that are complete and announces desyncs.
@@ -607,8 +634,11 @@ impl Session {
         }
     }
 
-    /// Closes every connection and the recording.
+    /// Closes every connection and the recording, after the verdict of a
+    /// game still running.
     pub(crate) fn shut_down(&mut self) {
+        self.report_verdict();
+        self.relay = None;
         for conn in std::mem::take(&mut self.clients).into_keys() {
             self.actions.push(Action::Close(
                 conn,
@@ -856,6 +886,7 @@ mod tests {
             over.reports(),
             vec![
                 "dropped player=0 name=ann tick=3 reason=left",
+                "verdict agreed ticks=4 checks=0 platforms=x86_64-unknown-linux-gnu",
                 "game over tick=4"
             ]
         );
@@ -909,7 +940,12 @@ mod tests {
 
         assert_eq!(
             judged.reports(),
-            vec!["desync tick=15 diverged=bob", "game over tick=10"]
+            vec![
+                "desync tick=15 diverged=bob",
+                "verdict diverged ticks=10 checks=3 diverged=bob@x86_64-unknown-linux-gnu \
+                 majority=x86_64-unknown-linux-gnu,x86_64-unknown-linux-gnu",
+                "game over tick=10"
+            ]
         );
         let ended = ServerMessage::Ended {
             reason: "desync at tick 15: bob diverged".into(),
@@ -919,6 +955,66 @@ mod tests {
             assert!(judged.released(id));
         }
         assert_eq!(h.next_tick(), Tick(0), "back in the lobby");
+    }
+
+    /// ann and cat on x86-64 Linux, bob on an ARM Mac, ticks `0..10`
+    /// played and the hashes of tick 15 all alike.
+    fn three_machines() -> Harness {
+        let mut h = Harness::players(3);
+        h.join_on(1, "ann", platform(TRIPLE));
+        h.join_on(2, "bob", platform("aarch64-apple-darwin"));
+        h.join_on(3, "cat", platform(TRIPLE));
+        for id in 1..=3 {
+            h.inputs(id, 0..10);
+            h.hash(id, 15, 7);
+        }
+        h
+    }
+
+    #[test]
+    fn a_game_where_every_machine_agreed_ends_on_an_agreed_verdict() {
+        let mut h = three_machines();
+        h.session.announce_shutdown();
+        h.actions();
+        h.session.shut_down();
+        assert_eq!(
+            h.actions().reports(),
+            vec![
+                "verdict agreed ticks=10 checks=3 platforms=x86_64-unknown-linux-gnu,\
+                 aarch64-apple-darwin,x86_64-unknown-linux-gnu"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_verdict_names_the_machines_that_diverged_and_those_of_the_majority() {
+        let mut h = three_machines();
+        h.hash(1, 30, 9);
+        h.hash(2, 30, 8);
+        h.hash(3, 30, 9);
+        for id in 1..=3 {
+            h.inputs(id, 10..12);
+        }
+        h.leave(1);
+        h.leave(2);
+        let over = h.leave(3);
+        let reports = over.reports();
+        assert_eq!(
+            reports[reports.len() - 2..],
+            [
+                "verdict diverged ticks=13 checks=6 diverged=bob@aarch64-apple-darwin \
+                 majority=x86_64-unknown-linux-gnu,x86_64-unknown-linux-gnu",
+                "game over tick=13"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_shutdown_in_the_lobby_gives_no_verdict() {
+        let mut h = Harness::players(2);
+        h.join(1, "ann");
+        h.session.shut_down();
+        assert!(h.actions().reports().is_empty());
     }
 
     #[test]
