@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build demo test determinism fuzz clean
+.PHONY: all deps build demo test determinism cross fuzz clean
 
 all: build
 
@@ -32,6 +32,18 @@ test: deps
 # minutes, so it is not part of `make test`; see DETERMINISM.md.
 determinism: deps
 	@scripts/determinism.sh
+
+# Determinism across architectures: builds the headless client for aarch64,
+# i686 and Windows and the simulation for wasm32 with Debian's compiler,
+# runs every golden game and a long one on each (under qemu, the i686
+# loader, wine and node), plays a live game of native, aarch64 and i686
+# bots, and verifies its replay on every target. Installs what it needs
+# (about 2 GB of packages). See DETERMINISM.md.
+cross:
+	@scripts/install-deps.sh cross
+	$(CARGO) build --bins
+	@scripts/cross-build.sh
+	@scripts/cross-check.sh
 
 # Runs every fuzz target (protocol decoding, stream framing, replay files)
 # for FUZZ_SECONDS each, default 60, under cargo-fuzz and nightly Rust, both

@@ -90,6 +90,16 @@ done
 if grep -q '^desync' "$work/server.out"; then
   failures+=("live game: the server saw a desync: $(grep '^desync' "$work/server.out" | head -n 1)")
 fi
+# The server's verdict names every machine of the game.
+for _ in $(seq 100); do grep -q '^verdict' "$work/server.out" && break; sleep 0.1; done
+verdict=$(grep '^verdict' "$work/server.out" | head -n 1 || true)
+echo "  server   ${verdict:-(no verdict)}"
+[[ $verdict == "verdict agreed "* ]] || failures+=("live game: the server's verdict is '${verdict:-missing}'")
+for target in "${live_players[@]}"; do
+  triple=x86_64-unknown-linux-gnu
+  [ "$target" = native ] || triple=$(triple_of "$target")
+  [[ $verdict == *"$triple"* ]] || failures+=("live game: the verdict does not name $triple")
+done
 kill "${pids[0]}" 2>/dev/null || true
 wait "${pids[0]}" 2>/dev/null || true
 replay_file=$(ls "$work"/replays/* 2>/dev/null | head -n 1)

@@ -5,9 +5,26 @@
 set -euo pipefail
 
 packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth)
+# `install-deps.sh cross` (make cross): Debian's Rust compiler with the std
+# sources (it builds std for each target), the cross linkers and C
+# libraries, and the runners: qemu for aarch64, node for wasm, wine for
+# Windows (i686 runs natively through its own loader).
+if [ "${1:-}" = cross ]; then
+  packages=(rustc-web cargo-web rust-web-src wasi-libc lld-22
+    gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+    gcc-i686-linux-gnu libc6-dev-i386-cross
+    gcc-mingw-w64-x86-64-posix
+    qemu-user nodejs wine64)
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "lockstep needs a Rust toolchain (cargo): see https://rustup.rs" >&2
+  exit 1
+fi
+
+if [ "${1:-}" = cross ] && { ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; }; then
+  echo "make cross builds with Debian's packages (rustc-web, rust-web-src, the cross" >&2
+  echo "linkers, qemu-user, wine, node): run it on Debian 12 or later." >&2
   exit 1
 fi
 
