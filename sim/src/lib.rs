@@ -64,9 +64,9 @@
 
 // 32-bit x86 without SSE2 computes `f32` on the x87 FPU, in 80-bit
 // extended precision rounded only when stored: every result can differ in
-// the last bit from every other machine (measured: an i586 build parts
-// from the golden hashes already at tick 0, in the balls' random spawn
-// positions). Refuse to build rather than desync at run time.
+// the last bit from every other machine (an i586 build of the simulation
+// parted from the golden hashes already at tick 0, in the balls' random
+// spawn positions; DETERMINISM.md). Refuse to build rather than desync.
 #[cfg(all(target_arch = "x86", not(target_feature = "sse2")))]
 compile_error!(
     "lockstep-sim needs SSE2 on 32-bit x86: without it floats are computed on the x87 FPU \
