@@ -36,9 +36,9 @@ determinism: deps
 # Determinism across architectures: builds the headless client for aarch64,
 # i686 and Windows and the simulation for wasm32 with Debian's compiler,
 # runs every golden game and a long one on each (under qemu, the i686
-# loader, wine and node), plays a live game of native, aarch64 and i686
-# bots, and verifies its replay on every target. Installs what it needs
-# (about 2 GB of packages). See DETERMINISM.md.
+# loader, wine and node), plays a live game of native, aarch64, i686 and
+# Windows bots, and verifies its replay on every target. Installs what it
+# needs (about 2 GB of packages). See DETERMINISM.md.
 cross:
 	@scripts/install-deps.sh cross
 	$(CARGO) build --bins

@@ -58,7 +58,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-live_players=(native aarch64 i686)
+live_players=(native aarch64 i686 windows)
 "$server" --listen 127.0.0.1:0 --players ${#live_players[@]} --identity-dir "$work/identity" \
   --replay-dir "$work/replays" >"$work/server.out" 2>"$work/server.log" &
 pids+=($!)

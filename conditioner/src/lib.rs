@@ -14,6 +14,10 @@
 //! independent model and wait in a queue read by quinn itself. A clean
 //! direction ([`LinkConfig::is_clean`]) is passed straight through.
 //!
+//! The real socket is quinn's own, except on Windows: there it is a
+//! [`PlainSocket`], because the Windows build runs under wine, which lacks
+//! socket options that quinn's socket sets up.
+//!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
 //! use lockstep_conditioner::{endpoint, LinkConfig};
@@ -45,6 +49,7 @@ mod args;
 mod burst;
 mod delay_queue;
 mod impairment;
+mod plain;
 mod rng;
 mod socket;
 
@@ -52,11 +57,12 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use quinn::Runtime;
+use quinn::AsyncUdpSocket;
 
 pub use args::{LinkArgs, LinkArgsError};
 pub use burst::{BurstError, GilbertElliott};
 pub use impairment::{Fate, Impairment, LinkConfig, REORDER_MAX_HOLD};
+pub use plain::PlainSocket;
 pub use socket::{ConditionedSocket, DirectionStats, LinkStats, MAX_QUEUED_PACKETS};
 
 /// Binds a UDP socket on `addr` whose outgoing traffic follows `up` and
@@ -72,8 +78,22 @@ pub fn bind(
 ) -> io::Result<Arc<ConditionedSocket>> {
     let runtime = tokio::runtime::Handle::try_current().map_err(io::Error::other)?;
     let socket = std::net::UdpSocket::bind(addr)?;
-    let inner = quinn::TokioRuntime.wrap_udp_socket(socket)?;
+    let inner = wrap_real_socket(socket)?;
     Ok(ConditionedSocket::new(inner, up, down, &runtime))
+}
+
+/// quinn's own socket (quinn-udp), with ECN and GSO/GRO batching.
+#[cfg(not(windows))]
+fn wrap_real_socket(socket: std::net::UdpSocket) -> io::Result<Arc<dyn AsyncUdpSocket>> {
+    use quinn::Runtime;
+    quinn::TokioRuntime.wrap_udp_socket(socket)
+}
+
+/// A [`PlainSocket`]: the Windows client runs under wine, where quinn-udp's
+/// socket setup fails (see [`PlainSocket`]).
+#[cfg(windows)]
+fn wrap_real_socket(socket: std::net::UdpSocket) -> io::Result<Arc<dyn AsyncUdpSocket>> {
+    Ok(PlainSocket::new(socket)?)
 }
 
 /// A quinn endpoint on a conditioned socket (see [`bind`]), plus the socket
