@@ -1,6 +1,8 @@
 //! Two real quinn endpoints on loopback, the client behind a conditioned
 //! socket: what the conditioner promises, measured through QUIC itself.
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -8,8 +10,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_conditioner::{ConditionedSocket, LinkConfig};
-use quinn::rustls::pki_types::PrivatePkcs8KeyDer;
-use quinn::{ClientConfig, Connection, Endpoint, ServerConfig, TransportConfig};
+use quinn::{Connection, Endpoint, TransportConfig};
 use tokio::time::{sleep, timeout, Instant};
 
 /// Upper bound on every test, far above what each needs, so a hang fails
@@ -36,21 +37,10 @@ fn transport() -> Arc<TransportConfig> {
 
 /// Connects a plain server to a client whose path is `link` both ways.
 async fn connect(link: LinkConfig) -> Pair {
-    let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()])
-        .expect("self-signed certificate");
-    let cert_der = cert.cert.der().clone();
-    let key = PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()).into();
-
-    let mut server_config =
-        ServerConfig::with_single_cert(vec![cert_der.clone()], key).expect("server TLS config");
+    let (mut server_config, mut client_config) = common::tls_pair();
     server_config.transport_config(transport());
-    let server = Endpoint::server(server_config, LOCALHOST).expect("server binds");
-
-    let mut roots = quinn::rustls::RootCertStore::empty();
-    roots.add(cert_der).expect("certificate is valid");
-    let mut client_config =
-        ClientConfig::with_root_certificates(Arc::new(roots)).expect("client TLS config");
     client_config.transport_config(transport());
+    let server = Endpoint::server(server_config, LOCALHOST).expect("server binds");
     let (mut client, socket) = lockstep_conditioner::endpoint(
         quinn::EndpointConfig::default(),
         None,
@@ -60,25 +50,7 @@ async fn connect(link: LinkConfig) -> Pair {
     )
     .expect("conditioned client binds");
     client.set_default_client_config(client_config);
-
-    let server_addr = server.local_addr().expect("server address");
-    let (client_conn, server_conn) = tokio::join!(
-        async {
-            client
-                .connect(server_addr, "localhost")
-                .expect("connect starts")
-                .await
-                .expect("client handshake")
-        },
-        async {
-            server
-                .accept()
-                .await
-                .expect("server is open")
-                .await
-                .expect("server handshake")
-        },
-    );
+    let (client_conn, server_conn) = common::handshake(&client, &server).await;
     Pair {
         client: client_conn,
         server: server_conn,

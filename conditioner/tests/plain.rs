@@ -1,14 +1,15 @@
 //! Two quinn endpoints on loopback, each on a [`PlainSocket`] (the socket
 //! Windows builds use): a handshake, a stream and datagrams go through.
 
-use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+mod common;
+
+use std::net::{Ipv4Addr, UdpSocket};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_conditioner::PlainSocket;
-use quinn::rustls::pki_types::PrivatePkcs8KeyDer;
-use quinn::{ClientConfig, Endpoint, EndpointConfig, ServerConfig, TokioRuntime};
+use quinn::{Endpoint, EndpointConfig, ServerConfig, TokioRuntime};
 use tokio::time::timeout;
 
 /// Upper bound on the test, far above what it needs, so a hang fails
@@ -30,39 +31,11 @@ fn plain_endpoint(server: Option<ServerConfig>) -> Endpoint {
 #[tokio::test]
 async fn two_plain_sockets_connect_and_exchange_data() {
     timeout(TEST_LIMIT, async {
-        let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()])
-            .expect("self-signed certificate");
-        let cert_der = cert.cert.der().clone();
-        let key = PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()).into();
-        let server_config =
-            ServerConfig::with_single_cert(vec![cert_der.clone()], key).expect("server TLS config");
+        let (server_config, client_config) = common::tls_pair();
         let server = plain_endpoint(Some(server_config));
-
-        let mut roots = quinn::rustls::RootCertStore::empty();
-        roots.add(cert_der).expect("certificate is valid");
         let mut client = plain_endpoint(None);
-        client.set_default_client_config(
-            ClientConfig::with_root_certificates(Arc::new(roots)).expect("client TLS config"),
-        );
-
-        let server_addr: SocketAddr = server.local_addr().expect("server address");
-        let (client_conn, server_conn) = tokio::join!(
-            async {
-                client
-                    .connect(server_addr, "localhost")
-                    .expect("connect starts")
-                    .await
-                    .expect("client handshake")
-            },
-            async {
-                server
-                    .accept()
-                    .await
-                    .expect("server is open")
-                    .await
-                    .expect("server handshake")
-            },
-        );
+        client.set_default_client_config(client_config);
+        let (client_conn, server_conn) = common::handshake(&client, &server).await;
 
         let (mut send, _recv) = client_conn.open_bi().await.expect("stream opens");
         send.write_all(b"join").await.expect("stream written");
