@@ -26,7 +26,7 @@ use tracing::debug;
 
 use crate::clock::{self, Uptime};
 use crate::session::{
-    Action, CloseCode, ConnId, Event, LinkStats, Outgoing, Session, POLL_INTERVAL,
+    Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
 };
 use crate::{Config, ServerEvent, CLOSE_DROPPED, CLOSE_SHUTDOWN};
 
@@ -143,15 +143,17 @@ impl Driver {
                 };
                 let link = joined.link();
                 self.conns.insert(conn_id, joined);
-                let join = Event::Join {
-                    conn: conn_id,
-                    name,
-                    spectate,
-                    platform: Box::new(platform),
-                    self_test,
-                    link,
-                    unix_time: clock::unix_seconds(),
-                };
+                let join = Event::Join(
+                    conn_id,
+                    Box::new(Join {
+                        name,
+                        spectate,
+                        platform,
+                        self_test,
+                        link,
+                        unix_time: clock::unix_seconds(),
+                    }),
+                );
                 self.session.handle(join, now);
             }
             ConnEvent::Session(event) => self.session.handle(event, now),

@@ -11,10 +11,10 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use lockstep_protocol::{Platform, PlayerId, Refusal, ServerMessage, Tick};
+use lockstep_protocol::{PlayerId, Refusal, ServerMessage, Tick};
 use tracing::info;
 
-use super::{Action, Client, CloseCode, ConnId, LinkStats, Outgoing, Role, Session};
+use super::{Action, Client, CloseCode, ConnId, Join, Outgoing, Role, Session};
 use crate::relay::DropReason;
 use crate::ServerEvent;
 
@@ -30,17 +30,6 @@ const TAKEOVER_PATIENCE: Duration = Duration::from_secs(3);
 
 /// Longest accepted player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
-
-/// What a join brings, from [`super::Event::Join`].
-#[derive(Debug)]
-pub(super) struct Join {
-    pub(super) name: String,
-    pub(super) spectate: bool,
-    pub(super) platform: Platform,
-    pub(super) self_test: u64,
-    pub(super) link: LinkStats,
-    pub(super) unix_time: u64,
-}
 
 impl Session {
     /// Answers a join ([`super::Event::Join`]) and starts the game when

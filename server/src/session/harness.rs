@@ -14,7 +14,7 @@ use lockstep_protocol::{
     ServerDatagram, ServerMessage, Tick, MAX_DATAGRAM_SIZE,
 };
 
-use super::{Action, CloseCode, ConnId, Event, LinkStats, Outgoing, Session, POLL_INTERVAL};
+use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
 use crate::{Config, ServerEvent};
 
 /// The path every test client has unless a test says otherwise.
@@ -90,15 +90,17 @@ impl Harness {
     /// Connection `id` joins as a player called `name` whose machine
     /// computed `self_test` for the simulation's self-test.
     pub(super) fn join_with_self_test(&mut self, id: usize, name: &str, self_test: u64) -> Out {
-        self.event(Event::Join {
-            conn: conn(id),
-            name: name.to_string(),
-            spectate: false,
-            platform: Box::new(platform(TRIPLE)),
-            self_test,
-            link: LINK,
-            unix_time: UNIX_TIME,
-        })
+        self.event(Event::Join(
+            conn(id),
+            Box::new(Join {
+                name: name.to_string(),
+                spectate: false,
+                platform: platform(TRIPLE),
+                self_test,
+                link: LINK,
+                unix_time: UNIX_TIME,
+            }),
+        ))
     }
 
     /// Connection `id` joins as a spectator called `name`.
@@ -107,15 +109,17 @@ impl Harness {
     }
 
     fn joins(&mut self, id: usize, name: &str, spectate: bool, platform: Platform) -> Out {
-        self.event(Event::Join {
-            conn: conn(id),
-            name: name.to_string(),
-            spectate,
-            platform: Box::new(platform),
-            self_test: crate::build_self_test(),
-            link: LINK,
-            unix_time: UNIX_TIME,
-        })
+        self.event(Event::Join(
+            conn(id),
+            Box::new(Join {
+                name: name.to_string(),
+                spectate,
+                platform,
+                self_test: crate::build_self_test(),
+                link: LINK,
+                unix_time: UNIX_TIME,
+            }),
+        ))
     }
 
     /// Connection `id` sends inputs for `ticks` (any buttons), acknowledging

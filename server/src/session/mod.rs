@@ -81,30 +81,32 @@ pub(crate) enum Outgoing {
 }
 
 /// What happened on a connection, as the driver tells the session.
+/// What a client brings when it joins, from its Hello and its connection.
+#[derive(Debug)]
+pub(crate) struct Join {
+    /// The name from its Hello.
+    pub(crate) name: String,
+    /// Whether it only watches.
+    pub(crate) spectate: bool,
+    /// Its machine and build, as its Hello claims (sanitized): shown and
+    /// recorded, never trusted.
+    pub(crate) platform: Platform,
+    /// Its simulation self-test hash, compared with [`Config::self_test`]
+    /// before it gets anything.
+    pub(crate) self_test: u64,
+    /// Its path, as QUIC sees it at the join.
+    pub(crate) link: LinkStats,
+    /// Seconds since the Unix epoch: the replay of a game this join starts
+    /// is named after it.
+    pub(crate) unix_time: u64,
+}
+
 #[derive(Debug)]
 pub(crate) enum Event {
     /// A client said a valid Hello and wants in. The session answers with
-    /// [`Action::Reply`]; a refused join is released right after.
-    Join {
-        /// The connection.
-        conn: ConnId,
-        /// The name from its Hello.
-        name: String,
-        /// Whether it only watches.
-        spectate: bool,
-        /// Its machine and build, as its Hello claims (sanitized): shown
-        /// and recorded, never trusted. Boxed: it is most of a join, and
-        /// joins are rare next to the inputs this enum mostly carries.
-        platform: Box<Platform>,
-        /// Its simulation self-test hash, compared with
-        /// [`Config::self_test`] before it gets anything.
-        self_test: u64,
-        /// Its path, as QUIC sees it at the join.
-        link: LinkStats,
-        /// Seconds since the Unix epoch: the replay of a game this join
-        /// starts is named after it.
-        unix_time: u64,
-    },
+    /// [`Action::Reply`]; a refused join is released right after. Boxed:
+    /// joins are rare next to the inputs this enum mostly carries.
+    Join(ConnId, Box<Join>),
     /// A decoded input datagram (or Inputs message).
     Inputs(ConnId, InputDatagram),
     /// The client said Leave.
@@ -238,25 +240,7 @@ impl Session {
     /// Takes one event that happened at `now`.
     pub(crate) fn handle(&mut self, event: Event, now: Duration) {
         match event {
-            Event::Join {
-                conn,
-                name,
-                spectate,
-                platform,
-                self_test,
-                link,
-                unix_time,
-            } => {
-                let join = admission::Join {
-                    name,
-                    spectate,
-                    platform: *platform,
-                    self_test,
-                    link,
-                    unix_time,
-                };
-                self.admit(conn, join, now)
-            }
+            Event::Join(conn, join) => self.admit(conn, *join, now),
             Event::Inputs(conn, datagram) => {
                 let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn))
                 else {
