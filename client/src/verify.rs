@@ -10,11 +10,9 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::bail;
 use lockstep_engine::replay;
 use lockstep_sim::World;
 
-use crate::final_line;
 use crate::window_modes::{self, ViewOptions, WindowOptions};
 
 /// What `replay` was asked to do.
@@ -61,20 +59,7 @@ pub fn run(options: ReplayOptions) -> anyhow::Result<Vec<String>> {
         };
         window_modes::replay(recording, note, window, options.view)?
     };
-    if let Some(mismatch) = verified.mismatch {
-        bail!("{mismatch}");
-    }
-    if let Some(problem) = problem {
-        bail!(
-            "{}: {problem} (the {} ticks before it verified)",
-            file.display(),
-            verified.ticks
-        );
-    }
-    Ok(vec![
-        verified.summary(),
-        final_line(verified.ticks, verified.hash),
-    ])
+    Ok(verified.conclude(&file, problem)?.to_vec())
 }
 
 /// A one-line progress bar on stderr, drawn only on a terminal (a log file

@@ -94,10 +94,8 @@ impl<W: Write> Recorder<W> {
     /// game's hash on report ticks.
     pub fn tick<G: Game>(&mut self, bundle: &Bundle, game: &G) -> Result<(), ReplayError> {
         let now = game.tick();
-        self.writer.write(&Record::Bundle {
-            tick: Tick(now.0.saturating_sub(1)),
-            bundle: bundle.clone(),
-        })?;
+        self.writer
+            .write_bundle(Tick(now.0.saturating_sub(1)), bundle)?;
         if now.0.is_multiple_of(self.hash_interval) {
             self.writer.write(&Record::Hash {
                 tick: now,

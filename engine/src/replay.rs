@@ -199,6 +199,46 @@ impl Verified {
     pub fn summary(&self) -> String {
         format!("verified ticks={} checks={}", self.ticks, self.checked)
     }
+
+    /// The verdict on `path`, whose reading stopped at `problem` if any:
+    /// the summary and the final line, or why the file fails. A damaged
+    /// file fails even when every tick before the damage verified, so a
+    /// truncated recording never passes as a good one.
+    pub fn conclude(
+        self,
+        path: &Path,
+        problem: Option<ReplayError>,
+    ) -> Result<[String; 2], VerifyError> {
+        if let Some(mismatch) = self.mismatch {
+            return Err(VerifyError::Diverged(mismatch));
+        }
+        if let Some(problem) = problem {
+            return Err(VerifyError::Damaged {
+                path: path.to_path_buf(),
+                problem,
+                ticks: self.ticks,
+            });
+        }
+        Ok([self.summary(), crate::final_line(self.ticks, self.hash)])
+    }
+}
+
+/// Why a replay does not verify.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// A recorded hash was not reproduced.
+    #[error("{0}")]
+    Diverged(Mismatch),
+    /// The file is damaged after the ticks that did verify.
+    #[error("{}: {problem} (the {ticks} ticks before it verified)", path.display())]
+    Damaged {
+        /// The replay file.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: ReplayError,
+        /// Ticks verified before the damage.
+        ticks: u32,
+    },
 }
 
 impl std::fmt::Display for Mismatch {

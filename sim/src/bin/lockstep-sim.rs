@@ -9,12 +9,10 @@
 //! lockstep-sim replay FILE --verify --headless
 //! ```
 
-use std::fs::File;
-use std::io::BufReader;
+use std::path::Path;
 use std::process::ExitCode;
 
 use lockstep_engine::{final_line, replay};
-use lockstep_protocol::Replay;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::{World, WorldConfig};
 
@@ -85,20 +83,10 @@ fn verify(args: &[String]) -> Result<Vec<String>, String> {
     if !flags.iter().any(|f| *f == "--verify") {
         return Err(format!("only --verify is available here\n{USAGE}"));
     }
-    let input = File::open(file).map_err(|e| format!("cannot open {file}: {e}"))?;
-    let outcome = Replay::read(BufReader::new(input)).map_err(|e| format!("{file}: {e}"))?;
-    let verified = replay::verify::<World>(outcome.replay, None, |_, _| {});
-    if let Some(mismatch) = verified.mismatch {
-        return Err(mismatch.to_string());
-    }
-    if let Some(problem) = outcome.problem {
-        return Err(format!(
-            "{file}: {problem} (the {} ticks before it verified)",
-            verified.ticks
-        ));
-    }
-    Ok(vec![
-        verified.summary(),
-        final_line(verified.ticks, verified.hash),
-    ])
+    let (recording, problem) = replay::open(Path::new(file)).map_err(|e| e.to_string())?;
+    let verified = replay::verify::<World>(recording, None, |_, _| {});
+    let lines = verified
+        .conclude(Path::new(file), problem)
+        .map_err(|e| e.to_string())?;
+    Ok(lines.to_vec())
 }
