@@ -13,7 +13,7 @@ use lockstep_client::window_modes::{LabStart, SoloOptions, WindowOptions};
 use lockstep_engine::history::DEFAULT_HISTORY;
 use lockstep_engine::loops::trace::TraceOptions;
 use lockstep_engine::loops::{parse_ms, Settings, Strategy};
-use lockstep_engine::net_game::GameOptions;
+use lockstep_engine::net_game::{Fault, GameOptions};
 use lockstep_protocol::{Tick, PROTOCOL_VERSION};
 use lockstep_sim::WorldConfig;
 
@@ -77,6 +77,10 @@ pub(crate) struct PlayArgs {
     /// reaches this tick, to see a desync detected and diagnosed.
     #[arg(long, value_name = "TICK")]
     pub(crate) inject_desync_at: Option<u32>,
+    /// With --inject-desync-at: nudge inside this phase of the tick's step
+    /// instead of after it, to see `desync-diff` name the phase.
+    #[arg(long, value_name = "PHASE", requires = "inject_desync_at", value_parser = parse_phase)]
+    pub(crate) inject_desync_phase: Option<&'static str>,
     #[command(flatten)]
     pub(crate) link: lockstep_conditioner::LinkArgs,
     /// Send inputs on the reliable stream instead of as datagrams (to
@@ -124,7 +128,10 @@ impl PlayArgs {
                 dump_dir: self.dump_dir,
                 game: GameOptions {
                     history: self.history,
-                    inject_desync_at: self.inject_desync_at.map(Tick),
+                    fault: self.inject_desync_at.map(|tick| Fault {
+                        tick: Tick(tick),
+                        phase: self.inject_desync_phase,
+                    }),
                     pinned_delay: self.input_delay,
                 },
                 record: self.record,
@@ -429,6 +436,21 @@ fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(T, T), String> {
             .map_err(|_| format!("not a number: {v:?}"))
     };
     Ok((parse(a)?, parse(b)?))
+}
+
+/// A phase of the ball game's step, as `--inject-desync-phase` names it:
+/// `roster` (the bundle's departures and returns) or one of the
+/// simulation's own [`lockstep_sim::PHASES`].
+fn parse_phase(s: &str) -> Result<&'static str, String> {
+    std::iter::once("roster")
+        .chain(lockstep_sim::PHASES)
+        .find(|&phase| phase == s)
+        .ok_or_else(|| {
+            format!(
+                "no phase {s:?}; the phases are roster, {}",
+                lockstep_sim::PHASES.join(", ")
+            )
+        })
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

@@ -92,6 +92,9 @@ pub enum Trust {
 pub enum NetCommand {
     /// The local input for a tick.
     Input(Tick, Input),
+    /// Answer the desync notice of the first tick with the world hashes
+    /// from the second tick on.
+    TickHashes(Tick, Tick, Vec<u64>),
     /// Report the world hash at a tick to the server.
     Report(Tick, u64),
     /// Leave the game and close the connection.
@@ -160,6 +163,13 @@ pub enum NetEvent {
     Stats(LinkStats),
     /// The server found that peers' hashes differ.
     Desync(DesyncNotice),
+    /// The server found where the desync of `tick` began.
+    Pinpointed {
+        /// The desync's tick.
+        tick: Tick,
+        /// The first tick whose hashes differ.
+        first: Tick,
+    },
     /// The server's lag indicator.
     Peers(PeerStatus),
     /// The connection is over; no more events follow.
@@ -207,6 +217,14 @@ impl NetClient {
     /// Queues a hash report for the server.
     pub fn report_hash(&self, tick: Tick, hash: u64) {
         let _ = self.commands.send(NetCommand::Report(tick, hash));
+    }
+
+    /// Answers the desync notice of `tick` with the hashes of the ticks
+    /// from `first_tick` on.
+    pub fn send_tick_hashes(&self, tick: Tick, first_tick: Tick, hashes: Vec<u64>) {
+        let _ = self
+            .commands
+            .send(NetCommand::TickHashes(tick, first_tick, hashes));
     }
 
     /// Queues the local input for `tick`.
@@ -474,6 +492,9 @@ async fn play(
                         ServerMessage::PeerStatus(status) => {
                             let _ = events.send(NetEvent::Peers(status));
                         }
+                        ServerMessage::Pinpointed { tick, first } => {
+                            let _ = events.send(NetEvent::Pinpointed { tick, first });
+                        }
                     }
                 }
             }
@@ -501,6 +522,10 @@ async fn play(
                 }
                 Some(NetCommand::Report(tick, hash)) => {
                     send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
+                }
+                Some(NetCommand::TickHashes(tick, first_tick, hashes)) => {
+                    let answer = ClientMessage::TickHashes { tick, first_tick, hashes };
+                    send.write_all(&encode_frame(&answer)?).await?;
                 }
                 Some(NetCommand::Leave) | None => {
                     let _ = send.write_all(&encode_frame(&ClientMessage::Leave)?).await;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use lockstep_engine::accumulator::FrameEnd;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
-use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start};
+use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start, Tick};
 use lockstep_sim::bot::Bot;
 use lockstep_sim::World;
 
@@ -126,6 +126,7 @@ impl NetPlay {
             } => self.game.receive(first_tick, bundles),
             NetEvent::Stats(stats) => self.link = stats,
             NetEvent::Desync(notice) => self.on_desync(&notice),
+            NetEvent::Pinpointed { tick, first } => self.on_pinpointed(tick, first),
             NetEvent::Peers(status) => self.peers = Some(status),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
             NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
@@ -286,26 +287,46 @@ impl NetPlay {
         GameOutcome::new(&self.game, self.link)
     }
 
-    /// Announces a desync on stderr and the HUD, and writes this client's
-    /// dump of the diverged tick.
+    /// Announces a desync on stderr and the HUD, writes this client's
+    /// dump of the diverged tick, and answers with its per-tick hashes so
+    /// the server can find where the desync began.
     fn on_desync(&mut self, notice: &DesyncNotice) {
         let names = self.game.names(&notice.diverged).join(", ");
-        let mut message = format!("desync at tick {}: {names} diverged", notice.tick);
-        match self.game.desync_dump(notice) {
-            Some(dump) => match dump.write(&self.options.dump_dir) {
-                Ok((json, bin)) => message.push_str(&format!(
-                    "; dump written to {} and {}",
-                    json.display(),
-                    bin.display()
-                )),
-                Err(e) => message.push_str(&format!("; dump not written: {e}")),
-            },
-            None => message.push_str(&format!(
-                "; tick {} is no longer in the history, no dump written",
-                notice.tick
-            )),
-        }
+        let message = format!(
+            "desync at tick {}: {names} diverged{}",
+            notice.tick,
+            self.write_dump(notice.tick)
+        );
         eprintln!("lockstep-client: {message}");
         self.desync = Some(format!("DESYNC at tick {}: {names} diverged", notice.tick));
+        if let Some((first_tick, hashes)) = self.game.tick_hashes(notice) {
+            self.net.send_tick_hashes(notice.tick, first_tick, hashes);
+        }
+    }
+
+    /// Announces where the desync of `tick` began and dumps that tick too.
+    fn on_pinpointed(&mut self, tick: Tick, first: Tick) {
+        let dump = if first == tick {
+            String::new()
+        } else {
+            self.write_dump(first)
+        };
+        eprintln!("lockstep-client: the desync at tick {tick} began at tick {first}{dump}");
+        if let Some(banner) = &mut self.desync {
+            banner.push_str(&format!(" (from tick {first})"));
+        }
+    }
+
+    /// Writes this client's dump of `tick`; says where, or why not.
+    fn write_dump(&self, tick: Tick) -> String {
+        match self.game.desync_dump(tick) {
+            Some(dump) => match dump.write(&self.options.dump_dir) {
+                Ok((json, bin)) => {
+                    format!("; dump written to {} and {}", json.display(), bin.display())
+                }
+                Err(e) => format!("; dump not written: {e}"),
+            },
+            None => format!("; tick {tick} is no longer in the history, no dump written"),
+        }
     }
 }

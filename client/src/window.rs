@@ -296,7 +296,13 @@ pub fn run_networked(
             }
             Ok(NetEvent::Stats(stats)) => hud.rtt_ms = Some(stats.rtt.as_secs_f32() * 1000.0),
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed).into()),
-            Ok(NetEvent::Bundles { .. } | NetEvent::Desync(_) | NetEvent::Peers(_)) | Err(_) => {}
+            Ok(
+                NetEvent::Bundles { .. }
+                | NetEvent::Desync(_)
+                | NetEvent::Pinpointed { .. }
+                | NetEvent::Peers(_),
+            )
+            | Err(_) => {}
         }
         screen.draw(&lobby, &lobby, 1.0, &no_roster, &hud)?;
         screen.present();

@@ -1,6 +1,6 @@
 //! Desync detection end to end: one bot nudges its world by one ulp, the
-//! server names it, every client dumps the tick, and `desync-diff` finds
-//! the nudged field.
+//! server names it and the tick where it began, every client dumps both
+//! ticks, and `desync-diff` finds the nudged field and the phase.
 
 use std::process::Command;
 use std::time::Duration;
@@ -17,17 +17,40 @@ fn bot(server: &Server, name: &str, seed: u64, dumps: &TempDir, extra: &[&str]) 
     Client::spawn(name, &mut command)
 }
 
+/// `lockstep-client desync-diff` on two dumps of `dumps`.
+fn desync_diff(dumps: &TempDir, a: &str, b: &str) -> std::process::Output {
+    Command::new(client_bin())
+        .arg("desync-diff")
+        .arg(dumps.0.join(a))
+        .arg(dumps.0.join(b))
+        .output()
+        .expect("desync-diff runs")
+}
+
 #[test]
 fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
     let mut server = Server::start(3, &["--seed", "31", "--hash-interval", "15"]);
     let dumps = TempDir::new("dumps");
     let clients = vec![
         bot(&server, "honest-a", 1, &dumps, &[]),
-        bot(&server, "faulty", 2, &dumps, &["--inject-desync-at", "300"]),
+        bot(
+            &server,
+            "faulty",
+            2,
+            &dumps,
+            &[
+                "--inject-desync-at",
+                "293",
+                "--inject-desync-phase",
+                "collisions",
+            ],
+        ),
         bot(&server, "honest-b", 3, &dumps, &[]),
     ];
+    // Hashes are compared every 15 ticks: the desync shows at 300, and the
+    // per-tick hashes place its start at 293.
     let line = server.wait_for("desync tick=", Duration::from_secs(30));
-    assert_eq!(line, "desync tick=300 diverged=faulty");
+    assert_eq!(line, "desync tick=300 diverged=faulty first=293");
     let finished: Vec<_> = clients
         .into_iter()
         .map(|c| c.finish(Duration::from_secs(60)))
@@ -50,42 +73,52 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
         server.seen
     );
     for f in &finished {
-        assert!(
-            f.stderr.contains("desync at tick 300: faulty diverged"),
-            "{}: {}",
-            f.name,
-            f.stderr
-        );
+        for said in [
+            "desync at tick 300: faulty diverged",
+            "the desync at tick 300 began at tick 293; dump written",
+        ] {
+            assert!(f.stderr.contains(said), "{}: {}", f.name, f.stderr);
+        }
     }
-    for name in ["honest-a", "faulty", "honest-b"] {
-        for ext in ["json", "bin"] {
-            let path = dumps.0.join(format!("desync-t300-{name}.{ext}"));
-            assert!(path.exists(), "{} missing", path.display());
+    for tick in [293, 300] {
+        for name in ["honest-a", "faulty", "honest-b"] {
+            for ext in ["json", "bin"] {
+                let path = dumps.0.join(format!("desync-t{tick}-{name}.{ext}"));
+                assert!(path.exists(), "{} missing", path.display());
+            }
         }
     }
 
-    let diff = |a: &str, b: &str| {
-        Command::new(client_bin())
-            .arg("desync-diff")
-            .arg(dumps.0.join(a))
-            .arg(dumps.0.join(b))
-            .output()
-            .expect("desync-diff runs")
-    };
-    let out = diff("desync-t300-honest-a.bin", "desync-t300-faulty.json");
+    let diff = |a: &str, b: &str| desync_diff(&dumps, a, b);
+    // At the first divergent tick, the diff names the phase the fault was
+    // injected in, and the nudged field.
+    let out = diff("desync-t293-honest-a.bin", "desync-t293-faulty.json");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
-    assert!(stdout.contains("differing fields: 1"), "{stdout}");
+    assert!(
+        stdout.contains("phases of tick 293's step, redone from tick 292:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nfirst difference: phase collisions\n"),
+        "{stdout}"
+    );
     let field = stdout
         .lines()
         .find(|l| l.trim_start().starts_with("balls[0].pos.x:"))
         .unwrap_or_else(|| panic!("the nudged field is not named:\n{stdout}"));
     assert_eq!(field.matches("bits 0x").count(), 2, "{field}");
 
-    let same = diff("desync-t300-honest-a.json", "desync-t300-honest-b.bin");
-    let stdout = String::from_utf8_lossy(&same.stdout);
-    assert!(same.status.success(), "{stdout}");
-    assert!(stdout.contains("no difference"), "{stdout}");
+    for tick in [293, 300] {
+        let same = diff(
+            &format!("desync-t{tick}-honest-a.json"),
+            &format!("desync-t{tick}-honest-b.bin"),
+        );
+        let stdout = String::from_utf8_lossy(&same.stdout);
+        assert!(same.status.success(), "{stdout}");
+        assert!(stdout.contains("no difference"), "{stdout}");
+        assert!(stdout.contains("\nevery phase agrees\n"), "{stdout}");
+    }
     // The game's verdict names the faulty machine against the majority.
     let verdict = server.wait_for("verdict ", Duration::from_secs(10));
     assert!(verdict.starts_with("verdict diverged ticks="), "{verdict}");
@@ -126,6 +159,7 @@ fn on_desync_stop_ends_the_game_for_everyone() {
     let line = server.wait_for("desync tick=", Duration::from_secs(30));
     let mut named: Vec<&str> = line
         .strip_prefix("desync tick=100 diverged=")
+        .and_then(|rest| rest.strip_suffix(" first=95"))
         .unwrap_or_else(|| panic!("{line}"))
         .split(',')
         .collect();
@@ -155,4 +189,18 @@ fn on_desync_stop_ends_the_game_for_everyone() {
     named.sort_unstable();
     assert_eq!(named, ["one", "two"], "{verdict}");
     assert!(verdict.ends_with(" majority="), "{verdict}");
+    // The fault was a change after tick 95's step: every phase of the
+    // step agrees, and the faulty machine's step does not give its own
+    // recorded hash.
+    let out = desync_diff(&dumps, "desync-t95-one.bin", "desync-t95-two.bin");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("\nfirst difference: after the step (every phase agrees)\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("b (two): the step redone does not give the recorded hash"),
+        "{stdout}"
+    );
 }

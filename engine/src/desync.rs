@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::game::Game;
 
 /// Version of the dump layout, stored in every dump. 2: a spectator's dump
-/// has no player (format 1 wrote slot 255).
-pub const DUMP_FORMAT: u32 = 2;
+/// has no player (format 1 wrote slot 255). 3: the hash after each phase
+/// of the tick's step.
+pub const DUMP_FORMAT: u32 = 3;
 
 /// Everything one client knew about a diverged tick.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,6 +34,32 @@ pub struct DesyncDump<G> {
     /// The bundles of the ticks before it that were still kept, with the
     /// tick each one produced.
     pub inputs: Vec<(Tick, Bundle)>,
+    /// The tick's step done again from the state before it, hashed after
+    /// each phase: `before` (that state), `roster` (departures and
+    /// returns applied), then the game's own phases
+    /// ([`Game::step_phases`]). Empty when the tick before has left the
+    /// history. The last hash equals [`DesyncDump::hash`] unless the state
+    /// was changed outside the step.
+    pub phases: Vec<PhaseHash>,
+}
+
+/// The state's hash after one phase of a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhaseHash {
+    /// The phase's name, as the game calls it.
+    pub phase: String,
+    /// `hash()` after it, as 16 hex digits.
+    pub hash: String,
+}
+
+impl PhaseHash {
+    /// The entry for `phase` with state hash `hash`.
+    pub fn new(phase: &str, hash: u64) -> PhaseHash {
+        PhaseHash {
+            phase: phase.to_string(),
+            hash: format!("{hash:016x}"),
+        }
+    }
 }
 
 /// Why a dump could not be written or read.

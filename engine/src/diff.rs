@@ -216,6 +216,9 @@ pub fn compare_dumps<G: Game>(a: &Path, b: &Path, max: usize) -> Result<DiffRepo
             left.tick, right.tick
         ));
     }
+    if left.tick == right.tick {
+        lines.extend(compare_phases(&left, &right));
+    }
     let diffs = diff_worlds(&left.world, &right.world);
     if diffs.is_empty() {
         lines.push("no difference: the worlds are identical".into());
@@ -232,12 +235,64 @@ pub fn compare_dumps<G: Game>(a: &Path, b: &Path, max: usize) -> Result<DiffRepo
     })
 }
 
+/// The hashes after each phase of the dumped tick's step, side by side,
+/// and the verdict: the first phase where they differ, or that the step
+/// agrees everywhere and the states were changed outside it.
+fn compare_phases<G: Game>(a: &DesyncDump<G>, b: &DesyncDump<G>) -> Vec<String> {
+    if a.phases.is_empty() || b.phases.is_empty() {
+        return vec!["phases: not recorded (the tick before had left a history)".into()];
+    }
+    let width = a.phases.iter().map(|p| p.phase.len()).max().unwrap_or(0);
+    let mut lines = vec![format!(
+        "phases of tick {}'s step, redone from tick {}:",
+        a.tick,
+        a.tick.0.saturating_sub(1)
+    )];
+    let mut first = None;
+    for (x, y) in a.phases.iter().zip(&b.phases) {
+        let same = x.phase == y.phase && x.hash == y.hash;
+        let sign = if same { "=" } else { "!=" };
+        lines.push(format!(
+            "  {:width$}  {} {sign} {}",
+            x.phase, x.hash, y.hash
+        ));
+        if !same && first.is_none() {
+            first = Some(x.phase.clone());
+        }
+    }
+    if a.phases.len() != b.phases.len() {
+        lines.push(format!(
+            "  the games have different phases ({} and {})",
+            a.phases.len(),
+            b.phases.len()
+        ));
+    }
+    for (label, dump) in [("a", a), ("b", b)] {
+        if dump.phases.last().is_some_and(|p| p.hash != dump.hash) {
+            lines.push(format!(
+                "{label} ({}): the step redone does not give the recorded hash {}: \
+                 its state was changed outside the step",
+                dump.name, dump.hash
+            ));
+        }
+    }
+    lines.push(match (first, a.hash == b.hash) {
+        (Some(phase), _) if phase == "before" => {
+            "first difference: before the step (the states of the tick before differ)".into()
+        }
+        (Some(phase), _) => format!("first difference: phase {phase}"),
+        (None, false) => "first difference: after the step (every phase agrees)".into(),
+        (None, true) => "every phase agrees".into(),
+    });
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::history::History;
     use crate::testing::{play, Tally};
-    use lockstep_protocol::{Bundle, PlayerId};
+    use lockstep_protocol::{Bundle, PlayerId, Tick};
 
     #[test]
     fn identical_states_have_no_differences() {
@@ -291,14 +346,78 @@ mod tests {
         let all = diff_worlds(&a, &b).len();
         assert!(all > 1, "{all}");
         assert_eq!(report.differing, all);
-        assert_eq!(report.lines[2], format!("differing fields: {all}"));
-        assert_eq!(report.lines.len(), 5, "{:?}", report.lines);
         assert_eq!(
-            report.lines[4],
+            report.lines[2],
+            "phases: not recorded (the tick before had left a history)"
+        );
+        assert_eq!(report.lines[3], format!("differing fields: {all}"));
+        assert_eq!(report.lines.len(), 6, "{:?}", report.lines);
+        assert_eq!(
+            report.lines[5],
             format!("  ... and {} more (see --max)", all - 1)
         );
         let same = compare_dumps::<Tally>(&left, &left, 1).unwrap();
         assert_eq!(same.differing, 0);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The dump of tick 4 of a 2-player Tally, nudged after `phase` of
+    /// tick 4's step (`"after"`: after the whole step) when given.
+    fn dump_nudged(name: &str, phase: Option<&'static str>) -> DesyncDump<Tally> {
+        let mut history = History::new(8);
+        let mut game: Tally = play(2, 3);
+        history.record(&Bundle::default(), &game, game.hash());
+        let bundle = Bundle::default();
+        let step =
+            |game: &mut Tally, bundle: &Bundle, after: &mut dyn FnMut(&'static str, &mut Tally)| {
+                crate::apply_phases(game, bundle, &mut |name, game| {
+                    if phase == Some(name) {
+                        game.nudge();
+                    }
+                    after(name, game);
+                });
+            };
+        step(&mut game, &bundle, &mut |_, _| {});
+        if phase == Some("after") {
+            game.nudge();
+        }
+        history.record(&bundle, &game, game.hash());
+        let mut dump = history.dump(Tick(4), Some(PlayerId(0)), name).unwrap();
+        dump.phases = history.phases(Tick(4), step);
+        dump
+    }
+
+    #[test]
+    fn the_phase_report_names_the_first_phase_that_differs() {
+        let honest = dump_nudged("ada", None);
+        let lines = compare_phases(&honest, &dump_nudged("bob", Some("counters")));
+        assert_eq!(lines[0], "phases of tick 4's step, redone from tick 3:");
+        assert!(
+            lines[1].starts_with("  before  ") && lines[1].contains(" = "),
+            "{lines:?}"
+        );
+        assert!(
+            lines[3].starts_with("  counters  ") && lines[3].contains(" != "),
+            "{lines:?}"
+        );
+        assert_eq!(lines.last().unwrap(), "first difference: phase counters");
+        let same = compare_phases(&honest, &dump_nudged("cy", None));
+        assert_eq!(same.last().unwrap(), "every phase agrees");
+    }
+
+    #[test]
+    fn a_change_outside_the_step_is_told_apart_from_one_inside() {
+        let honest = dump_nudged("ada", None);
+        let lines = compare_phases(&honest, &dump_nudged("bob", Some("after")));
+        assert_eq!(
+            lines.last().unwrap(),
+            "first difference: after the step (every phase agrees)"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("b (bob): the step redone does not give")),
+            "{lines:?}"
+        );
     }
 }

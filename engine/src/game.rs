@@ -81,6 +81,23 @@ pub trait Game: Clone + PartialEq + std::fmt::Debug + Serialize + DeserializeOwn
         true
     }
 
+    /// Advances one tick exactly as [`Game::step`] does, calling
+    /// `after(phase, self)` after each phase of the step, in order: the
+    /// inputs applied, movement, collisions... whatever the game's phases
+    /// are. A desync dump hashes the state at each call, so `desync-diff`
+    /// can say in which phase two machines first part (Factorio's heavy
+    /// mode, Quantum's partial checksums). When `after` changes nothing,
+    /// the result must equal [`Game::step`]'s. The default is one phase,
+    /// `"step"`.
+    fn step_phases(
+        &mut self,
+        inputs: &[PlayerInput],
+        after: &mut dyn FnMut(&'static str, &mut Self),
+    ) {
+        self.step(inputs);
+        after("step", self);
+    }
+
     /// Fault injection for desync tests: the smallest change to one field;
     /// returns that field's path as the dump diff names it, or `None` when
     /// the game offers no such change.
@@ -93,11 +110,28 @@ pub trait Game: Clone + PartialEq + std::fmt::Debug + Serialize + DeserializeOwn
 /// The one place a bundle turns into a step, shared by live play, solo
 /// play, replays and verification.
 pub fn apply<G: Game>(game: &mut G, bundle: &Bundle) {
+    change_roster(game, bundle);
+    game.step(&bundle.inputs);
+}
+
+/// [`apply`] with a call after the roster changes (phase `"roster"`) and
+/// after each phase of the step ([`Game::step_phases`]).
+pub fn apply_phases<G: Game>(
+    game: &mut G,
+    bundle: &Bundle,
+    after: &mut dyn FnMut(&'static str, &mut G),
+) {
+    change_roster(game, bundle);
+    after("roster", game);
+    game.step_phases(&bundle.inputs, after);
+}
+
+/// The bundle's departures, then its returns.
+fn change_roster<G: Game>(game: &mut G, bundle: &Bundle) {
     for &left in &bundle.left {
         game.remove_player(left);
     }
     for &joined in &bundle.joined {
         game.add_player(joined);
     }
-    game.step(&bundle.inputs);
 }

@@ -51,7 +51,7 @@ pub mod synctest;
 #[cfg(test)]
 mod testing;
 
-pub use game::{apply, Game, Setup};
+pub use game::{apply, apply_phases, Game, Setup};
 
 /// The contract's last stdout line of every mode that ends on a state
 /// (`sim`, `synctest`, a played game, a verified replay), on every target:

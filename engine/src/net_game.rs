@@ -8,11 +8,11 @@
 
 use std::time::Duration;
 
-use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick};
+use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick, MAX_TICK_HASHES};
 
 use crate::accumulator::{FixedStep, FrameEnd, Policy};
 use crate::desync::DesyncDump;
-use crate::game::{apply, Game, Setup};
+use crate::game::{apply, apply_phases, Game, Setup};
 use crate::gate::{Gate, InputBuffer};
 use crate::history::{History, DEFAULT_HISTORY};
 use crate::input_delay::DelayController;
@@ -49,9 +49,9 @@ pub struct GameStats {
 pub struct GameOptions {
     /// Ticks of snapshots kept for desync dumps.
     pub history: usize,
-    /// Nudge one value by one ulp once the world reaches this tick (fault
-    /// injection for desync tests).
-    pub inject_desync_at: Option<Tick>,
+    /// A one-ulp change to make this client diverge (fault injection for
+    /// desync tests).
+    pub fault: Option<Fault>,
     /// Fix the input delay instead of adapting it (`--input-delay`).
     pub pinned_delay: Option<u8>,
 }
@@ -60,10 +60,21 @@ impl Default for GameOptions {
     fn default() -> Self {
         GameOptions {
             history: DEFAULT_HISTORY,
-            inject_desync_at: None,
+            fault: None,
             pinned_delay: None,
         }
     }
+}
+
+/// A fault to inject: [`Game::nudge`] once, while computing tick `tick`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    /// The tick whose step is changed.
+    pub tick: Tick,
+    /// After which phase of that step ([`Game::step_phases`]); `None`:
+    /// after the whole step, outside the simulation, as a stray write to
+    /// memory would.
+    pub phase: Option<&'static str>,
 }
 
 /// A running networked game.
@@ -85,7 +96,7 @@ pub struct NetGame<G> {
     history: History<G>,
     hash_interval: u32,
     tick_rate: u16,
-    inject_desync_at: Option<Tick>,
+    fault: Option<Fault>,
     name: String,
     first_input_tick: Tick,
     /// Ticks of history to fast-forward through before playing live.
@@ -98,6 +109,10 @@ impl<G: Game> NetGame<G> {
     pub fn new(start: &Start, options: GameOptions) -> NetGame<G> {
         let world = G::start(&Setup::from_start(start));
         let delay = DelayController::new(start.input_delay, start.tick_rate, options.pinned_delay);
+        // The starting state is kept too: the first tick's step can be
+        // redone phase by phase, and tick 0's hash compared.
+        let mut history = History::new(options.history);
+        history.record(&Bundle::default(), &world, world.hash());
         NetGame {
             previous: world.clone(),
             current: world,
@@ -112,10 +127,10 @@ impl<G: Game> NetGame<G> {
             delay,
             stats: GameStats::default(),
             last_stall: None,
-            history: History::new(options.history),
+            history,
             hash_interval: u32::from(start.hash_interval.max(1)),
             tick_rate: start.tick_rate,
-            inject_desync_at: options.inject_desync_at,
+            fault: options.fault,
             name: start
                 .roster
                 .iter()
@@ -167,11 +182,16 @@ impl<G: Game> NetGame<G> {
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
                 self.previous.clone_from(&self.current);
-                apply(&mut self.current, &bundle);
-                let now = self.current.tick();
-                if self.inject_desync_at == Some(now) {
-                    self.current.nudge();
+                match self.fault.filter(|f| f.tick == tick.next()) {
+                    None => apply(&mut self.current, &bundle),
+                    Some(fault) => {
+                        step_with_fault(&mut self.current, &bundle, Some(fault), &mut |_, _| {});
+                        if fault.phase.is_none() {
+                            self.current.nudge();
+                        }
+                    }
                 }
+                let now = self.current.tick();
                 let hash = self.current.hash();
                 self.history.record(&bundle, &self.current, hash);
                 if self.catch_up.is_none() {
@@ -246,10 +266,30 @@ impl<G: Game> NetGame<G> {
         self.history.latest().map(|remembered| &remembered.bundle)
     }
 
-    /// The dump for a desync the server announced, if the tick is still in
-    /// the history.
-    pub fn desync_dump(&self, notice: &DesyncNotice) -> Option<DesyncDump<G>> {
-        self.history.dump(notice.tick, self.me, &self.name)
+    /// The dump of `tick` (one the server named in a desync), if it is
+    /// still in the history, with its step redone phase by phase. An
+    /// injected fault inside a phase is redone too, as a machine that
+    /// computes differently would compute differently again; one after the
+    /// step is not, as memory written by something else would not be.
+    pub fn desync_dump(&self, tick: Tick) -> Option<DesyncDump<G>> {
+        let mut dump = self.history.dump(tick, self.me, &self.name)?;
+        dump.phases = self.history.phases(tick, |game, bundle, after| {
+            step_with_fault(game, bundle, self.fault, after);
+        });
+        Some(dump)
+    }
+
+    /// What a player tells the server after a desync notice: the hash of
+    /// every kept tick from `notice.since` to `notice.tick` (at most
+    /// [`MAX_TICK_HASHES`], the latest ones), as the tick of the first and
+    /// the hashes. `None` for a spectator, or if none is kept.
+    pub fn tick_hashes(&self, notice: &DesyncNotice) -> Option<(Tick, Vec<u64>)> {
+        self.me?;
+        let span = u32::try_from(MAX_TICK_HASHES).unwrap_or(u32::MAX);
+        let from = notice
+            .since
+            .max(Tick(notice.tick.0.saturating_sub(span - 1)));
+        self.history.hashes(from, notice.tick)
     }
 
     /// Our name ("spectator" when watching).
@@ -279,6 +319,25 @@ impl<G: Game> NetGame<G> {
             Some(me) => self.current.tick() <= self.first_input_tick || self.current.has_player(me),
         }
     }
+}
+
+/// Applies `bundle` phase by phase, calling `after` after each; when
+/// `fault` names a phase of the tick this step reaches, the game is nudged
+/// there first.
+fn step_with_fault<G: Game>(
+    game: &mut G,
+    bundle: &Bundle,
+    fault: Option<Fault>,
+    after: &mut dyn FnMut(&'static str, &mut G),
+) {
+    let target = game.tick().next();
+    let phase = fault.filter(|f| f.tick == target).and_then(|f| f.phase);
+    apply_phases(game, bundle, &mut |name, game| {
+        if phase == Some(name) {
+            game.nudge();
+        }
+        after(name, game);
+    });
 }
 
 #[cfg(test)]
@@ -397,10 +456,10 @@ mod tests {
         assert_eq!(frame(&mut game, TICK_NS).0, vec![101]);
     }
 
-    #[test]
-    fn an_injected_fault_changes_the_state_at_its_tick_and_its_dump_holds_it() {
+    /// A faulty and an honest player, both played through 10 ticks.
+    fn faulty_and_honest(fault: Fault) -> (NetGame<Tally>, NetGame<Tally>) {
         let options = GameOptions {
-            inject_desync_at: Some(Tick(5)),
+            fault: Some(fault),
             ..GameOptions::default()
         };
         let mut faulty = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
@@ -410,20 +469,89 @@ mod tests {
             game.receive(Tick(0), (0..10).map(|_| bundle(3)).collect());
             frame(game, 10 * TICK_NS);
         }
-        assert_ne!(faulty.current.hash(), honest.current.hash());
-        let notice = DesyncNotice {
+        (faulty, honest)
+    }
+
+    fn phase_names(dump: &DesyncDump<Tally>) -> Vec<&str> {
+        dump.phases.iter().map(|p| p.phase.as_str()).collect()
+    }
+
+    #[test]
+    fn an_injected_fault_changes_the_state_at_its_tick_and_its_dump_holds_it() {
+        let (faulty, honest) = faulty_and_honest(Fault {
             tick: Tick(5),
-            diverged: vec![PlayerId(0)],
-            majority: None,
-        };
-        let (dump, clean) = (faulty.desync_dump(&notice), honest.desync_dump(&notice));
-        let (Some(dump), Some(clean)) = (dump, clean) else {
+            phase: None,
+        });
+        assert_ne!(faulty.current.hash(), honest.current.hash());
+        let (Some(dump), Some(clean)) = (faulty.desync_dump(Tick(5)), honest.desync_dump(Tick(5)))
+        else {
             panic!("tick 5 is in both histories");
         };
         assert_eq!((dump.player, dump.tick), (Some(PlayerId(0)), Tick(5)));
         let diffs = crate::diff::diff_worlds(&clean.world, &dump.world);
         assert_eq!(diffs.len(), 1, "{diffs:?}");
         assert_eq!(diffs[0].path, "drift");
+        // A change after the step is not redone: every phase agrees with
+        // the honest machine, and the faulty one's last phase is not its
+        // own recorded hash.
+        assert_eq!(
+            phase_names(&dump),
+            ["before", "roster", "counters", "drift"]
+        );
+        assert_eq!(dump.phases, clean.phases);
+        assert_eq!(clean.phases.last().map(|p| &p.hash), Some(&clean.hash));
+        assert_ne!(dump.phases.last().map(|p| &p.hash), Some(&dump.hash));
+    }
+
+    #[test]
+    fn a_fault_inside_a_phase_is_redone_in_the_dump_and_shows_from_that_phase() {
+        let (faulty, honest) = faulty_and_honest(Fault {
+            tick: Tick(5),
+            phase: Some("counters"),
+        });
+        assert_ne!(faulty.current.hash(), honest.current.hash());
+        let (Some(dump), Some(clean)) = (faulty.desync_dump(Tick(5)), honest.desync_dump(Tick(5)))
+        else {
+            panic!("tick 5 is in both histories");
+        };
+        let differ: Vec<bool> = dump
+            .phases
+            .iter()
+            .zip(&clean.phases)
+            .map(|(a, b)| a.hash != b.hash)
+            .collect();
+        assert_eq!(differ, [false, false, true, true]);
+        assert_eq!(dump.phases.last().map(|p| &p.hash), Some(&dump.hash));
+        // Tick 4 was computed alike.
+        assert_eq!(
+            faulty.desync_dump(Tick(4)).map(|d| d.hash),
+            honest.desync_dump(Tick(4)).map(|d| d.hash)
+        );
+    }
+
+    #[test]
+    fn after_a_notice_a_player_answers_with_the_hashes_since_the_last_check() {
+        let (faulty, honest) = faulty_and_honest(Fault {
+            tick: Tick(3),
+            phase: None,
+        });
+        let notice = DesyncNotice {
+            tick: Tick(9),
+            diverged: vec![PlayerId(0)],
+            majority: None,
+            since: Tick(0),
+        };
+        let (Some((first, ours)), Some((_, theirs))) =
+            (faulty.tick_hashes(&notice), honest.tick_hashes(&notice))
+        else {
+            panic!("both players answer");
+        };
+        // Tick 0, the starting state, is kept too.
+        assert_eq!((first, ours.len()), (Tick(0), 10));
+        let parted = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+        assert_eq!(parted, Some(3));
+        let spectator = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
+        assert_eq!(spectator.tick_hashes(&notice), None);
     }
 
     #[test]

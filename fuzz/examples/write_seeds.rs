@@ -118,6 +118,14 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
             },
         ),
         ("inputs_message", ClientMessage::Inputs(inputs())),
+        (
+            "tick_hashes",
+            ClientMessage::TickHashes {
+                tick: Tick(300),
+                first_tick: Tick(285),
+                hashes: (0..16).map(|h| h * 0x0101_0101).collect(),
+            },
+        ),
     ]
 }
 
@@ -186,7 +194,15 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 tick: Tick(300),
                 diverged: vec![PlayerId(2)],
                 majority: Some(1),
+                since: Tick(285),
             }),
+        ),
+        (
+            "pinpointed",
+            ServerMessage::Pinpointed {
+                tick: Tick(300),
+                first: Tick(293),
+            },
         ),
         (
             "ended",

@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 3,
+            protocol_version: 4,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -311,13 +311,13 @@ mod tests {
             },
             self_test: 0x0123_4567_89ab_cdef,
         });
-        // Length 32; Hello, version 3, "ada", false, None; then the
+        // Length 32; Hello, version 4, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one) and the
         // self-test as a varint.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
             "20000000\
-             00030361646100000178016c0163010166017201640162\
+             00040361646100000178016c0163010166017201640162\
              ef9bafcdf8acd19101"
         );
 
@@ -358,10 +358,30 @@ mod tests {
             tick: Tick(300),
             diverged: vec![PlayerId(2)],
             majority: Some(1),
+            since: Tick(285),
         });
         assert_eq!(
             hex(&encode(&desync, MAX_MESSAGE_SIZE).unwrap()),
-            "04ac0201020101"
+            "04ac02010201019d02"
+        );
+
+        let answer = ClientMessage::TickHashes {
+            tick: Tick(300),
+            first_tick: Tick(298),
+            hashes: vec![1, 2, 3],
+        };
+        assert_eq!(
+            hex(&encode(&answer, MAX_MESSAGE_SIZE).unwrap()),
+            "04ac02aa0203010203"
+        );
+
+        let pinpointed = ServerMessage::Pinpointed {
+            tick: Tick(300),
+            first: Tick(293),
+        };
+        assert_eq!(
+            hex(&encode(&pinpointed, MAX_MESSAGE_SIZE).unwrap()),
+            "07ac02a502"
         );
 
         let refused = ServerMessage::Refused(Refusal {
@@ -371,6 +391,17 @@ mod tests {
             hex(&encode(&refused, MAX_MESSAGE_SIZE).unwrap()),
             "00026e6f"
         );
+    }
+
+    #[test]
+    fn the_largest_tick_hashes_answer_fits_a_message() {
+        let answer = ClientMessage::TickHashes {
+            tick: Tick(u32::MAX),
+            first_tick: Tick(u32::MAX),
+            hashes: vec![u64::MAX; MAX_TICK_HASHES],
+        };
+        let frame = encode_frame(&answer).unwrap();
+        assert!(frame.len() <= 11 * 1024, "{}", frame.len());
     }
 
     #[test]

@@ -25,7 +25,25 @@ pub enum ClientMessage {
     /// for comparing the two transports (`--inputs-over-stream`); the
     /// server treats them exactly like an [`InputDatagram`].
     Inputs(InputDatagram),
+    /// The answer to a [`DesyncNotice`]: this client's world hash after
+    /// every tick from the notice's `since` to its `tick`, so the server
+    /// can name the first tick where the machines part.
+    TickHashes {
+        /// The notice's tick: which desync this answers.
+        tick: Tick,
+        /// Tick of `hashes[0]` (later than `since` when the client no
+        /// longer keeps the earliest ticks).
+        first_tick: Tick,
+        /// The hashes of `first_tick`, `first_tick + 1`, ..., at most
+        /// [`MAX_TICK_HASHES`], ending at `tick`.
+        hashes: Vec<u64>,
+    },
 }
+
+/// Most hashes one [`ClientMessage::TickHashes`] may carry: 17 s of play
+/// at 60 Hz, more than the ticks between two hash reports at any sensible
+/// interval; at most 10 KiB on the wire.
+pub const MAX_TICK_HASHES: usize = 1024;
 
 /// A client introducing itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +102,14 @@ pub enum ServerMessage {
     /// Who the game is waiting for and how every player's link looks; sent
     /// a few times a second while a game runs (the lag indicator).
     PeerStatus(PeerStatus),
+    /// The first tick where the machines of a desync part, found from the
+    /// players' [`ClientMessage::TickHashes`]: clients dump that tick too.
+    Pinpointed {
+        /// The desync's tick, as its [`DesyncNotice`] said.
+        tick: Tick,
+        /// The first tick whose hashes differ (at most `tick`).
+        first: Tick,
+    },
 }
 
 /// The server's view of every player's link.
@@ -121,6 +147,10 @@ pub struct DesyncNotice {
     pub diverged: Vec<PlayerId>,
     /// The hash most players reported, if a strict majority agreed.
     pub majority: Option<u64>,
+    /// The last tick whose hashes were compared before `tick` (0 when
+    /// none was): every player answers with its hashes from here to
+    /// `tick` ([`ClientMessage::TickHashes`]).
+    pub since: Tick,
 }
 
 /// Why a client was refused.

@@ -6,15 +6,26 @@
 //! most reporters agree on is the truth; players with another hash have
 //! diverged. Without a strict majority (one player against one, say) every
 //! reporter is named, since nobody can tell which side is right.
+//!
+//! Hashes are compared every K ticks, so a desync found at tick T may have
+//! begun up to K-1 ticks earlier. A [`Pinpoint`] finds where: every player
+//! that reported T answers with its hash of every tick since the last
+//! compared one, and the first tick where the answers differ is named.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
-use lockstep_protocol::{PlayerId, Tick};
+use lockstep_protocol::{PlayerId, Tick, MAX_TICK_HASHES};
 
 /// Ticks waiting for reports before the oldest is judged with whatever
 /// arrived: bounds memory when a client stops reporting but is not dropped
 /// yet. At the default interval of 15 ticks this is 16 s of play.
 pub const MAX_PENDING_TICKS: usize = 64;
+
+/// How long a desync waits for the players' per-tick hashes before it is
+/// announced with the answers that arrived. Clients answer as soon as the
+/// notice arrives; this only bounds a client that never does.
+pub const PINPOINT_WAIT: Duration = Duration::from_secs(3);
 
 /// A newly detected divergence.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +36,13 @@ pub struct Desync {
     pub diverged: Vec<PlayerId>,
     /// The strict-majority hash, if there was one.
     pub majority: Option<u64>,
+    /// The tick judged before this one (0 when none was): the per-tick
+    /// hashes that pinpoint the desync start here.
+    pub since: Tick,
+    /// Who reported this tick, ascending, except players found diverged
+    /// earlier (whose hashes differ everywhere since): the players asked
+    /// for their per-tick hashes.
+    pub reporters: Vec<PlayerId>,
 }
 
 /// Hash reports and verdicts of one game.
@@ -83,16 +101,21 @@ impl HashCheck {
             let Some((tick, reports)) = self.pending.pop_first() else {
                 break;
             };
-            self.judged_through = Some(tick);
+            let since = self.judged_through.replace(tick).unwrap_or(Tick(0));
             self.compared += reports.len() as u64;
-            if let Some(desync) = self.verdict(tick, &reports) {
+            if let Some(desync) = self.verdict(tick, since, &reports) {
                 found.push(desync);
             }
         }
         found
     }
 
-    fn verdict(&mut self, tick: Tick, reports: &BTreeMap<PlayerId, u64>) -> Option<Desync> {
+    fn verdict(
+        &mut self,
+        tick: Tick,
+        since: Tick,
+        reports: &BTreeMap<PlayerId, u64>,
+    ) -> Option<Desync> {
         let mut votes: BTreeMap<u64, usize> = BTreeMap::new();
         for &hash in reports.values() {
             *votes.entry(hash).or_default() += 1;
@@ -113,11 +136,122 @@ impl HashCheck {
         if diverged.is_empty() {
             return None;
         }
+        let reporters = reports
+            .keys()
+            .filter(|player| !self.diverged.contains(player))
+            .copied()
+            .collect();
         self.diverged.extend(diverged.iter().copied());
         Some(Desync {
             tick,
             diverged,
             majority,
+            since,
+            reporters,
+        })
+    }
+}
+
+/// The search for the first divergent tick of one desync: the per-tick
+/// hashes of the players asked, compared tick by tick.
+#[derive(Debug)]
+pub struct Pinpoint {
+    /// The desync being pinpointed.
+    pub desync: Desync,
+    /// Players asked whose answer has not arrived.
+    waiting: BTreeSet<PlayerId>,
+    /// Each answer: the tick of its first hash, and the hashes.
+    answers: BTreeMap<PlayerId, (Tick, Vec<u64>)>,
+    /// When the answers that arrived are judged anyway.
+    deadline: Duration,
+}
+
+/// Why an answer was not taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// The player was not asked, or has answered already.
+    #[error("not asked, or answered already")]
+    NotAsked,
+    /// The hashes do not end at the desync's tick, start before its
+    /// `since`, or are none or too many.
+    #[error("the hashes are not of the ticks asked for")]
+    OutOfRange,
+}
+
+impl Pinpoint {
+    /// Asks `asked` (the desync's reporters still connected) for their
+    /// hashes; judges at `deadline` at the latest.
+    pub fn new(
+        desync: Desync,
+        asked: impl IntoIterator<Item = PlayerId>,
+        deadline: Duration,
+    ) -> Self {
+        Pinpoint {
+            desync,
+            waiting: asked.into_iter().collect(),
+            answers: BTreeMap::new(),
+            deadline,
+        }
+    }
+
+    /// Takes `player`'s hashes of the ticks from `first_tick` on. They
+    /// must end at the desync's tick and start no earlier than its
+    /// `since`, be at most [`MAX_TICK_HASHES`], and come from a player
+    /// asked, once.
+    pub fn answer(
+        &mut self,
+        player: PlayerId,
+        first_tick: Tick,
+        hashes: Vec<u64>,
+    ) -> Result<(), AnswerError> {
+        if !self.waiting.contains(&player) {
+            return Err(AnswerError::NotAsked);
+        }
+        let last = u32::try_from(hashes.len())
+            .ok()
+            .filter(|&n| n > 0 && n as usize <= MAX_TICK_HASHES)
+            .and_then(|n| first_tick.0.checked_add(n - 1));
+        let within = first_tick >= self.desync.since && last == Some(self.desync.tick.0);
+        if !within {
+            return Err(AnswerError::OutOfRange);
+        }
+        self.waiting.remove(&player);
+        self.answers.insert(player, (first_tick, hashes));
+        Ok(())
+    }
+
+    /// Stops waiting for a player that left.
+    pub fn forget(&mut self, player: PlayerId) {
+        self.waiting.remove(&player);
+    }
+
+    /// Whether it can be judged at `now`: every answer is in, or the wait
+    /// is over.
+    pub fn is_due(&self, now: Duration) -> bool {
+        self.waiting.is_empty() || now >= self.deadline
+    }
+
+    /// The first tick, from `since` on, for which the answers that cover
+    /// it hold different hashes. `None` when fewer than two players
+    /// answered, or their answers agree everywhere (which contradicts
+    /// their reports: nothing can be named then).
+    pub fn first(&self) -> Option<Tick> {
+        // Every answer ends at the desync's tick and holds at most
+        // MAX_TICK_HASHES: no earlier tick can be covered.
+        let span = u32::try_from(MAX_TICK_HASHES).unwrap_or(u32::MAX) - 1;
+        let from = self
+            .desync
+            .since
+            .0
+            .max(self.desync.tick.0.saturating_sub(span));
+        (from..=self.desync.tick.0).map(Tick).find(|&tick| {
+            let mut hashes = self.answers.values().filter_map(|(first, hashes)| {
+                let i = tick.0.checked_sub(first.0)? as usize;
+                hashes.get(i)
+            });
+            hashes
+                .next()
+                .is_some_and(|one| hashes.any(|other| other != one))
         })
     }
 }
@@ -156,7 +290,9 @@ mod tests {
             vec![Desync {
                 tick: Tick(15),
                 diverged: vec![B],
-                majority: Some(7)
+                majority: Some(7),
+                since: Tick(0),
+                reporters: vec![A, B, C],
             }]
         );
     }
@@ -212,5 +348,106 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].tick, Tick(0));
         assert!(check.pending.len() <= MAX_PENDING_TICKS);
+    }
+
+    #[test]
+    fn a_desync_says_since_when_and_asks_only_players_not_diverged_before() {
+        let mut check = HashCheck::new();
+        for (tick, b, c) in [(15, 1, 1), (30, 2, 1), (45, 2, 3)] {
+            check.report(A, Tick(tick), 1);
+            check.report(B, Tick(tick), b);
+            check.report(C, Tick(tick), c);
+        }
+        let found = check.judge(all);
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            (found[0].since, found[0].reporters.clone()),
+            (Tick(15), vec![A, B, C])
+        );
+        assert_eq!(
+            (found[1].since, found[1].reporters.clone()),
+            (Tick(30), vec![A, C])
+        );
+    }
+
+    fn pinpoint(since: u32, tick: u32) -> Pinpoint {
+        let desync = Desync {
+            tick: Tick(tick),
+            diverged: vec![B],
+            majority: Some(1),
+            since: Tick(since),
+            reporters: vec![A, B, C],
+        };
+        Pinpoint::new(desync, [A, B, C], Duration::from_secs(3))
+    }
+
+    #[test]
+    fn the_first_tick_where_the_answers_part_is_named() {
+        let mut p = pinpoint(15, 30);
+        let honest: Vec<u64> = (15..=30).collect();
+        let mut faulty = honest.clone();
+        for h in &mut faulty[8..] {
+            *h += 100;
+        }
+        assert_eq!(p.answer(A, Tick(15), honest.clone()), Ok(()));
+        assert!(!p.is_due(Duration::ZERO));
+        assert_eq!(p.answer(B, Tick(15), faulty), Ok(()));
+        // An answer that starts later (a shorter history) still counts.
+        assert_eq!(p.answer(C, Tick(20), honest[5..].to_vec()), Ok(()));
+        assert!(p.is_due(Duration::ZERO));
+        assert_eq!(p.first(), Some(Tick(23)));
+    }
+
+    #[test]
+    fn without_every_answer_it_waits_until_the_deadline() {
+        let mut p = pinpoint(0, 15);
+        p.answer(A, Tick(0), vec![7; 16]).unwrap();
+        assert!(!p.is_due(Duration::from_millis(2999)));
+        assert!(p.is_due(Duration::from_secs(3)));
+        // One answer compares with nothing.
+        assert_eq!(p.first(), None);
+        p.forget(B);
+        p.forget(C);
+        assert!(p.is_due(Duration::ZERO));
+    }
+
+    #[test]
+    fn answers_out_of_range_unasked_or_repeated_are_refused() {
+        let mut p = pinpoint(15, 30);
+        assert_eq!(
+            p.answer(A, Tick(14), vec![0; 17]),
+            Err(AnswerError::OutOfRange)
+        );
+        assert_eq!(
+            p.answer(A, Tick(15), vec![0; 15]),
+            Err(AnswerError::OutOfRange)
+        );
+        assert_eq!(
+            p.answer(A, Tick(15), vec![0; 17]),
+            Err(AnswerError::OutOfRange)
+        );
+        assert_eq!(
+            p.answer(A, Tick(31), Vec::new()),
+            Err(AnswerError::OutOfRange)
+        );
+        assert_eq!(
+            p.answer(A, Tick(u32::MAX), vec![0; 2]),
+            Err(AnswerError::OutOfRange)
+        );
+        assert_eq!(
+            p.answer(PlayerId(9), Tick(15), vec![0; 16]),
+            Err(AnswerError::NotAsked)
+        );
+        assert_eq!(p.answer(A, Tick(15), vec![0; 16]), Ok(()));
+        assert_eq!(
+            p.answer(A, Tick(15), vec![1; 16]),
+            Err(AnswerError::NotAsked)
+        );
+        let mut wide = pinpoint(0, 5000);
+        assert_eq!(
+            wide.answer(A, Tick(0), vec![0; 5001]),
+            Err(AnswerError::OutOfRange)
+        );
+        assert_eq!(wide.answer(A, Tick(3977), vec![0; 1024]), Ok(()));
     }
 }

@@ -183,6 +183,9 @@ pub enum ServerEvent {
         tick: Tick,
         /// Names of the players newly found diverged.
         diverged: Vec<String>,
+        /// The first tick whose hashes differ, from the players' per-tick
+        /// hashes; `None` when too few players answered to tell.
+        first: Option<Tick>,
     },
     /// A game is being recorded.
     Recording {
@@ -238,8 +241,20 @@ impl std::fmt::Display for ServerEvent {
             ServerEvent::Rejoined { player, name, tick } => {
                 write!(f, "rejoined player={player} name={name} tick={tick}")
             }
-            ServerEvent::Desync { tick, diverged } => {
-                write!(f, "desync tick={tick} diverged={}", diverged.join(","))
+            ServerEvent::Desync {
+                tick,
+                diverged,
+                first,
+            } => {
+                write!(
+                    f,
+                    "desync tick={tick} diverged={} first=",
+                    diverged.join(",")
+                )?;
+                match first {
+                    Some(first) => write!(f, "{first}"),
+                    None => f.write_str("unknown"),
+                }
             }
             ServerEvent::Recording { path } => write!(f, "recording path={}", path.display()),
             ServerEvent::Verdict {

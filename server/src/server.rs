@@ -480,6 +480,11 @@ async fn relay_control(
                     Event::HashReport(conn_id, tick, hash)
                 }
                 Ok(Some(ClientMessage::Inputs(inputs))) => Event::Inputs(conn_id, inputs),
+                Ok(Some(ClientMessage::TickHashes {
+                    tick,
+                    first_tick,
+                    hashes,
+                })) => Event::TickHashes(conn_id, tick, first_tick, hashes),
                 Ok(Some(ClientMessage::Hello(_))) => {
                     debug!("repeated Hello ignored");
                     continue;

@@ -1,7 +1,8 @@
 //! Hostile and broken peers against a real server: garbage, oversized
 //! frames, wrong ALPN and version, a client that never says Hello, inputs
-//! outside the window, repeats, an impostor using a player's name and a
-//! datagram flood. The honest players must not notice.
+//! outside the window, repeats, per-tick hashes nobody asked for, an
+//! impostor using a player's name and a datagram flood. The honest players
+//! must not notice.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -155,6 +156,19 @@ async fn mallory(server: &Server) -> String {
         // Garbage bytes.
         garbage = garbage.wrapping_mul(6364136223846793005).wrapping_add(1);
         let _ = conn.send_datagram(Bytes::from(garbage.to_le_bytes().repeat(3)));
+        if round % 50 == 0 {
+            // Per-tick hashes nobody asked for (no desync is pending):
+            // a long answer, an empty one, one past the end of time.
+            for (first_tick, count) in [(0, 5000), (10, 0), (u32::MAX, 3)] {
+                let answer = ClientMessage::TickHashes {
+                    tick: Tick(15),
+                    first_tick: Tick(first_tick),
+                    hashes: vec![u64::MAX; count],
+                };
+                let frame = encode_frame(&answer).expect("encodes");
+                send.write_all(&frame).await.expect("tick hashes");
+            }
+        }
         if round % 10 == 0 && next_input >= 5 {
             // Inputs far outside the window, and repeats of the last five
             // ticks already sent, with other buttons (the first input of a

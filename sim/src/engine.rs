@@ -26,6 +26,14 @@ impl Game for World {
         World::step(self, inputs);
     }
 
+    fn step_phases(
+        &mut self,
+        inputs: &[PlayerInput],
+        after: &mut dyn FnMut(&'static str, &mut World),
+    ) {
+        World::step_phases(self, inputs, after);
+    }
+
     fn tick(&self) -> Tick {
         World::tick(self)
     }

@@ -102,6 +102,13 @@ pub use self_test::{
 
 use hash::Fnv1a;
 
+/// The phases of one step, in the order [`World::step_phases`] runs them:
+/// discs driven by the inputs, balls rolled, contacts resolved (the
+/// collision counter too), bodies kept inside the walls, and goals scored
+/// (a scored ball respawns with the world's RNG, so every RNG draw is in
+/// this phase) with the tick counted.
+pub const PHASES: [&str; 5] = ["inputs", "movement", "collisions", "walls", "goals"];
+
 /// Goals scored by one player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Score {
@@ -201,7 +208,18 @@ impl World {
     /// entries for unknown or removed players are ignored; if a player has
     /// several entries, the first counts.
     pub fn step(&mut self, inputs: &[PlayerInput]) {
-        self.advance(inputs, self.config.dt());
+        self.advance(inputs, self.config.dt(), &mut |_, _| {});
+    }
+
+    /// [`World::step`], calling `after(phase, self)` after each of its
+    /// [`PHASES`], in order, so a desync dump can hash the state between
+    /// them. The result is [`World::step`]'s when `after` changes nothing.
+    pub fn step_phases(
+        &mut self,
+        inputs: &[PlayerInput],
+        after: &mut dyn FnMut(&'static str, &mut World),
+    ) {
+        self.advance(inputs, self.config.dt(), after);
     }
 
     /// Advances one step of `dt` seconds (finite, not negative) instead of
@@ -214,11 +232,18 @@ impl World {
     /// where that costs nothing; anything shared, replayed or hashed uses
     /// [`World::step`].
     pub fn step_with_dt(&mut self, inputs: &[PlayerInput], dt: f32) {
-        self.advance(inputs, dt);
+        self.advance(inputs, dt, &mut |_, _| {});
     }
 
-    /// One step of `dt` seconds: the body of [`World::step`].
-    fn advance(&mut self, inputs: &[PlayerInput], dt: f32) {
+    /// One step of `dt` seconds: the body of [`World::step`], in the order
+    /// of [`PHASES`], with `after` called after each.
+    fn advance(
+        &mut self,
+        inputs: &[PlayerInput],
+        dt: f32,
+        after: &mut dyn FnMut(&'static str, &mut World),
+    ) {
+        let [inputs_applied, movement, collisions, walls, goals] = PHASES;
         let arena = self.arena();
         for disc in &mut self.discs {
             let input = inputs
@@ -227,19 +252,24 @@ impl World {
                 .map_or(Input::default(), |entry| entry.input);
             physics::drive_disc(disc, input, dt);
         }
+        after(inputs_applied, self);
         for ball in &mut self.balls {
             physics::roll_ball(ball, dt);
         }
-        let collisions = physics::resolve_contacts(&mut self.discs, &mut self.balls);
-        self.collisions = self.collisions.saturating_add(collisions);
+        after(movement, self);
+        let contacts = physics::resolve_contacts(&mut self.discs, &mut self.balls);
+        self.collisions = self.collisions.saturating_add(contacts);
+        after(collisions, self);
         for disc in &mut self.discs {
             physics::confine_disc(disc, &arena);
         }
         for ball in &mut self.balls {
             physics::bounce_ball_off_walls(ball, &arena);
         }
+        after(walls, self);
         self.score_goals(&arena);
         self.tick = self.tick.next();
+        after(goals, self);
     }
 
     /// Credits and respawns every ball that is in a goal, in ball order.

@@ -311,3 +311,43 @@ fn two_half_steps_are_not_one_whole_step() {
     }
     assert_ne!(whole.balls(), halves.balls());
 }
+
+#[test]
+fn stepping_by_phases_is_stepping_and_names_every_phase_in_order() {
+    let (mut world, mut bots) = game(21);
+    let mut phased = world.clone();
+    let mut seen = Vec::new();
+    for _ in 0..600 {
+        let inputs = bots.inputs(&world);
+        world.step(&inputs);
+        seen.clear();
+        phased.step_phases(&inputs, &mut |phase, w| seen.push((phase, w.hash())));
+        assert_eq!(phased, world);
+    }
+    let names: Vec<&str> = seen.iter().map(|&(phase, _)| phase).collect();
+    assert_eq!(names, PHASES);
+    // The last phase ends the tick: its hash is the world's.
+    assert_eq!(seen.last().map(|&(_, hash)| hash), Some(world.hash()));
+}
+
+#[test]
+fn a_change_inside_one_phase_shows_in_that_phase_and_not_before() {
+    let (mut world, mut bots) = game(22);
+    play(&mut world, &mut bots, 200);
+    let inputs = bots.inputs(&world);
+    let hashes = |nudge_in: Option<&str>| {
+        let mut w = world.clone();
+        let mut hashes = Vec::new();
+        w.step_phases(&inputs, &mut |phase, w| {
+            if Some(phase) == nudge_in {
+                w.nudge_one_ulp();
+            }
+            hashes.push(w.hash());
+        });
+        hashes
+    };
+    let clean = hashes(None);
+    let faulty = hashes(Some("collisions"));
+    let first = clean.iter().zip(&faulty).position(|(a, b)| a != b);
+    assert_eq!(first.map(|i| PHASES[i]), Some("collisions"));
+}

@@ -45,6 +45,16 @@ impl Game for Tally {
     }
 
     fn step(&mut self, inputs: &[PlayerInput]) {
+        self.step_phases(inputs, &mut |_, _| {});
+    }
+
+    /// Two phases: the counters follow the inputs, then the drift and the
+    /// tick move on.
+    fn step_phases(
+        &mut self,
+        inputs: &[PlayerInput],
+        after: &mut dyn FnMut(&'static str, &mut Tally),
+    ) {
         for c in &mut self.counters {
             let held = inputs
                 .iter()
@@ -53,8 +63,10 @@ impl Game for Tally {
             c.count = c.count.wrapping_add(u32::from(held));
             c.speed = c.speed * 0.5 + f32::from(held);
         }
+        after("counters", self);
         self.drift = self.drift * 0.75 + 1.0;
         self.tick = self.tick.next();
+        after("drift", self);
     }
 
     fn tick(&self) -> Tick {

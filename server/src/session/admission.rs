@@ -8,7 +8,6 @@
 //! Once the old slot has been bundled out, the player comes back a lead of
 //! ticks ahead, after fast-forwarding through the history it is sent.
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use lockstep_protocol::{PlayerId, Refusal, ServerMessage, Tick};
@@ -125,14 +124,7 @@ impl Session {
         if taken {
             return refuse(format!("the name {name:?} is already taken in this game"));
         }
-        let used: BTreeSet<PlayerId> = self
-            .clients
-            .values()
-            .filter_map(|c| match c.role {
-                Role::Player(p) => Some(p),
-                Role::Spectator => None,
-            })
-            .collect();
+        let used = self.connected_players();
         let Some(id) = (0..=u8::MAX).map(PlayerId).find(|id| !used.contains(id)) else {
             return refuse("the server is full".into());
         };

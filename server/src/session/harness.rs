@@ -148,6 +148,23 @@ impl Harness {
         self.event(Event::HashReport(conn(id), Tick(tick), hash))
     }
 
+    /// Connection `id` answers the desync notice of `tick` with its
+    /// hashes from `first_tick` on.
+    pub(super) fn tick_hashes(
+        &mut self,
+        id: usize,
+        tick: u32,
+        first_tick: u32,
+        hashes: Vec<u64>,
+    ) -> Out {
+        self.event(Event::TickHashes(
+            conn(id),
+            Tick(tick),
+            Tick(first_tick),
+            hashes,
+        ))
+    }
+
     /// Connection `id` says it is alive without new inputs.
     pub(super) fn heartbeat(&mut self, id: usize) -> Out {
         let datagram = InputDatagram {

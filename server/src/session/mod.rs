@@ -37,7 +37,7 @@ use lockstep_protocol::{
 };
 use tracing::{debug, info, warn};
 
-use crate::hash_check::HashCheck;
+use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
 use crate::{Config, OnDesync, ServerEvent};
@@ -113,6 +113,9 @@ pub(crate) enum Event {
     Leave(ConnId),
     /// The client's world hash at a tick.
     HashReport(ConnId, Tick, u64),
+    /// The client's answer to a desync notice: for the desync at the
+    /// first tick, its hashes from the second tick on.
+    TickHashes(ConnId, Tick, Tick, Vec<u64>),
     /// The connection is gone (closed, lost, or broke the protocol).
     Disconnected(ConnId, String),
     /// Fresh path facts for a connection (the driver sends them with every
@@ -202,6 +205,9 @@ pub(crate) struct Session {
     platforms: Vec<(PlayerId, Platform)>,
     relay: Option<Relay>,
     hashes: HashCheck,
+    /// Desyncs waiting for the players' per-tick hashes, oldest first;
+    /// each is announced once pinpointed.
+    pinpoints: VecDeque<Pinpoint>,
     recorder: Option<Recorder>,
     last_status: Duration,
     /// Players the server has warned it waits for (once per episode).
@@ -220,6 +226,7 @@ impl Session {
             platforms: Vec::new(),
             relay: None,
             hashes: HashCheck::new(),
+            pinpoints: VecDeque::new(),
             recorder: None,
             last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
@@ -271,7 +278,21 @@ impl Session {
                         recorder.hash(tick, player, hash);
                     }
                 }
-                self.judge_hashes();
+                self.judge_hashes(now);
+            }
+            Event::TickHashes(conn, tick, first_tick, hashes) => {
+                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
+                    return;
+                };
+                let Some(pinpoint) = self.pinpoints.iter_mut().find(|p| p.desync.tick == tick)
+                else {
+                    debug!(%player, %tick, "tick hashes for no pending desync ignored");
+                    return;
+                };
+                if let Err(e) = pinpoint.answer(player, first_tick, hashes) {
+                    debug!(%player, %tick, %first_tick, error = %e, "tick hashes ignored");
+                }
+                self.settle_pinpoints(Some(now));
             }
             Event::Leave(conn) => self.remove(conn, DropReason::Left, "left", now),
             Event::Disconnected(conn, why) => {
@@ -283,6 +304,24 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Queues `message` for every client, players and spectators.
+    fn tell_everyone(&mut self, message: &ServerMessage) {
+        for &conn in self.clients.keys() {
+            self.actions.send(conn, message.clone());
+        }
+    }
+
+    /// The slots of the players connected now.
+    fn connected_players(&self) -> BTreeSet<PlayerId> {
+        self.clients
+            .values()
+            .filter_map(|c| match c.role {
+                Role::Player(player) => Some(player),
+                Role::Spectator => None,
+            })
+            .collect()
     }
 
     fn player_conn(&self, player: PlayerId) -> Option<ConnId> {
@@ -442,6 +481,9 @@ impl Session {
         if let Some(recorder) = &mut self.recorder {
             recorder.left(departure.tick, departure.player, departure.reason.as_str());
         }
+        for pinpoint in &mut self.pinpoints {
+            pinpoint.forget(departure.player);
+        }
         self.emit(ServerEvent::Dropped {
             player: departure.player,
             name,
@@ -504,15 +546,11 @@ impl Session {
     /// Ends the game: spectators and remaining clients are told why, the
     /// recording is closed and the server returns to the lobby.
     fn finish_game(&mut self, tick: Tick, reason: &str) {
+        self.settle_pinpoints(None);
         self.report_verdict();
-        for &conn in self.clients.keys() {
-            self.actions.send(
-                conn,
-                ServerMessage::Ended {
-                    reason: reason.to_string(),
-                },
-            );
-        }
+        self.tell_everyone(&ServerMessage::Ended {
+            reason: reason.to_string(),
+        });
         // Released, the writers flush the Ended message and the clients
         // close.
         for conn in std::mem::take(&mut self.clients).into_keys() {
@@ -553,28 +591,66 @@ impl Session {
         self.emit(verdict);
     }
 
-    /// Compares the hash reports that are complete and announces desyncs.
-    fn judge_hashes(&mut self) {
+    /// Compares the hash reports that are complete. Every client is told
+    /// of a new desync at once (it dumps the tick), and its players are
+    /// asked for their per-tick hashes; the desync is announced once
+    /// [`Session::settle_pinpoints`] has them.
+    fn judge_hashes(&mut self, now: Duration) {
         let Some(relay) = &self.relay else {
             return;
         };
         let desyncs = self.hashes.judge(|tick| relay.players_at(tick));
         for desync in desyncs {
-            let names: Vec<String> = desync.diverged.iter().map(|&id| self.name_of(id)).collect();
-            warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, "desync");
-            self.emit(ServerEvent::Desync {
-                tick: desync.tick,
-                diverged: names.clone(),
-            });
             let notice = ServerMessage::Desync(DesyncNotice {
                 tick: desync.tick,
                 diverged: desync.diverged.clone(),
                 majority: desync.majority,
+                since: desync.since,
             });
-            for &conn in self.clients.keys() {
-                self.actions.send(conn, notice.clone());
+            self.tell_everyone(&notice);
+            let connected = self.connected_players();
+            let asked: Vec<PlayerId> = desync
+                .reporters
+                .iter()
+                .copied()
+                .filter(|player| connected.contains(player))
+                .collect();
+            self.pinpoints
+                .push_back(Pinpoint::new(desync, asked, now + PINPOINT_WAIT));
+        }
+        self.settle_pinpoints(Some(now));
+    }
+
+    /// Announces the desyncs whose per-tick hashes are in (or whose wait
+    /// is over at `now`; every one when `now` is `None`, as the game
+    /// ends), oldest first: the line with the first divergent tick, and
+    /// [`ServerMessage::Pinpointed`] to every client so it dumps that
+    /// tick. With [`OnDesync::Stop`] the first one ends the game.
+    fn settle_pinpoints(&mut self, now: Option<Duration>) {
+        while let Some(pinpoint) = self.pinpoints.front() {
+            if now.is_some_and(|now| !pinpoint.is_due(now)) {
+                return;
             }
-            if self.config.on_desync == OnDesync::Stop {
+            let Some(pinpoint) = self.pinpoints.pop_front() else {
+                return;
+            };
+            let first = pinpoint.first();
+            let desync = pinpoint.desync;
+            let names: Vec<String> = desync.diverged.iter().map(|&id| self.name_of(id)).collect();
+            warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, first = ?first, "desync");
+            self.emit(ServerEvent::Desync {
+                tick: desync.tick,
+                diverged: names.clone(),
+                first,
+            });
+            if let Some(first) = first {
+                let pinpointed = ServerMessage::Pinpointed {
+                    tick: desync.tick,
+                    first,
+                };
+                self.tell_everyone(&pinpointed);
+            }
+            if now.is_some() && self.config.on_desync == OnDesync::Stop {
                 let tick = self.relay.as_ref().map_or(Tick(0), Relay::next_tick);
                 let reason = format!(
                     "desync at tick {}: {} diverged",
@@ -602,25 +678,22 @@ impl Session {
         self.advance(now);
         self.resend_stale(now);
         self.send_lone_status(now);
+        self.settle_pinpoints(Some(now));
     }
 
     /// First half of a shutdown: every client is told the server is going.
     /// The driver gives the writers a moment to put that on the wire, then
     /// calls [`Session::shut_down`].
     pub(crate) fn announce_shutdown(&mut self) {
-        for &conn in self.clients.keys() {
-            self.actions.send(
-                conn,
-                ServerMessage::Ended {
-                    reason: "the server is shutting down".into(),
-                },
-            );
-        }
+        self.tell_everyone(&ServerMessage::Ended {
+            reason: "the server is shutting down".into(),
+        });
     }
 
     /// Closes every connection and the recording, after the verdict of a
     /// game still running.
     pub(crate) fn shut_down(&mut self) {
+        self.settle_pinpoints(None);
         self.report_verdict();
         self.relay = None;
         for conn in std::mem::take(&mut self.clients).into_keys() {
@@ -642,8 +715,9 @@ mod tests {
         DesyncNotice, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
     };
 
-    use super::harness::{ms, platform, Harness, TRIPLE};
+    use super::harness::{ms, platform, Harness, Out, TRIPLE};
     use super::CloseCode;
+    use super::PINPOINT_WAIT;
     use crate::{Config, OnDesync};
 
     fn roster(names: &[&str]) -> Vec<RosterEntry> {
@@ -888,22 +962,50 @@ mod tests {
         assert_eq!(next.reports()[0], "joined player=0 name=ann");
     }
 
+    /// ann, bob and cat's answers to the notice of tick 15: their hashes of
+    /// ticks 0 to 15, bob's apart from tick 12 on.
+    fn answer_tick_15(h: &mut Harness) -> Out {
+        let honest: Vec<u64> = (0..=15).map(|t| if t == 15 { 7 } else { t }).collect();
+        let mut bob = honest.clone();
+        for hash in &mut bob[12..] {
+            *hash += 100;
+        }
+        h.tick_hashes(1, 15, 0, honest.clone());
+        h.tick_hashes(2, 15, 0, bob);
+        h.tick_hashes(3, 15, 0, honest)
+    }
+
     #[test]
-    fn a_hash_unlike_the_others_is_named_and_every_client_is_told() {
+    fn a_hash_unlike_the_others_is_named_with_the_tick_where_it_began() {
         let mut h = three_playing(Config::default());
         h.spectate(4, "sam");
         h.hash(1, 15, 7);
         h.hash(2, 15, 8);
         let judged = h.hash(3, 15, 7);
 
-        assert_eq!(judged.reports(), vec!["desync tick=15 diverged=bob"]);
+        // Everyone is told at once, so every client dumps tick 15...
         let notice = ServerMessage::Desync(DesyncNotice {
             tick: Tick(15),
             diverged: vec![PlayerId(1)],
             majority: Some(7),
+            since: Tick(0),
         });
         for id in 1..=4 {
             assert_eq!(judged.messages(id), vec![notice.clone()]);
+        }
+        // ...and the line waits for the players' per-tick hashes.
+        assert!(judged.reports().is_empty());
+        let pinpointed = answer_tick_15(&mut h);
+        assert_eq!(
+            pinpointed.reports(),
+            vec!["desync tick=15 diverged=bob first=12"]
+        );
+        let first = ServerMessage::Pinpointed {
+            tick: Tick(15),
+            first: Tick(12),
+        };
+        for id in 1..=4 {
+            assert_eq!(pinpointed.messages(id), vec![first.clone()]);
         }
         // The game goes on: the default is to announce and continue.
         h.inputs(1, 10..11);
@@ -913,19 +1015,52 @@ mod tests {
     }
 
     #[test]
-    fn on_desync_stop_ends_the_game_for_everyone() {
+    fn a_desync_whose_answers_do_not_all_come_is_announced_after_the_wait() {
+        let mut h = three_playing(Config::default());
+        h.hash(1, 15, 7);
+        h.hash(2, 15, 8);
+        h.hash(3, 15, 7);
+        // Only ann answers; a spectator's or a stranger's answer counts
+        // for nothing, nor does one for another tick.
+        h.spectate(4, "sam");
+        h.tick_hashes(4, 15, 0, vec![1; 16]);
+        h.tick_hashes(1, 15, 0, vec![1; 16]);
+        h.tick_hashes(2, 30, 0, vec![2; 31]);
+        // Everybody stays (nobody is dropped for silence meanwhile).
+        let started = h.now;
+        while h.now + ms(100) < started + PINPOINT_WAIT {
+            for id in 1..=3 {
+                h.heartbeat(id);
+            }
+            let waiting = h.advance(ms(100));
+            assert_eq!(waiting.reports(), Vec::<String>::new());
+        }
+        let late = h.advance_to(started + PINPOINT_WAIT);
+        assert_eq!(
+            late.reports(),
+            vec!["desync tick=15 diverged=bob first=unknown"]
+        );
+        assert!(late
+            .messages(1)
+            .iter()
+            .all(|m| !matches!(m, ServerMessage::Pinpointed { .. })));
+    }
+
+    #[test]
+    fn on_desync_stop_ends_the_game_for_everyone_once_pinpointed() {
         let mut h = three_playing(Config {
             on_desync: OnDesync::Stop,
             ..Config::default()
         });
         h.hash(1, 15, 7);
         h.hash(2, 15, 8);
-        let judged = h.hash(3, 15, 7);
+        h.hash(3, 15, 7);
+        let judged = answer_tick_15(&mut h);
 
         assert_eq!(
             judged.reports(),
             vec![
-                "desync tick=15 diverged=bob",
+                "desync tick=15 diverged=bob first=12",
                 "verdict diverged ticks=10 checks=3 diverged=bob@x86_64-unknown-linux-gnu \
                  majority=x86_64-unknown-linux-gnu,x86_64-unknown-linux-gnu",
                 "game over tick=10"
@@ -935,7 +1070,9 @@ mod tests {
             reason: "desync at tick 15: bob diverged".into(),
         };
         for id in 1..=3 {
-            assert_eq!(judged.messages(id)[1], ended);
+            let messages = judged.messages(id);
+            assert!(matches!(messages[0], ServerMessage::Pinpointed { .. }));
+            assert_eq!(messages[1], ended);
             assert!(judged.released(id));
         }
         assert_eq!(h.next_tick(), Tick(0), "back in the lobby");
