@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use lockstep_engine::accumulator::FrameEnd;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
-use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Start, Tick};
+use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Slack, Start, Tick};
 use lockstep_sim::bot::Bot;
 use lockstep_sim::World;
 
@@ -142,16 +142,12 @@ impl NetPlay {
         Ok(())
     }
 
-    /// Whether the server's last lag report says the game waits for our
-    /// inputs.
-    fn others_wait_for_us(&self) -> bool {
-        match (&self.peers, self.game.me) {
-            (Some(status), Some(me)) => status
-                .peers
-                .iter()
-                .any(|p| p.player == me && p.waited_for && p.ticks_behind > 0),
-            _ => false,
-        }
+    /// How early our inputs reach the server, as its last lag report
+    /// says.
+    fn own_slack(&self) -> Option<Slack> {
+        let me = self.game.me?;
+        let status = self.peers.as_ref()?;
+        status.peers.iter().find(|p| p.player == me)?.slack
     }
 
     /// Runs the ticks due at `now`: flipcode's inner loop. `sample` gives
@@ -176,8 +172,8 @@ impl NetPlay {
                     if let Some((tick, hash)) = report {
                         self.net.report_hash(tick, hash);
                     }
-                    let late = self.others_wait_for_us();
-                    self.game.adapt_delay(self.link.rtt, self.link.jitter, late);
+                    self.game
+                        .adapt_delay(self.link.rtt, self.link.jitter, self.own_slack());
                     let due = self.game.local_ticks_due();
                     if !due.is_empty() {
                         let input = match &mut self.bot {

@@ -75,6 +75,11 @@ impl InputBuffer {
         self.input_delay = u32::from(delay.max(1));
     }
 
+    /// First tick with no local input yet: the next one to sample.
+    pub fn next_local(&self) -> Tick {
+        self.next_local
+    }
+
     /// Next tick to simulate.
     pub fn next_tick(&self) -> Tick {
         self.next_tick

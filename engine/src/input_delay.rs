@@ -1,44 +1,47 @@
-//! Adaptive input delay: the smallest delay that keeps the game from
-//! waiting for this client's inputs.
+//! Adaptive input delay: the smallest delay that keeps this client's
+//! inputs on time, set from how early they actually reach the server.
 //!
-//! A client's input for tick `t` is sampled when it simulates `t - d` and
-//! must reach every other client before they simulate `t`. The clients'
-//! clocks start when Start reaches them, half a round trip apart, so the
-//! budget works out to this client's own round trip to the server: the
-//! delay must cover `rtt + 2 * jitter`, plus two ticks: one for the phase
-//! of the sampling (an input is sampled only after a tick ran) and one for
-//! the offset between the clients' frame clocks. Two signals feed the
-//! choice:
+//! A client's input for tick `t` is sampled when it steps `t - d` and must
+//! reach the server before the clients step `t`. The server times every
+//! input against that instant and reports each player's *slack* (how early
+//! its inputs arrived: the least, and the 10th percentile, over its last
+//! few seconds of inputs; see `lockstep-server`'s `slack.rs`), as Quantum's
+//! input offset and ggrs's frame advantage do. One more tick of delay is
+//! one more tick of slack, so the client reads off from its own slack
+//! alone where its delay belongs:
 //!
-//! - the link: quinn's smoothed RTT and the jitter of bundle arrivals;
-//! - the server's lag indicator: if the game is waiting for our inputs, we
-//!   are late whatever the estimate says, so the delay goes up one more
-//!   (and that extra is forgotten after a quiet while).
+//! - **Up at once** when inputs were late: by as many ticks as the 10th
+//!   percentile lacks, or by one when only a few inputs were late. A peer's
+//!   lateness shows in that peer's slack, never in ours, so it raises no
+//!   one else's delay.
+//! - **Down by one, slowly**: only after [`LOWER_AFTER`] ticks in which
+//!   even the least slack would have covered a tick less, so the delay
+//!   stays steady instead of swinging (a steady delay feels better than one
+//!   that moves, as Age of Empires found).
+//! - A report that still counts inputs sampled under an earlier delay says
+//!   nothing about the new one and is ignored.
 //!
-//! The delay goes up at once and comes down one tick at a time after
-//! [`LOWER_AFTER`] ticks without a change, so it does not flap. Pure: fed
-//! ticks and durations, returns the delay to use; [`crate::gate`]
-//! applies a change between ticks without skipping or repeating one.
+//! Before the first report (the game's first seconds) the delay is guessed
+//! from the link: round trip plus twice the jitter plus two ticks, raised
+//! only. Pure: fed ticks, durations and reports, returns the delay to use;
+//! [`crate::gate`] applies a change between ticks without skipping or
+//! repeating one.
 
 use std::time::Duration;
 
-use lockstep_protocol::Tick;
+use lockstep_protocol::{Slack, Tick};
 
 /// Smallest delay: one tick, an input sampled now is for the next tick.
 pub const MIN_DELAY: u8 = 1;
 /// Largest delay: a quarter of a second at 60 Hz. Beyond it the game feels
 /// broken anyway, and waiting is better than an ever longer delay.
 pub const MAX_DELAY: u8 = 15;
-/// Ticks without a change before the delay may come down by one (5 s at
-/// 60 Hz): a delay that was needed recently is likely needed again.
-pub const LOWER_AFTER: u32 = 300;
-/// Ticks without being waited for before the lag-indicator extra is
-/// dropped (10 s at 60 Hz).
-pub const FORGET_LATENESS_AFTER: u32 = 600;
-/// Headroom for processing and scheduling on both ends.
+/// Ticks the least slack must have had room for a tick less before the
+/// delay comes down by one (10 s at 60 Hz): a delay that was needed
+/// recently is likely needed again.
+pub const LOWER_AFTER: u32 = 600;
+/// Slack kept in hand for processing and scheduling on both ends.
 const SAFETY: Duration = Duration::from_millis(2);
-/// Most extra ticks the lag indicator can add on top of the estimate.
-const MAX_EXTRA: u8 = 3;
 
 /// Chooses the input delay as the game goes.
 #[derive(Debug, Clone)]
@@ -46,22 +49,28 @@ pub struct DelayController {
     tick: Duration,
     pinned: Option<u8>,
     current: u8,
-    extra: u8,
-    last_change: Tick,
-    last_late: Tick,
+    /// The first input tick sampled under the delay in force: reports
+    /// counting earlier inputs measured another delay.
+    fresh_from: Tick,
+    /// Whether a report on the delay in force has arrived since the game
+    /// began (the link's guess is used until then).
+    measured: bool,
+    /// Since when every report has had room for a tick less.
+    room_since: Option<Tick>,
 }
 
 impl DelayController {
-    /// Starts at `initial` (the server's delay); `pinned` fixes the delay
-    /// for good (`--input-delay`).
-    pub fn new(initial: u8, tick_rate: u16, pinned: Option<u8>) -> Self {
+    /// Starts at `initial` (the server's delay) for inputs from
+    /// `first_input_tick` on; `pinned` fixes the delay for good
+    /// (`--input-delay`).
+    pub fn new(initial: u8, tick_rate: u16, pinned: Option<u8>, first_input_tick: Tick) -> Self {
         DelayController {
             tick: Duration::from_secs(1) / u32::from(tick_rate.max(1)),
             pinned,
             current: pinned.unwrap_or(initial).clamp(MIN_DELAY, MAX_DELAY),
-            extra: 0,
-            last_change: Tick(0),
-            last_late: Tick(0),
+            fresh_from: first_input_tick,
+            measured: false,
+            room_since: None,
         }
     }
 
@@ -75,50 +84,74 @@ impl DelayController {
         self.pinned.is_some()
     }
 
-    /// The delay the link alone calls for.
+    /// The delay the link alone calls for: the guess before any slack is
+    /// known.
     pub fn estimate(&self, rtt: Duration, jitter: Duration) -> u8 {
         let budget = rtt + 2 * jitter + SAFETY;
         let ticks = budget.as_nanos().div_ceil(self.tick.as_nanos().max(1)) + 2;
         ticks.clamp(u128::from(MIN_DELAY), u128::from(MAX_DELAY)) as u8
     }
 
-    /// Called after every simulated tick with the latest link figures and
-    /// whether the server's last lag report said the game waits for us.
-    /// Returns the new delay when it changes.
+    /// Called after every simulated tick `tick` with the first input tick
+    /// not yet sampled (`next_local`), the latest link figures and the
+    /// server's latest report of our own slack. Returns the new delay when
+    /// it changes.
     pub fn update(
         &mut self,
         tick: Tick,
+        next_local: Tick,
         rtt: Duration,
         jitter: Duration,
-        late: bool,
+        slack: Option<Slack>,
     ) -> Option<u8> {
         if self.pinned.is_some() {
             return None;
         }
-        if late {
-            if tick.since(self.last_late) > 0 && self.extra < MAX_EXTRA {
-                self.extra += 1;
+        let fresh = slack.filter(|s| s.from >= self.fresh_from);
+        let wanted = match fresh {
+            Some(slack) => {
+                self.measured = true;
+                self.called_for(tick, slack)
             }
-            self.last_late = tick;
-        } else if self.extra > 0 && tick.since(self.last_late) >= FORGET_LATENESS_AFTER {
-            self.extra -= 1;
-            self.last_late = tick;
+            None if !self.measured => self.estimate(rtt, jitter).max(self.current),
+            None => self.current,
+        };
+        let wanted = wanted.clamp(MIN_DELAY, MAX_DELAY);
+        if wanted == self.current {
+            return None;
         }
-        let wanted = self
-            .estimate(rtt, jitter)
-            .saturating_add(self.extra)
-            .clamp(MIN_DELAY, MAX_DELAY);
-        let next = if wanted > self.current {
-            wanted
-        } else if wanted < self.current && tick.since(self.last_change) >= LOWER_AFTER {
+        self.current = wanted;
+        self.fresh_from = next_local;
+        self.room_since = None;
+        Some(wanted)
+    }
+
+    /// The delay a fresh report calls for.
+    fn called_for(&mut self, tick: Tick, slack: Slack) -> u8 {
+        let (tick_ms, safety_ms) = (millis(self.tick), millis(SAFETY));
+        let p10 = f64::from(slack.p10_ms);
+        if p10 < safety_ms {
+            let short = ((safety_ms - p10) / tick_ms).ceil() as u8;
+            return self.current.saturating_add(short.max(1));
+        }
+        if slack.min_ms < 0 {
+            return self.current.saturating_add(1);
+        }
+        if f64::from(slack.min_ms) < tick_ms + safety_ms {
+            self.room_since = None;
+            return self.current;
+        }
+        let since = *self.room_since.get_or_insert(tick);
+        if tick.since(since) >= LOWER_AFTER {
             self.current - 1
         } else {
-            return None;
-        };
-        self.current = next;
-        self.last_change = tick;
-        Some(next)
+            self.current
+        }
     }
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 #[cfg(test)]
@@ -127,15 +160,22 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
+    /// A report on inputs from `from` on.
+    fn slack(from: u32, min_ms: i16, p10_ms: i16) -> Option<Slack> {
+        Some(Slack {
+            from: Tick(from),
+            min_ms,
+            p10_ms,
+        })
+    }
+
     #[test]
-    fn the_estimate_covers_the_round_trip_and_jitter_plus_a_tick() {
-        let c = DelayController::new(3, 60, None);
+    fn the_guess_covers_the_round_trip_and_jitter_plus_two_ticks() {
+        let c = DelayController::new(3, 60, None, Tick(0));
         // Loopback: well under a tick, so one, plus two.
         assert_eq!(c.estimate(MS / 5, Duration::ZERO), 3);
         // 50 ms +/- 10 ms: (50 + 20 + 2) ms = 4.3 ticks -> 5, plus two.
         assert_eq!(c.estimate(50 * MS, 10 * MS), 7);
-        // 150 ms: 9.1 -> 10, plus two.
-        assert_eq!(c.estimate(150 * MS, Duration::ZERO), 12);
         assert_eq!(
             c.estimate(Duration::from_secs(5), Duration::ZERO),
             MAX_DELAY
@@ -143,41 +183,139 @@ mod tests {
     }
 
     #[test]
-    fn the_delay_rises_at_once_and_falls_slowly() {
-        let mut c = DelayController::new(3, 60, None);
-        assert_eq!(c.update(Tick(10), 50 * MS, 10 * MS, false), Some(7));
-        // The link gets better: no change until LOWER_AFTER ticks passed,
-        // then one tick down at a time.
-        assert_eq!(c.update(Tick(11), MS, Duration::ZERO, false), None);
+    fn before_any_report_the_guess_only_raises_the_delay() {
+        let mut c = DelayController::new(3, 60, None, Tick(0));
+        assert_eq!(c.update(Tick(1), Tick(4), MS, Duration::ZERO, None), None);
+        assert_eq!(c.update(Tick(2), Tick(5), 50 * MS, 10 * MS, None), Some(7));
+        assert_eq!(c.update(Tick(3), Tick(10), MS, Duration::ZERO, None), None);
+    }
+
+    #[test]
+    fn ample_slack_lowers_the_delay_one_tick_at_a_time_after_a_quiet_while() {
+        let mut c = DelayController::new(3, 60, None, Tick(0));
+        // At delay 3 on loopback the inputs arrive about 49 ms early.
+        let early = slack(0, 45, 48);
         assert_eq!(
-            c.update(Tick(10 + LOWER_AFTER), MS, Duration::ZERO, false),
-            Some(6)
-        );
-        assert_eq!(
-            c.update(Tick(11 + LOWER_AFTER), MS, Duration::ZERO, false),
+            c.update(Tick(10), Tick(13), MS, Duration::ZERO, early),
             None
         );
         assert_eq!(
-            c.update(Tick(10 + 2 * LOWER_AFTER), MS, Duration::ZERO, false),
-            Some(5)
+            c.update(
+                Tick(9 + LOWER_AFTER),
+                Tick(12 + LOWER_AFTER),
+                MS,
+                Duration::ZERO,
+                early
+            ),
+            None
+        );
+        let lowered_at = 10 + LOWER_AFTER;
+        assert_eq!(
+            c.update(
+                Tick(lowered_at),
+                Tick(lowered_at + 3),
+                MS,
+                Duration::ZERO,
+                early
+            ),
+            Some(2)
+        );
+        // The same report again says nothing about delay 2: it counts
+        // inputs sampled under 3.
+        let later = Tick(lowered_at + 2 * LOWER_AFTER);
+        assert_eq!(c.update(later, later, MS, Duration::ZERO, early), None);
+        // Fresh reports at delay 2: 32 ms early leaves room for one more
+        // tick down; at delay 1, 15 ms does not.
+        let fresh = slack(lowered_at + 3, 28, 31);
+        let t = lowered_at + 300;
+        assert_eq!(
+            c.update(Tick(t), Tick(t + 2), MS, Duration::ZERO, fresh),
+            None
+        );
+        let t2 = t + LOWER_AFTER;
+        assert_eq!(
+            c.update(Tick(t2), Tick(t2 + 2), MS, Duration::ZERO, fresh),
+            Some(1)
+        );
+        let tight = slack(t2 + 2, 12, 15);
+        for t3 in [t2 + 300, t2 + 3 * LOWER_AFTER] {
+            assert_eq!(
+                c.update(Tick(t3), Tick(t3 + 1), MS, Duration::ZERO, tight),
+                None
+            );
+        }
+        assert_eq!(c.current(), 1);
+    }
+
+    #[test]
+    fn a_short_lull_in_the_slack_restarts_the_wait_before_lowering() {
+        let mut c = DelayController::new(3, 60, None, Tick(0));
+        let early = slack(0, 45, 48);
+        let tight = slack(0, 10, 30);
+        c.update(Tick(1), Tick(4), MS, Duration::ZERO, early);
+        c.update(Tick(300), Tick(303), MS, Duration::ZERO, tight);
+        c.update(Tick(301), Tick(304), MS, Duration::ZERO, early);
+        assert_eq!(
+            c.update(
+                Tick(1 + LOWER_AFTER),
+                Tick(4 + LOWER_AFTER),
+                MS,
+                Duration::ZERO,
+                early
+            ),
+            None
+        );
+        assert_eq!(
+            c.update(
+                Tick(301 + LOWER_AFTER),
+                Tick(304 + LOWER_AFTER),
+                MS,
+                Duration::ZERO,
+                early
+            ),
+            Some(2)
         );
     }
 
     #[test]
-    fn being_waited_for_adds_a_tick_that_is_forgotten_later() {
-        let mut c = DelayController::new(3, 60, None);
-        assert_eq!(c.update(Tick(1), MS, Duration::ZERO, true), Some(4));
-        assert_eq!(c.update(Tick(2), MS, Duration::ZERO, true), Some(5));
-        let quiet = Tick(2 + FORGET_LATENESS_AFTER);
-        assert_eq!(c.update(quiet, MS, Duration::ZERO, false), Some(4));
+    fn late_inputs_raise_the_delay_at_once_by_what_the_slack_lacks() {
+        let mut c = DelayController::new(2, 60, None, Tick(0));
+        // Most inputs 40 ms late: 42 ms short of the safety margin is
+        // three ticks.
+        assert_eq!(
+            c.update(Tick(100), Tick(102), MS, Duration::ZERO, slack(0, -60, -40)),
+            Some(5)
+        );
+        // Until inputs sampled under 5 are reported, nothing moves.
+        assert_eq!(
+            c.update(
+                Tick(101),
+                Tick(106),
+                MS,
+                Duration::ZERO,
+                slack(50, -60, -40)
+            ),
+            None
+        );
+        // A few late inputs, most on time: one tick more.
+        assert_eq!(
+            c.update(Tick(400), Tick(405), MS, Duration::ZERO, slack(102, -3, 20)),
+            Some(6)
+        );
     }
 
     #[test]
     fn a_pinned_delay_never_moves() {
-        let mut c = DelayController::new(3, 60, Some(7));
+        let mut c = DelayController::new(3, 60, Some(7), Tick(0));
         assert_eq!(c.current(), 7);
         assert_eq!(
-            c.update(Tick(1), Duration::from_millis(300), 50 * MS, true),
+            c.update(
+                Tick(1),
+                Tick(8),
+                Duration::from_millis(300),
+                50 * MS,
+                slack(0, -90, -80)
+            ),
             None
         );
         assert_eq!(c.current(), 7);

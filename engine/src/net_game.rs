@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use lockstep_protocol::{Bundle, DesyncNotice, Input, PlayerId, Start, Tick, MAX_TICK_HASHES};
+use lockstep_protocol::{
+    Bundle, DesyncNotice, Input, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
+};
 
 use crate::accumulator::{FixedStep, FrameEnd, Policy};
 use crate::desync::DesyncDump;
@@ -108,7 +110,12 @@ impl<G: Game> NetGame<G> {
     /// input delay instead of adapting it.
     pub fn new(start: &Start, options: GameOptions) -> NetGame<G> {
         let world = G::start(&Setup::from_start(start));
-        let delay = DelayController::new(start.input_delay, start.tick_rate, options.pinned_delay);
+        let delay = DelayController::new(
+            start.input_delay,
+            start.tick_rate,
+            options.pinned_delay,
+            start.first_input_tick,
+        );
         // The starting state is kept too: the first tick's step can be
         // redone phase by phase, and tick 0's hash compared.
         let mut history = History::new(options.history);
@@ -225,13 +232,14 @@ impl<G: Game> NetGame<G> {
     }
 
     /// Feeds the adaptive input delay with the latest link figures and
-    /// whether the server reports the game waiting for us; a changed delay
+    /// the server's latest report of our own input slack; a changed delay
     /// applies from the next sample.
-    pub fn adapt_delay(&mut self, rtt: Duration, jitter: Duration, late: bool) {
+    pub fn adapt_delay(&mut self, rtt: Duration, jitter: Duration, slack: Option<Slack>) {
         if self.me.is_none() || self.catch_up.is_some() {
             return;
         }
-        if let Some(delay) = self.delay.update(self.current.tick(), rtt, jitter, late) {
+        let (tick, next_local) = (self.current.tick(), self.buffer.next_local());
+        if let Some(delay) = self.delay.update(tick, next_local, rtt, jitter, slack) {
             self.buffer.set_input_delay(delay);
         }
     }

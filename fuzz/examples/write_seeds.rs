@@ -14,7 +14,7 @@ use std::{fs, io, path::Path};
 
 use lockstep_protocol::{
     encode, encode_frame, Bundle, BundleDatagram, Buttons, ClientDatagram, ClientMessage,
-    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, Platform, PlayerId, PlayerInput,
+    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, Platform, PlayerId, PlayerInput, Slack,
     Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start,
     Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
@@ -185,6 +185,11 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                     ticks_behind: 1,
                     silent_ms: 300,
                     waited_for: true,
+                    slack: Some(Slack {
+                        from: Tick(20),
+                        min_ms: -12,
+                        p10_ms: 9,
+                    }),
                 }],
             }),
         ),

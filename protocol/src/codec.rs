@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 4,
+            protocol_version: 5,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -311,13 +311,13 @@ mod tests {
             },
             self_test: 0x0123_4567_89ab_cdef,
         });
-        // Length 32; Hello, version 4, "ada", false, None; then the
+        // Length 32; Hello, version 5, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one) and the
         // self-test as a varint.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
             "20000000\
-             00040361646100000178016c0163010166017201640162\
+             00050361646100000178016c0163010166017201640162\
              ef9bafcdf8acd19101"
         );
 
@@ -373,6 +373,27 @@ mod tests {
         assert_eq!(
             hex(&encode(&answer, MAX_MESSAGE_SIZE).unwrap()),
             "04ac02aa0203010203"
+        );
+
+        let status = ServerMessage::PeerStatus(PeerStatus {
+            next_tick: Tick(40),
+            peers: vec![Peer {
+                player: PlayerId(0),
+                ping_ms: 23,
+                ticks_behind: 1,
+                silent_ms: 300,
+                waited_for: true,
+                slack: Some(Slack {
+                    from: Tick(20),
+                    min_ms: -12,
+                    p10_ms: 9,
+                }),
+            }],
+        });
+        // Signed fields are zigzag varints: -12 is 0x17, 9 is 0x12.
+        assert_eq!(
+            hex(&encode(&status, MAX_MESSAGE_SIZE).unwrap()),
+            "062801001701ac020101141712"
         );
 
         let pinpointed = ServerMessage::Pinpointed {

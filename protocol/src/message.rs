@@ -135,6 +135,27 @@ pub struct Peer {
     /// Whether the next tick waits for this player's input while others'
     /// inputs are already further ahead.
     pub waited_for: bool,
+    /// How early this player's recent inputs arrived; `None` until the
+    /// server has timed some. Each client sets its input delay from its
+    /// own.
+    pub slack: Option<Slack>,
+}
+
+/// How long before they were needed one player's inputs reached the
+/// server, over its inputs for the ticks from `from` on (a few seconds of
+/// them). An input for tick `t` is needed when the clients step tick `t`:
+/// the game's start plus `t + 1` ticks on the server's clock (the clients'
+/// clocks started when Start reached them, so a bundle sent then arrives
+/// just in time). Negative: late, the game waited for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slack {
+    /// The first tick whose input is counted.
+    pub from: Tick,
+    /// The least slack, milliseconds.
+    pub min_ms: i16,
+    /// The 10th percentile, milliseconds: what most inputs had, whatever
+    /// a rare hiccup did.
+    pub p10_ms: i16,
 }
 
 /// The server's verdict on a tick where the reported hashes differ.

@@ -27,6 +27,7 @@ mod recording;
 mod relay;
 mod server;
 mod session;
+mod slack;
 
 use std::future::Future;
 use std::net::SocketAddr;

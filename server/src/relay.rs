@@ -25,8 +25,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use lockstep_protocol::{
-    encode_bundles, Bundle, Input, InputDatagram, PlayerId, PlayerInput, Tick,
+    encode_bundles, Bundle, Input, InputDatagram, PlayerId, PlayerInput, Slack, Tick,
 };
+
+use crate::slack::{Schedule, SlackWindow};
 
 /// How far ahead of the next incomplete tick an input may be. Clients only
 /// run `input_delay` ticks ahead of the last bundle they hold, so an honest
@@ -113,6 +115,8 @@ pub struct Standing {
     pub silent: Duration,
     /// Whether the next tick waits for its input.
     pub waited_for: bool,
+    /// How early its recent inputs arrived.
+    pub slack: Option<Slack>,
 }
 
 #[derive(Debug)]
@@ -129,6 +133,8 @@ struct Slot {
     departure: Option<Departure>,
     /// Every input this player sent, by outcome.
     totals: InputOutcome,
+    /// How early its last inputs arrived.
+    slack: SlackWindow,
 }
 
 impl Slot {
@@ -140,6 +146,7 @@ impl Slot {
             last_heard: now,
             departure: None,
             totals: InputOutcome::default(),
+            slack: SlackWindow::default(),
         }
     }
 
@@ -166,14 +173,22 @@ pub struct Relay {
     /// without a complete bundle.
     bundles: Vec<Bundle>,
     drop_timeout: Duration,
+    /// When each tick's inputs are needed.
+    schedule: Schedule,
     /// Slots removed so far: lets the driver skip its bookkeeping when
     /// nobody left since it last looked.
     departures: u64,
 }
 
 impl Relay {
-    /// A relay for `players`, starting at tick 0 at time `now`.
-    pub fn new(players: &[PlayerId], drop_timeout: Duration, now: Duration) -> Self {
+    /// A relay for `players`, starting at tick 0 at time `now`, at
+    /// `tick_rate` ticks a second.
+    pub fn new(
+        players: &[PlayerId],
+        drop_timeout: Duration,
+        now: Duration,
+        tick_rate: u16,
+    ) -> Self {
         let slots = players
             .iter()
             .map(|&id| (id, Slot::new(Tick(0), Tick(0), now)))
@@ -182,6 +197,7 @@ impl Relay {
             slots,
             bundles: Vec::new(),
             drop_timeout,
+            schedule: Schedule::new(now, tick_rate),
             departures: 0,
         }
     }
@@ -277,6 +293,7 @@ impl Relay {
                 outcome.out_of_window += 1;
             } else {
                 slot.inputs.insert(tick, input);
+                slot.slack.record(&self.schedule, tick, now);
                 outcome.accepted += 1;
             }
             tick = tick.next();
@@ -471,6 +488,7 @@ impl Relay {
                     ticks_behind,
                     silent: now.saturating_sub(slot.last_heard),
                     waited_for: first_missing == next_tick && ticks_behind > 0,
+                    slack: slot.slack.report(),
                 }
             })
             .collect()
@@ -513,7 +531,7 @@ mod tests {
 
     #[test]
     fn bundles_a_tick_only_when_every_player_sent_it() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1, 2], Duration::ZERO);
         assert_eq!(relay.complete(), 0);
         send(&mut relay, P1, 0, &[3], Duration::ZERO);
@@ -540,7 +558,7 @@ mod tests {
 
     #[test]
     fn first_input_wins_and_repeats_are_counted() {
-        let mut relay = Relay::new(&[P0], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1, 1], Duration::ZERO);
         let repeat = InputDatagram {
             bundles_ack: Tick(0),
@@ -578,7 +596,7 @@ mod tests {
 
     #[test]
     fn inputs_far_ahead_are_refused() {
-        let mut relay = Relay::new(&[P0], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 60);
         let far = InputDatagram {
             bundles_ack: Tick(0),
             first_tick: Tick(INPUT_WINDOW),
@@ -593,7 +611,7 @@ mod tests {
 
     #[test]
     fn a_disconnected_player_is_dropped_at_its_first_missing_tick() {
-        let mut relay = Relay::new(&[P0, P1, P2], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1, P2], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 6], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 3], Duration::ZERO);
         send(&mut relay, P2, 0, &[1; 6], Duration::ZERO);
@@ -611,7 +629,7 @@ mod tests {
 
     #[test]
     fn a_leaving_player_keeps_the_inputs_it_already_sent() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P1, 0, &[1; 5], Duration::ZERO);
         let departure = relay.remove(P1, DropReason::Left).unwrap();
         assert_eq!(departure.tick, Tick(5));
@@ -626,7 +644,7 @@ mod tests {
 
     #[test]
     fn silence_past_the_timeout_drops_the_player() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 4], Duration::from_secs(2));
         assert!(relay.poll_timeouts(Duration::from_secs(2)).is_empty());
         let departures = relay.poll_timeouts(Duration::from_millis(2001));
@@ -645,7 +663,7 @@ mod tests {
 
     #[test]
     fn acknowledged_bundles_are_not_repeated() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 10], Duration::ZERO);
         relay.complete();
@@ -667,7 +685,7 @@ mod tests {
 
     #[test]
     fn a_rejoining_player_takes_part_from_its_first_tick_announced_in_the_bundle() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 4], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 2], Duration::ZERO);
         relay.complete();
@@ -698,8 +716,30 @@ mod tests {
     }
 
     #[test]
+    fn the_standings_say_how_early_each_players_inputs_arrived() {
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 50);
+        let ms = Duration::from_millis;
+        // P0 sends tick 0 (needed at 20 ms) at 5 ms; P1 at 30 ms, late.
+        send(&mut relay, P0, 0, &[1], ms(5));
+        send(&mut relay, P1, 0, &[1], ms(30));
+        // A repeat of an input already counted changes nothing.
+        send(&mut relay, P1, 0, &[1], ms(90));
+        let slack = |p| {
+            relay
+                .standings(ms(30))
+                .iter()
+                .find(|s| s.player == p)
+                .and_then(|s| s.slack)
+        };
+        assert_eq!(slack(P0).map(|s| (s.min_ms, s.p10_ms)), Some((15, 15)));
+        assert_eq!(slack(P1).map(|s| (s.from, s.min_ms)), Some((Tick(0), -10)));
+        let fresh = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 50);
+        assert_eq!(fresh.standings(ms(1))[0].slack, None);
+    }
+
+    #[test]
     fn standings_name_who_the_next_tick_waits_for() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 2], Duration::from_millis(100));
         let standings = relay.standings(Duration::from_millis(700));
         assert!(!standings[0].waited_for);
@@ -711,7 +751,7 @@ mod tests {
     #[test]
     fn datagrams_fit_the_size_limit_oldest_bundles_first() {
         let players: Vec<PlayerId> = (0..64).map(PlayerId).collect();
-        let mut relay = Relay::new(&players, TIMEOUT, Duration::ZERO);
+        let mut relay = Relay::new(&players, TIMEOUT, Duration::ZERO, 60);
         for &p in &players {
             send(&mut relay, p, 0, &[1; 40], Duration::ZERO);
         }

@@ -93,6 +93,7 @@ impl Session {
                 ticks_behind: s.ticks_behind.min(u32::from(u16::MAX)) as u16,
                 silent_ms: s.silent.as_millis().min(u128::from(u32::MAX)) as u32,
                 waited_for: s.waited_for,
+                slack: s.slack,
             })
             .collect();
         for s in &standings {
@@ -193,7 +194,9 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use lockstep_protocol::{InputDatagram, Peer, PeerStatus, PlayerId, ServerMessage, Tick};
+    use lockstep_protocol::{
+        InputDatagram, Peer, PeerStatus, PlayerId, ServerMessage, Slack, Tick,
+    };
 
     use super::super::harness::{conn, logs_of, ms, Harness, Out, LINK};
     use super::super::{Action, Event, LinkStats, Outgoing};
@@ -323,6 +326,13 @@ mod tests {
                     ticks_behind: 0,
                     silent_ms: 90,
                     waited_for: false,
+                    // Inputs for ticks 0.. sent at the start: tick 0's is
+                    // needed a tick (16.7 ms) later, tick 1's two.
+                    slack: Some(Slack {
+                        from: Tick(0),
+                        min_ms: 16,
+                        p10_ms: 33,
+                    }),
                 },
                 Peer {
                     player: PlayerId(1),
@@ -330,6 +340,12 @@ mod tests {
                     ticks_behind: 6,
                     silent_ms: 290,
                     waited_for: true,
+                    // Four inputs: their 10th percentile is the least.
+                    slack: Some(Slack {
+                        from: Tick(0),
+                        min_ms: 16,
+                        p10_ms: 16,
+                    }),
                 },
             ],
         };

@@ -392,7 +392,12 @@ impl Session {
             self.actions.send(conn, ServerMessage::Start(start));
         }
         let ids: Vec<PlayerId> = roster.iter().map(|r| r.id).collect();
-        self.relay = Some(Relay::new(&ids, self.config.drop_timeout, now));
+        self.relay = Some(Relay::new(
+            &ids,
+            self.config.drop_timeout,
+            now,
+            self.config.tick_rate,
+        ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
         self.waiting_warned.clear();
