@@ -1,9 +1,10 @@
 //! A real SDL2 window under Xvfb: the screenshot must show every disc and
 //! ball where the simulation says they are, and the HUD clear of the
-//! score strip.
+//! score strip; with vsync the game still ticks by its own clock.
 
 use std::time::Duration;
 
+use lockstep_client::clock;
 use lockstep_client::render::{player_colour, Renderer, Roster, HUD_TEXT};
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_sim::offline::{self, SimOptions};
@@ -250,4 +251,46 @@ fn a_windowed_client_stays_in_lockstep_with_headless_bots() {
             "player {id}'s colour covers only {found} pixels"
         );
     }
+}
+
+#[test]
+fn with_vsync_the_game_still_ticks_at_its_own_rate() {
+    // At 30 ticks a second, 60 ticks take two seconds of game time however
+    // many frames the display shows in them: a loop that ticked once per
+    // presented frame would be done in one second at 60 Hz.
+    let started = clock::now();
+    let finished = under_xvfb(
+        "solo-vsync",
+        &[
+            "solo",
+            "--bots",
+            "2",
+            "--seed",
+            "9",
+            "--bot",
+            "9",
+            "--tick-rate",
+            "30",
+            "--ticks",
+            "60",
+            "--vsync",
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    let took = clock::since(started);
+    let world = offline::run(SimOptions {
+        players: 3,
+        seed: 9,
+        ticks: 60,
+        balls: WorldConfig::DEFAULT_BALLS,
+        tick_rate: 30,
+    });
+    assert_eq!(
+        finished.final_line(),
+        (60, format!("{:016x}", world.hash()))
+    );
+    assert!(
+        took >= Duration::from_millis(1900),
+        "60 ticks at 30 Hz took {took:?}"
+    );
 }
