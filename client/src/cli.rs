@@ -158,6 +158,11 @@ pub(crate) struct WindowArgs {
     /// Window size WxH.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
     pub(crate) window_size: (u32, u32),
+    /// Show each frame at the display's vertical blank (no tearing). The
+    /// game still ticks by its own clock; where the driver cannot sync,
+    /// frames are shown unsynchronised.
+    #[arg(long)]
+    pub(crate) vsync: bool,
 }
 
 impl WindowArgs {
@@ -172,6 +177,7 @@ impl WindowArgs {
             screenshot: self.screenshot.clone(),
             screenshot_tick: self.screenshot_tick,
             bot,
+            vsync: self.vsync,
         }
     }
 }
@@ -463,12 +469,25 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
-    use super::Cli;
+    use super::{Cli, Command};
 
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn vsync_is_off_unless_asked_for() {
+        let play = |args: &[&str]| Cli::parse_from(args).play.window.options(None);
+        assert!(!play(&["lockstep-client"]).vsync);
+        assert!(play(&["lockstep-client", "--vsync"]).vsync);
+        let Some(Command::Solo(solo)) =
+            Cli::parse_from(["lockstep-client", "solo", "--vsync"]).command
+        else {
+            panic!("not the solo command");
+        };
+        assert!(solo.options().1.vsync);
     }
 }

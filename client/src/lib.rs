@@ -12,7 +12,8 @@
 //! - [`net`] runs the QUIC connection on its own thread around the pure
 //!   datagram [`link`] (acks, redundancy, jitter); [`play`] carries
 //!   out what the engine's networked game asks for; [`headless`] and
-//!   `window` are the two frontends that drive it; `render` only draws.
+//!   `window` are the two frontends that drive it; `render` only draws,
+//!   with its score strip, HUD and banner placed apart by `overlay`.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
 //! - The modes of the `lockstep-client` binary that are more than one call
@@ -23,8 +24,8 @@
 //!   the lab, and the windows of the others, in every build (without the
 //!   `window` feature they fail with [`window_modes::NoWindow`]).
 //!
-//! `window`, `render`, `lab`, `replay_window` and `screenshot` exist with
-//! the default `window` feature (SDL2) only.
+//! `window`, `render`, `overlay`, `lab`, `replay_window` and `screenshot`
+//! exist with the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
 pub mod clock;
@@ -36,6 +37,8 @@ pub mod known_servers;
 pub mod lab;
 pub mod link;
 pub mod net;
+#[cfg(feature = "window")]
+mod overlay;
 pub mod pacing;
 pub mod platform;
 pub mod play;

@@ -16,6 +16,12 @@
 //! sides that are left over. [`Renderer::world_to_screen`] exposes that
 //! mapping so tests can find where a body was drawn.
 //!
+//! The score strip, the HUD block and the banner are drawn over the arena.
+//! Each frame they are sized for the window and then placed by the
+//! `overlay` module, which keeps them apart at any window size: the HUD
+//! moves below the strip when the strip reaches into its corner, and in a
+//! window too small for everything it leaves out its least needed lines.
+//!
 //! Text uses the 8x8 font built into SDL2_gfx, enlarged by whole multiples
 //! (through the canvas scale) so it stays crisp.
 
@@ -27,6 +33,8 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use lockstep_sim::{Arena, Ball, Disc, World};
+
+use crate::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
 
 /// What the HUD shows; the frontend fills it every frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -124,9 +132,10 @@ const BALL_EDGE: Color = Color::RGB(120, 104, 60);
 const ME_RING: Color = Color::RGB(255, 255, 255);
 /// Backing of HUD, score line and banner: dark and see-through, so text is
 /// readable over anything without hiding the game.
-pub(crate) const BACKING: Color = Color::RGBA(0, 0, 0, 170);
-/// HUD text.
-pub(crate) const HUD_TEXT: Color = Color::RGB(225, 230, 240);
+const BACKING: Color = Color::RGBA(0, 0, 0, 170);
+/// HUD text: a colour nothing else is drawn in, so a screenshot test can
+/// tell the HUD's text apart.
+pub const HUD_TEXT: Color = Color::RGB(225, 230, 240);
 /// Banner text.
 const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
 
@@ -200,14 +209,15 @@ impl Renderer {
         let (width, height) = canvas.output_size()?;
         canvas.set_draw_color(LETTERBOX);
         canvas.clear();
-        let area = Rect::new(0, 0, width, height);
-        Self::draw_world(canvas, area, previous, current, alpha, roster)?;
-        let layout = Layout::fit(area, current.arena());
-        self.draw_hud(canvas, &layout, hud)?;
-        if let Some(banner) = &hud.banner {
-            draw_banner(canvas, &layout, banner)?;
-        }
-        Ok(())
+        let layout = Layout::fit(Rect::new(0, 0, width, height), current.arena());
+        draw_bodies(canvas, &layout, previous, current, alpha, roster)?;
+        let lines = hud_lines(hud);
+        let [statistics @ .., _status] = &lines;
+        let widest = statistics.iter().map(String::len).max().unwrap_or(0);
+        self.hud_columns = self.hud_columns.max(widest);
+        let banner = hud.banner.as_deref();
+        let overlays = Overlays::plan(&layout, current, roster, &lines, self.hud_columns, banner);
+        overlays.draw(canvas, &lines)
     }
 
     /// Draws the world alone, without HUD or banner, fitted into `area` of
@@ -224,28 +234,11 @@ impl Renderer {
     ) -> Result<(), String> {
         canvas.set_scale(1.0, 1.0)?;
         let layout = Layout::fit(area, current.arena());
-        let alpha = if alpha.is_nan() {
-            1.0
-        } else {
-            alpha.clamp(0.0, 1.0)
-        };
-        draw_arena(canvas, &layout)?;
-        for (index, ball) in current.balls().iter().enumerate() {
-            let pos = ball_position(previous.balls().get(index), ball, alpha);
-            draw_ball(canvas, &layout, pos, ball.radius)?;
+        draw_bodies(canvas, &layout, previous, current, alpha, roster)?;
+        match ScoreStrip::new(&layout, current, roster) {
+            Some(strip) => strip.draw(canvas, strip.rect),
+            None => Ok(()),
         }
-        // Discs after balls: a disc shoving a ball stays whole on top of it.
-        // Names after all discs, so no disc hides a neighbour's name.
-        for disc in current.discs() {
-            let pos = disc_position(previous.discs(), disc, alpha);
-            draw_disc(canvas, &layout, pos, disc, roster.me == Some(disc.player))?;
-        }
-        for disc in current.discs() {
-            let pos = disc_position(previous.discs(), disc, alpha);
-            draw_name(canvas, &layout, pos, disc, roster)?;
-        }
-        draw_scores(canvas, &layout, current, roster)?;
-        Ok(())
     }
 
     /// Maps a world position to the pixel it is drawn at on a canvas of the
@@ -257,28 +250,92 @@ impl Renderer {
         (pixel(screen.x), pixel(screen.y))
     }
 
-    /// The statistics block in the top-left corner of the window.
-    fn draw_hud(
-        &mut self,
-        canvas: &mut WindowCanvas,
-        layout: &Layout,
-        hud: &Hud,
-    ) -> Result<(), String> {
-        let lines = hud_lines(hud);
-        let [statistics @ .., status] = &lines;
-        let widest = statistics.iter().map(String::len).max().unwrap_or(0);
-        self.hud_columns = self.hud_columns.max(widest);
-        let columns = self.hud_columns.max(status.len());
+    /// Where [`Self::draw`] puts the score strip of `world` on a canvas of
+    /// the given output size, backing included (used by the screenshot test
+    /// to know where to look); `None` without scores. Nothing else is
+    /// drawn over it. Only a banner in a window too flat for both hides
+    /// it; then this is where it would have been.
+    #[must_use]
+    pub fn score_strip(output: (u32, u32), world: &World, roster: &Roster) -> Option<Rect> {
+        let layout = Layout::fit(Rect::new(0, 0, output.0, output.1), world.arena());
+        ScoreStrip::new(&layout, world, roster).map(|strip| strip.rect)
+    }
+}
 
+/// The overlays of one frame (score strip, HUD block and banner), sized
+/// for the window and placed apart by [`overlay::place`].
+#[derive(Debug)]
+struct Overlays {
+    /// The score strip, if there are scores.
+    scores: Option<ScoreStrip>,
+    /// The banner, if there is a message.
+    banner: Option<Banner>,
+    /// Text magnification of the HUD.
+    hud_size: i32,
+    /// Where each goes, and which HUD lines are shown.
+    placed: Placed,
+}
+
+impl Overlays {
+    /// Sizes the overlays for `layout`'s window and places them. `lines`
+    /// are the HUD's, from [`hud_lines`]; the statistics among them get
+    /// a backing `statistics_columns` wide at least.
+    fn plan(
+        layout: &Layout,
+        world: &World,
+        roster: &Roster,
+        lines: &[String; 6],
+        statistics_columns: usize,
+        banner: Option<&str>,
+    ) -> Overlays {
         let size = layout.text_size;
-        let line_height = (GLYPH + 2) * size;
-        let (left, top) = (PAD * size, PAD * size);
-        let width = text_width(columns, size) + 2 * PAD * size;
-        let height = count_i32(lines.len()) * line_height + 2 * PAD * size;
-        fill_box(canvas, left, top, width, height, BACKING)?;
-        for (row, line) in (0..).zip(&lines) {
-            let y = top + PAD * size + row * line_height;
-            text(canvas, left + PAD * size, y, size, line, HUD_TEXT)?;
+        let scores = ScoreStrip::new(layout, world, roster);
+        let banner = banner.map(|message| Banner::new(layout, message));
+        let status = lines.len() - 1;
+        let hud = HudBlock {
+            lines: (0..)
+                .zip(lines)
+                .zip(HUD_LINE_RANKS)
+                .map(|((row, line), rank)| {
+                    let columns = if row == status {
+                        line.len()
+                    } else {
+                        statistics_columns.max(line.len())
+                    };
+                    HudLine {
+                        width: extent(text_width(columns, size)),
+                        rank,
+                    }
+                })
+                .collect(),
+            line_height: extent(hud_line_height(size)),
+            pad: extent(PAD * size),
+        };
+        let placed = overlay::place(&Wanted {
+            window: layout.area,
+            gap: PAD * size,
+            scores: scores.as_ref().map(|strip| strip.rect),
+            banner: banner.as_ref().map(|banner| banner.rect),
+            hud,
+        });
+        Overlays {
+            scores,
+            banner,
+            hud_size: size,
+            placed,
+        }
+    }
+
+    /// Draws every overlay that has a place; `lines` are the HUD's.
+    fn draw(&self, canvas: &mut WindowCanvas, lines: &[String]) -> Result<(), String> {
+        if let (Some(strip), Some(rect)) = (&self.scores, self.placed.scores) {
+            strip.draw(canvas, rect)?;
+        }
+        if let Some(hud) = &self.placed.hud {
+            draw_hud(canvas, hud, self.hud_size, lines)?;
+        }
+        if let (Some(banner), Some(rect)) = (&self.banner, self.placed.banner) {
+            banner.draw(canvas, rect)?;
         }
         Ok(())
     }
@@ -295,8 +352,8 @@ struct Layout {
     origin: Vec2,
     /// Integer text magnification for this window size.
     text_size: i32,
-    /// The top pixel row of the area the arena is fitted into.
-    top: i32,
+    /// The area the arena is fitted into: the overlays stay inside it.
+    area: Rect,
 }
 
 impl Layout {
@@ -315,7 +372,7 @@ impl Layout {
             scale,
             origin: corner + Vec2::splat(MARGIN * scale),
             text_size: text_size(area.height()),
-            top: area.y(),
+            area,
         }
     }
 
@@ -360,6 +417,14 @@ fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
     a + (b - a) * alpha
 }
 
+/// How much each line of [`hud_lines`] is needed, in the same order (0 is
+/// needed most): in a window without room for every line, the highest
+/// numbers are left out first. The status line (which carries the lag
+/// indicator) stays longest, then the tick with the input delay, then the
+/// stalls; the hash, compared by eye only when hunting a desync, goes
+/// first.
+const HUD_LINE_RANKS: [u8; 6] = [4, 1, 3, 2, 5, 0];
+
 /// The HUD's lines, top to bottom: statistics, then the status line.
 fn hud_lines(hud: &Hud) -> [String; 6] {
     let rtt = hud
@@ -374,6 +439,38 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
         format!("hash {:08x}", hud.hash >> 32),
         printable(&hud.status),
     ]
+}
+
+/// The world without the score strip: arena, balls, discs and names.
+fn draw_bodies(
+    canvas: &mut WindowCanvas,
+    layout: &Layout,
+    previous: &World,
+    current: &World,
+    alpha: f32,
+    roster: &Roster,
+) -> Result<(), String> {
+    let alpha = if alpha.is_nan() {
+        1.0
+    } else {
+        alpha.clamp(0.0, 1.0)
+    };
+    draw_arena(canvas, layout)?;
+    for (index, ball) in current.balls().iter().enumerate() {
+        let pos = ball_position(previous.balls().get(index), ball, alpha);
+        draw_ball(canvas, layout, pos, ball.radius)?;
+    }
+    // Discs after balls: a disc shoving a ball stays whole on top of it.
+    // Names after all discs, so no disc hides a neighbour's name.
+    for disc in current.discs() {
+        let pos = disc_position(previous.discs(), disc, alpha);
+        draw_disc(canvas, layout, pos, disc, roster.me == Some(disc.player))?;
+    }
+    for disc in current.discs() {
+        let pos = disc_position(previous.discs(), disc, alpha);
+        draw_name(canvas, layout, pos, disc, roster)?;
+    }
+    Ok(())
 }
 
 /// Floor, goal nets, markings, walls and posts.
@@ -534,87 +631,139 @@ fn draw_name(
     text(canvas, x, y, size, &name, player_colour(disc.player))
 }
 
-/// Every player's goals in their colour, centred above the field.
-fn draw_scores(
+/// Pixels from the top of one HUD line to the top of the next.
+fn hud_line_height(size: i32) -> i32 {
+    (GLYPH + 2) * size
+}
+
+/// The HUD's backing at `hud.rect` with its shown lines stacked on it.
+fn draw_hud(
     canvas: &mut WindowCanvas,
-    layout: &Layout,
-    world: &World,
-    roster: &Roster,
+    hud: &PlacedHud,
+    size: i32,
+    lines: &[String],
 ) -> Result<(), String> {
-    /// Spaces between two score entries.
-    const GAP: usize = 3;
-    let size = 2 * layout.text_size;
-    let entries: Vec<(String, Color)> = world
-        .scores()
-        .iter()
-        .map(|score| {
-            (
-                format!("{} {}", roster.name(score.player), score.goals),
-                player_colour(score.player),
-            )
-        })
-        .collect();
-    if entries.is_empty() {
-        return Ok(());
-    }
-    let columns =
-        entries.iter().map(|(entry, _)| entry.len()).sum::<usize>() + GAP * (entries.len() - 1);
-    let width = text_width(columns, size);
-    let height = GLYPH * size + PAD * size;
-    // Just above the top wall; in a window too flat for that, as high as
-    // the window allows, over the wall.
-    let above_wall = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -WALL_THICKNESS));
-    let top = (pixel(above_wall.y) - height - 1).max(layout.top);
-    let mut x = pixel(above_wall.x) - width / 2;
-    let y = top + PAD * size / 2;
-    fill_box(
-        canvas,
-        x - PAD * size,
-        top,
-        width + 2 * PAD * size,
-        height,
-        BACKING,
-    )?;
-    for (entry, colour) in &entries {
-        text(canvas, x, y, size, entry, *colour)?;
-        x += text_width(entry.len() + GAP, size);
+    backing(canvas, hud.rect)?;
+    let x = hud.rect.x() + PAD * size;
+    let shown = lines.iter().zip(&hud.shown).filter(|(_, &shown)| shown);
+    for (row, (line, _)) in (0..).zip(shown) {
+        let y = hud.rect.y() + PAD * size + row * hud_line_height(size);
+        text(canvas, x, y, size, line, HUD_TEXT)?;
     }
     Ok(())
 }
 
+/// Every player's goals in their colour, in one line along the top.
+#[derive(Debug)]
+struct ScoreStrip {
+    /// Each entry's text and colour, left to right.
+    entries: Vec<(String, Color)>,
+    /// Text magnification.
+    size: i32,
+    /// Where it would like to be, backing included.
+    rect: Rect,
+}
+
+impl ScoreStrip {
+    /// Spaces between two entries.
+    const GAP: usize = 3;
+
+    /// The strip of `world`'s scores, centred just above the top wall, in
+    /// text twice the HUD's size (smaller if that is wider than the area);
+    /// in an area too flat for that, as high as it allows, over the wall.
+    /// `None` without scores.
+    fn new(layout: &Layout, world: &World, roster: &Roster) -> Option<ScoreStrip> {
+        let entries: Vec<(String, Color)> = world
+            .scores()
+            .iter()
+            .map(|score| {
+                (
+                    format!("{} {}", roster.name(score.player), score.goals),
+                    player_colour(score.player),
+                )
+            })
+            .collect();
+        if entries.is_empty() {
+            return None;
+        }
+        let columns = entries.iter().map(|(entry, _)| entry.len()).sum::<usize>()
+            + Self::GAP * (entries.len() - 1);
+        let outer_width = |size: i32| text_width(columns, size) + 2 * PAD * size;
+        let mut size = 2 * layout.text_size;
+        while size > 1 && outer_width(size) > extent_i32(layout.area.width()) {
+            size -= 1;
+        }
+        let height = GLYPH * size + PAD * size;
+        let above_wall = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -WALL_THICKNESS));
+        let top = (pixel(above_wall.y) - height - 1).max(layout.area.y());
+        let left = pixel(above_wall.x) - outer_width(size) / 2;
+        let rect = Rect::new(left, top, extent(outer_width(size)), extent(height));
+        Some(ScoreStrip {
+            entries,
+            size,
+            rect,
+        })
+    }
+
+    /// Draws the strip with its backing filling `rect`.
+    fn draw(&self, canvas: &mut WindowCanvas, rect: Rect) -> Result<(), String> {
+        let size = self.size;
+        backing(canvas, rect)?;
+        let mut x = rect.x() + PAD * size;
+        let y = rect.y() + PAD * size / 2;
+        for (entry, colour) in &self.entries {
+            text(canvas, x, y, size, entry, *colour)?;
+            x += text_width(entry.len() + Self::GAP, size);
+        }
+        Ok(())
+    }
+}
+
 /// A big message across the middle of the window, on a strip as wide as
 /// the arena view.
-fn draw_banner(canvas: &mut WindowCanvas, layout: &Layout, banner: &str) -> Result<(), String> {
-    let banner = printable(banner);
-    let arena = layout.arena;
-    let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
-    let view_right = pixel(layout.to_screen(Vec2::splat(arena.width + MARGIN)).x);
-    let view_width = view_right - view_left;
-    // Three times the usual text size, shrunk until it fits the view.
-    let mut size = 3 * layout.text_size;
-    while size > 1 && text_width(banner.len(), size) + 2 * PAD * size > view_width {
-        size -= 1;
+#[derive(Debug)]
+struct Banner {
+    /// The message, made printable.
+    message: String,
+    /// Text magnification.
+    size: i32,
+    /// Where it would like to be, backing included: centred on the field.
+    rect: Rect,
+}
+
+impl Banner {
+    /// The banner for `message`, in text three times the HUD's size,
+    /// shrunk until it fits the arena view.
+    fn new(layout: &Layout, message: &str) -> Banner {
+        let message = printable(message);
+        let arena = layout.arena;
+        let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
+        let view_right = pixel(layout.to_screen(Vec2::splat(arena.width + MARGIN)).x);
+        let view_width = view_right - view_left;
+        let mut size = 3 * layout.text_size;
+        while size > 1 && text_width(message.len(), size) + 2 * PAD * size > view_width {
+            size -= 1;
+        }
+        let centre = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
+        let height = GLYPH * size + 4 * PAD * size;
+        let top = pixel(centre.y) - height / 2;
+        let rect = Rect::new(view_left, top, extent(view_width), extent(height));
+        Banner {
+            message,
+            size,
+            rect,
+        }
     }
-    let centre = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
-    let (x, y) = (pixel(centre.x), pixel(centre.y));
-    let strip_height = GLYPH * size + 4 * PAD * size;
-    fill_box(
-        canvas,
-        view_left,
-        y - strip_height / 2,
-        view_width,
-        strip_height,
-        BACKING,
-    )?;
-    let width = text_width(banner.len(), size);
-    text(
-        canvas,
-        x - width / 2,
-        y - GLYPH * size / 2,
-        size,
-        &banner,
-        BANNER_TEXT,
-    )
+
+    /// Draws the banner's strip filling `rect`, the message centred on it.
+    fn draw(&self, canvas: &mut WindowCanvas, rect: Rect) -> Result<(), String> {
+        let size = self.size;
+        backing(canvas, rect)?;
+        let centre = rect.center();
+        let x = centre.x() - text_width(self.message.len(), size) / 2;
+        let y = centre.y() - GLYPH * size / 2;
+        text(canvas, x, y, size, &self.message, BANNER_TEXT)
+    }
 }
 
 /// Integer text magnification for an area `height` pixels high: 1 up to
@@ -645,7 +794,7 @@ pub(crate) fn text(
 /// Fills a `width` x `height` pixel rectangle whose top-left corner is
 /// (`x`, `y`); see-through colours blend. Nothing is drawn for an empty
 /// rectangle.
-pub(crate) fn fill_box(
+fn fill_box(
     canvas: &mut WindowCanvas,
     x: i32,
     y: i32,
@@ -664,6 +813,12 @@ pub(crate) fn fill_box(
         coord_i32(y + height - 1),
         colour,
     )
+}
+
+/// The see-through backing of an overlay or a panel, filling `area`.
+pub(crate) fn backing(canvas: &mut WindowCanvas, area: Rect) -> Result<(), String> {
+    let (width, height) = (extent_i32(area.width()), extent_i32(area.height()));
+    fill_box(canvas, area.x(), area.y(), width, height, BACKING)
 }
 
 /// Pixel width of `columns` characters at text size `size`.
@@ -710,6 +865,16 @@ fn coord_i32(v: i32) -> i16 {
 /// A small count (lines, characters) as `i32`, saturated.
 fn count_i32(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// A pixel length as a rectangle's side; nothing is shorter than 0.
+fn extent(length: i32) -> u32 {
+    length.max(0).unsigned_abs()
+}
+
+/// A rectangle's side as a pixel length, saturated.
+fn extent_i32(side: u32) -> i32 {
+    i32::try_from(side).unwrap_or(i32::MAX)
 }
 
 #[cfg(test)]
@@ -824,6 +989,148 @@ mod tests {
         assert_eq!(hud_lines(&hud)[2], "RTT -");
         hud.rtt_ms = Some(1.24);
         assert_eq!(hud_lines(&hud)[2], "RTT 1.2 ms");
+    }
+
+    /// A world with a disc, and so a score, for each of `names`.
+    fn game_of(names: &[&str]) -> (World, Roster) {
+        let ids: Vec<PlayerId> = (0..names.len()).map(|i| PlayerId(i as u8)).collect();
+        let world = World::new(lockstep_sim::WorldConfig::new(1, 60), &ids);
+        let players = ids
+            .iter()
+            .zip(names)
+            .map(|(&id, name)| (id, (*name).to_owned()));
+        let roster = Roster {
+            players: players.collect(),
+            me: ids.first().copied(),
+        };
+        (world, roster)
+    }
+
+    /// The overlays of a frame of `game` in a window of `size`.
+    fn plan(size: (u32, u32), game: &(World, Roster), hud: &Hud) -> Overlays {
+        let layout = Layout::fit(Rect::new(0, 0, size.0, size.1), game.0.arena());
+        let lines = hud_lines(hud);
+        // The widest the figures get: FPS and UPS in the hundreds.
+        let columns = "FPS 120.0  UPS 120.0".len();
+        Overlays::plan(
+            &layout,
+            &game.0,
+            &game.1,
+            &lines,
+            columns,
+            hud.banner.as_deref(),
+        )
+    }
+
+    /// The HUD of a networked game, with `status` and `banner`.
+    fn playing(status: &str, banner: Option<&str>) -> Hud {
+        Hud {
+            fps: 119.9,
+            ups: 60.0,
+            tick: 123_456,
+            input_delay: 7,
+            rtt_ms: Some(123.4),
+            stalls: 4321,
+            hash: u64::MAX,
+            status: status.to_owned(),
+            banner: banner.map(str::to_owned),
+        }
+    }
+
+    /// The window sizes `make demo` opens: two bots, then yours.
+    const DEMO_SIZES: [(u32, u32); 2] = [(640, 360), (960, 540)];
+
+    #[test]
+    fn at_the_demo_sizes_the_whole_hud_shows_clear_of_the_score_strip() {
+        let game = game_of(&["bot-ada", "bot-bob", "you"]);
+        let hud = playing("connected, adaptive delay", None);
+        for size in DEMO_SIZES {
+            let placed = plan(size, &game, &hud).placed;
+            let strip = placed.scores.expect("a score strip");
+            let block = placed.hud.expect("a HUD");
+            assert!(block.shown.iter().all(|&shown| shown), "{size:?}");
+            assert!(!block.rect.has_intersection(strip), "{size:?}");
+        }
+    }
+
+    #[test]
+    fn the_hud_moves_below_the_score_strip_only_when_the_strip_reaches_its_corner() {
+        let game = game_of(&["bot-ada", "bot-bob", "you"]);
+        let hud = playing("connected, adaptive delay", None);
+        let small = plan((640, 360), &game, &hud).placed;
+        let strip = small.scores.expect("a score strip");
+        assert_eq!(small.hud.expect("a HUD").rect.y(), strip.bottom() + PAD);
+        let large = plan((1280, 720), &game, &hud).placed;
+        assert_eq!(large.hud.expect("a HUD").rect.y(), PAD);
+    }
+
+    #[test]
+    fn a_score_strip_wider_than_the_window_is_drawn_in_smaller_text() {
+        let game = game_of(&["bot-ada", "bot-bob", "you"]);
+        let hud = playing("connected", None);
+        let wide = plan((1280, 720), &game, &hud).scores.expect("scores");
+        let narrow = plan((400, 240), &game, &hud).scores.expect("scores");
+        assert_eq!((wide.size, narrow.size), (2, 1));
+        assert!(narrow.rect.left() >= 0 && narrow.rect.right() <= 400);
+    }
+
+    #[test]
+    fn overlays_never_overlap_from_the_smallest_window_to_a_large_one() {
+        let games = [
+            game_of(&["you"]),
+            game_of(&["bot-ada", "bot-bob", "you"]),
+            game_of(&["a-rather-long-name"; 8]),
+        ];
+        let lag = "waiting for bot-ada (ping 250 ms, 15 ticks behind, heard 1200 ms ago)";
+        let desync = "DESYNC at tick 123456: hashes differ, dumps written to desync/";
+        let huds = [
+            playing("connected", None),
+            playing(lag, None),
+            playing(lag, Some(desync)),
+            playing("connected", Some("Catching up: tick 1000 of 20000")),
+        ];
+        // From the smallest window --window-size allows; odd steps reach
+        // many aspect ratios and text sizes, and every short window is
+        // tried.
+        let widths = (64..=3840).step_by(37).chain([640, 960, 1280, 1920]);
+        let sizes: Vec<(u32, u32)> = widths
+            .flat_map(|w| {
+                let heights = (64..=2160).step_by(29).chain(64..128);
+                heights.chain([360, 540, 720]).map(move |h| (w, h))
+            })
+            .collect();
+        for size in sizes {
+            for game in &games {
+                for hud in &huds {
+                    let overlays = plan(size, game, hud);
+                    let placed = &overlays.placed;
+                    let rects = placed.rects();
+                    for (i, a) in rects.iter().enumerate() {
+                        for b in &rects[i + 1..] {
+                            assert!(!a.has_intersection(*b), "{size:?}: {a:?} overlaps {b:?}");
+                        }
+                    }
+                    // A banner may leave no room for the HUD in a window
+                    // under 90 px tall; without one, the lag indicator and
+                    // the input delay are always shown.
+                    let Some(block) = &placed.hud else {
+                        assert!(hud.banner.is_some() && size.1 < 90, "{size:?}: no HUD");
+                        continue;
+                    };
+                    assert!(block.rect.top() >= 0, "{size:?}: {block:?}");
+                    assert!(block.rect.bottom() <= size.1 as i32, "{size:?}: {block:?}");
+                    let lag_and_delay = block.shown[5] && block.shown[1];
+                    assert!(
+                        lag_and_delay || (hud.banner.is_some() && size.1 < 90),
+                        "{size:?}: {block:?}"
+                    );
+                    if size.0 >= 640 && size.1 >= 360 {
+                        assert!(block.shown.iter().all(|&s| s), "{size:?}: {block:?}");
+                        assert!(placed.scores.is_some(), "{size:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

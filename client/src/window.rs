@@ -28,8 +28,15 @@ use crate::window_modes::{SoloOptions, WindowOptions};
 use crate::{GameOutcome, PlayError};
 
 /// Frames per second drawn at most: the loop sleeps the rest of the frame
-/// instead of spinning, since vsync is not available everywhere (Xvfb).
+/// instead of spinning, since vsync is off by default.
 const MAX_FPS: u32 = 120;
+
+/// Frames per second drawn at most with `--vsync`. Presenting then waits
+/// for the display, which sets the frame rate; this limit only keeps the
+/// loop from spinning where the driver ignores vsync. It is at or above
+/// the refresh rate of common displays (up to 360 Hz), so it never holds
+/// back a frame the display could show.
+const MAX_FPS_VSYNC: u32 = 360;
 
 /// Why the windowed client stopped.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +64,8 @@ pub(crate) struct Screen {
     pad: Option<GameController>,
     renderer: Renderer,
     pacer: Pacer,
+    /// The shortest frame: one over [`MAX_FPS`] or [`MAX_FPS_VSYNC`].
+    min_frame: Duration,
     pub(crate) frames: RateMeter,
     pub(crate) ticks: RateMeter,
 }
@@ -88,10 +97,25 @@ impl Screen {
         let window = builder
             .build()
             .map_err(|e| WindowError::Sdl(e.to_string()))?;
-        let canvas = window
-            .into_canvas()
+        let mut canvas = window.into_canvas();
+        if options.vsync {
+            canvas = canvas.present_vsync();
+        }
+        let canvas = canvas
             .build()
             .map_err(|e| WindowError::Sdl(e.to_string()))?;
+        let max_fps = if options.vsync {
+            if !offers_vsync(&canvas) {
+                tracing::warn!(
+                    renderer = canvas.info().name,
+                    "vsync was asked for but this renderer does not offer it; frames are shown \
+                     unsynchronised"
+                );
+            }
+            MAX_FPS_VSYNC
+        } else {
+            MAX_FPS
+        };
         let events = sdl.event_pump().map_err(WindowError::Sdl)?;
         Ok(Screen {
             canvas,
@@ -100,6 +124,7 @@ impl Screen {
             pad: None,
             renderer: Renderer::new(),
             pacer: Pacer::new(),
+            min_frame: Duration::from_secs(1) / max_fps,
             frames: RateMeter::default(),
             ticks: RateMeter::default(),
         })
@@ -188,12 +213,20 @@ impl Screen {
     }
 
     /// Waits out the rest of a frame started at `frame_start` (at most
-    /// [`MAX_FPS`] frames a second), with the lab's pacer: it sleeps to a
-    /// learned margin before the deadline, then yields.
+    /// [`MAX_FPS`] frames a second, [`MAX_FPS_VSYNC`] with vsync), with
+    /// the lab's pacer: it sleeps to a learned margin before the deadline,
+    /// then yields. Ticks never depend on it: they follow the fixed-step
+    /// clock whatever the frame rate.
     pub(crate) fn pace(&mut self, frame_start: Instant) {
-        self.pacer
-            .wait_until(frame_start + Duration::from_secs(1) / MAX_FPS);
+        self.pacer.wait_until(frame_start + self.min_frame);
     }
+}
+
+/// Whether the renderer says it waits for the display's vertical blank
+/// when presenting.
+fn offers_vsync(canvas: &sdl2::render::WindowCanvas) -> bool {
+    let vsync = sdl2::sys::SDL_RendererFlags::SDL_RENDERER_PRESENTVSYNC as u32;
+    canvas.info().flags & vsync != 0
 }
 
 /// Left-stick deflection quantised to the wire's `i8` axes, or `None`

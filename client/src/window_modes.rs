@@ -51,6 +51,10 @@ pub struct WindowOptions {
     pub screenshot_tick: u32,
     /// Drive the local player with a seeded bot instead of the keyboard.
     pub bot: Option<u64>,
+    /// Wait for the display's vertical blank before showing a frame, so
+    /// frames do not tear. It only limits presentation: ticks still follow
+    /// the fixed-step clock.
+    pub vsync: bool,
 }
 
 /// Solo play options.

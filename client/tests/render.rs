@@ -1,9 +1,11 @@
 //! A real SDL2 window under Xvfb: the screenshot must show every disc and
-//! ball where the simulation says they are.
+//! ball where the simulation says they are, and the HUD clear of the
+//! score strip; with vsync the game still ticks by its own clock.
 
 use std::time::Duration;
 
-use lockstep_client::render::{player_colour, Renderer};
+use lockstep_client::clock;
+use lockstep_client::render::{player_colour, Renderer, Roster, HUD_TEXT};
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::WorldConfig;
@@ -115,6 +117,93 @@ fn the_screenshot_shows_discs_and_balls_where_the_simulation_puts_them() {
     );
 }
 
+/// The size of the two bot windows of `make demo` (scripts/demo.sh), the
+/// smallest it opens.
+const DEMO_BOT_WINDOW: (u32, u32) = (640, 360);
+
+#[test]
+fn at_the_demo_window_size_the_hud_text_stays_off_the_score_strip() {
+    let dir = TempDir::new("render-demo-size");
+    let shot = dir.0.join("solo.png");
+    let shot_arg = shot.to_string_lossy().to_string();
+    let size = format!("{}x{}", DEMO_BOT_WINDOW.0, DEMO_BOT_WINDOW.1);
+    let finished = under_xvfb(
+        "solo-small",
+        &[
+            "solo",
+            "--bots",
+            "2",
+            "--seed",
+            "9",
+            "--bot",
+            "9",
+            "--ticks",
+            "90",
+            "--screenshot",
+            &shot_arg,
+            "--screenshot-tick",
+            "90",
+            "--window-size",
+            &size,
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    assert_eq!(finished.final_line().0, 90);
+    // The same world as the solo game (see the test above), and solo's
+    // roster: you are named after the mode, then the bots.
+    let world = offline::run(SimOptions {
+        players: 3,
+        seed: 9,
+        ticks: 90,
+        balls: WorldConfig::DEFAULT_BALLS,
+        tick_rate: 60,
+    });
+    let roster = Roster {
+        players: [(0, "solo"), (1, "bot 1"), (2, "bot 2")]
+            .map(|(id, name)| (lockstep_protocol::PlayerId(id), name.to_owned()))
+            .to_vec(),
+        me: Some(lockstep_protocol::PlayerId(0)),
+    };
+    let strip = Renderer::score_strip(DEMO_BOT_WINDOW, &world, &roster).expect("scores");
+
+    let image = load_png_rgb(&shot).expect("screenshot is a PNG");
+    assert_eq!((image.0, image.1), DEMO_BOT_WINDOW);
+    let points = (0..image.1 as i32).flat_map(|y| (0..image.0 as i32).map(move |x| (x, y)));
+    let hud_text: Vec<(i32, i32)> = points
+        .filter(|&at| close(pixel(&image, at), [HUD_TEXT.r, HUD_TEXT.g, HUD_TEXT.b], 3))
+        .collect();
+    assert!(hud_text.len() > 300, "only {} HUD pixels", hud_text.len());
+    // The block of HUD text, as the picture shows it, is clear of the strip.
+    let left = hud_text.iter().map(|p| p.0).min().unwrap_or_default();
+    let right = hud_text.iter().map(|p| p.0).max().unwrap_or_default();
+    let top = hud_text.iter().map(|p| p.1).min().unwrap_or_default();
+    let bottom = hud_text.iter().map(|p| p.1).max().unwrap_or_default();
+    let hud = sdl2::rect::Rect::new(
+        left,
+        top,
+        (right - left + 1) as u32,
+        (bottom - top + 1) as u32,
+    );
+    assert!(
+        !hud.has_intersection(strip),
+        "HUD text {hud:?} overlaps the score strip {strip:?}"
+    );
+    // And the strip is where the renderer says: every player's score is
+    // written on it in their colour.
+    for (id, _) in &roster.players {
+        let c = player_colour(*id);
+        let (x0, y0) = (strip.left(), strip.top());
+        let written = (y0..strip.bottom())
+            .flat_map(|y| (x0..strip.right()).map(move |x| (x, y)))
+            .filter(|&at| close(pixel(&image, at), [c.r, c.g, c.b], 10))
+            .count();
+        assert!(
+            written > 40,
+            "player {id}'s score covers {written} pixels of the strip"
+        );
+    }
+}
+
 #[test]
 fn a_windowed_client_stays_in_lockstep_with_headless_bots() {
     let mut server = Server::start(3, &["--seed", "21"]);
@@ -162,4 +251,46 @@ fn a_windowed_client_stays_in_lockstep_with_headless_bots() {
             "player {id}'s colour covers only {found} pixels"
         );
     }
+}
+
+#[test]
+fn with_vsync_the_game_still_ticks_at_its_own_rate() {
+    // At 30 ticks a second, 60 ticks take two seconds of game time however
+    // many frames the display shows in them: a loop that ticked once per
+    // presented frame would be done in one second at 60 Hz.
+    let started = clock::now();
+    let finished = under_xvfb(
+        "solo-vsync",
+        &[
+            "solo",
+            "--bots",
+            "2",
+            "--seed",
+            "9",
+            "--bot",
+            "9",
+            "--tick-rate",
+            "30",
+            "--ticks",
+            "60",
+            "--vsync",
+        ],
+    )
+    .finish(Duration::from_secs(60));
+    let took = clock::since(started);
+    let world = offline::run(SimOptions {
+        players: 3,
+        seed: 9,
+        ticks: 60,
+        balls: WorldConfig::DEFAULT_BALLS,
+        tick_rate: 30,
+    });
+    assert_eq!(
+        finished.final_line(),
+        (60, format!("{:016x}", world.hash()))
+    );
+    assert!(
+        took >= Duration::from_millis(1900),
+        "60 ticks at 30 Hz took {took:?}"
+    );
 }

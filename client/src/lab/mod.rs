@@ -43,7 +43,7 @@ use sdl2::render::WindowCanvas;
 use self::history::{FrameHistory, FrameSample};
 use crate::clock;
 use crate::pacing::Pacer;
-use crate::render::{fill_box, text_size, Renderer, Roster, BACKING, GLYPH, PAD};
+use crate::render::{backing, text_size, Renderer, Roster, GLYPH, PAD};
 use crate::window::{Screen, WindowError};
 use crate::window_modes::WindowOptions;
 
@@ -301,12 +301,6 @@ fn draw(
     let size = places.text_size;
     chart::draw(canvas, places.chart, size, history, &knobs.settings)?;
     panel::draw(canvas, places.panel, size, &panel::lines(knobs, readout))
-}
-
-/// The see-through backing of a panel or of the chart.
-fn backing(canvas: &mut WindowCanvas, area: Rect) -> Result<(), String> {
-    let (width, height) = (area.width() as i32, area.height() as i32);
-    fill_box(canvas, area.x(), area.y(), width, height, BACKING)
 }
 
 /// JGameLoopStudy's counter: 1 to 10, one step per second of game time.
