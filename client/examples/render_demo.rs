@@ -65,6 +65,7 @@ fn main() -> anyhow::Result<()> {
         ups: 60.0,
         tick: world.tick().0,
         input_delay: 3,
+        input_lag_ms: Some(83.0),
         rtt_ms: Some(1.2),
         stalls: 0,
         hash: world.hash(),

@@ -37,7 +37,7 @@ pub fn run(net: NetClient, options: PlayOptions) -> Result<GameOutcome, PlayErro
         play.drain()?;
         let frame = play.run_ticks(clock::now(), Input::default);
         if frame.finished {
-            return Ok(play.finish());
+            return Ok(play.finish(None));
         }
         if !play.game.is_playing() {
             return Err(PlayError::Dropped);

@@ -55,6 +55,8 @@ pub mod verify;
 pub mod window;
 pub mod window_modes;
 
+use std::time::Duration;
+
 use lockstep_engine::net_game::NetGame;
 use lockstep_sim::World;
 use net::{Closed, LinkStats};
@@ -102,11 +104,16 @@ pub struct GameOutcome {
     pub rx_bytes: u64,
     /// Last smoothed round-trip time in microseconds.
     pub rtt_us: u64,
+    /// The input delay in force at the end, ticks.
+    pub delay: u32,
+    /// The input lag at the end ([`NetGame::input_lag`]), milliseconds.
+    pub input_lag_ms: u64,
 }
 
 impl GameOutcome {
-    /// The outcome of `game` with the last link statistics.
-    pub fn new(game: &NetGame<World>, link: LinkStats) -> Self {
+    /// The outcome of `game` with the last link statistics, drawn with
+    /// frames of `frame` (`None`: headless).
+    pub fn new(game: &NetGame<World>, link: LinkStats, frame: Option<Duration>) -> Self {
         GameOutcome {
             tick: game.current.tick().0,
             hash: game.current.hash(),
@@ -114,6 +121,8 @@ impl GameOutcome {
             tx_bytes: link.tx_bytes,
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,
+            delay: game.input_delay(),
+            input_lag_ms: game.input_lag(frame).as_millis() as u64,
         }
     }
 }

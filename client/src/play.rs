@@ -274,13 +274,14 @@ impl NetPlay {
         }
     }
 
-    /// Leaves the game and reports how it ended.
-    pub fn finish(mut self) -> GameOutcome {
+    /// Leaves the game and reports how it ended; `frame` is the
+    /// frontend's frame time (`None` headless), for the input lag.
+    pub fn finish(mut self, frame: Option<Duration>) -> GameOutcome {
         self.net.leave();
         if let Some(recorder) = self.recorder.take() {
             recorder.finish("the player left");
         }
-        GameOutcome::new(&self.game, self.link)
+        GameOutcome::new(&self.game, self.link, frame)
     }
 
     /// Announces a desync on stderr and the HUD, writes this client's

@@ -49,6 +49,9 @@ pub struct Hud {
     /// Ticks between sampling an input and simulating it: the lockstep
     /// latency budget.
     pub input_delay: u8,
+    /// How long a press takes to show, milliseconds, where it is known
+    /// (networked play).
+    pub input_lag_ms: Option<f32>,
     /// Round-trip time to the server, once measured; `None` offline or
     /// before the first measurement.
     pub rtt_ms: Option<f32>,
@@ -432,7 +435,10 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
         .map_or_else(|| "RTT -".to_owned(), |ms| format!("RTT {ms:.1} ms"));
     [
         format!("FPS {:.1}  UPS {:.1}", hud.fps, hud.ups),
-        format!("tick {}  delay {}", hud.tick, hud.input_delay),
+        match hud.input_lag_ms {
+            Some(lag) => format!("tick {}  delay {} ({lag:.0} ms)", hud.tick, hud.input_delay),
+            None => format!("tick {}  delay {}", hud.tick, hud.input_delay),
+        },
         rtt,
         format!("stalls {}", hud.stalls),
         // The high half is enough to compare by eye and fits the box.
@@ -1029,6 +1035,7 @@ mod tests {
             ups: 60.0,
             tick: 123_456,
             input_delay: 7,
+            input_lag_ms: Some(150.0),
             rtt_ms: Some(123.4),
             stalls: 4321,
             hash: u64::MAX,

@@ -242,6 +242,12 @@ fn stick_axes(x: i16, y: i16) -> Option<[i8; 2]> {
     Some([quantise(x), quantise(y)])
 }
 
+/// The time of one frame at `fps` frames a second; `None` before the
+/// rate is known.
+fn frame_time(fps: f32) -> Option<Duration> {
+    (fps > 0.0).then(|| Duration::from_secs_f32(1.0 / fps))
+}
+
 /// Events per second over the last half second (FPS, UPS).
 #[derive(Debug)]
 pub(crate) struct RateMeter {
@@ -299,6 +305,7 @@ pub fn run_networked(
         ups: 0.0,
         tick: 0,
         input_delay: 0,
+        input_lag_ms: None,
         rtt_ms: None,
         stalls: 0,
         hash: 0,
@@ -359,6 +366,7 @@ pub fn run_networked(
         hud.hash = game.current.hash();
         hud.rtt_ms = Some(play.link.rtt.as_secs_f32() * 1000.0);
         hud.input_delay = game.input_delay() as u8;
+        hud.input_lag_ms = Some(game.input_lag(frame_time(hud.fps)).as_secs_f32() * 1000.0);
         let role = match game.me {
             Some(_) if game.delay_is_adaptive() => "connected, adaptive delay",
             Some(_) => "connected",
@@ -383,7 +391,7 @@ pub fn run_networked(
         capture(&screen, &mut options, hud.tick)?;
         screen.present();
         if !keep_playing || frame.finished {
-            return Ok(play.finish());
+            return Ok(play.finish(frame_time(hud.fps)));
         }
         if !play.game.is_playing() {
             return Err(PlayError::Dropped.into());
@@ -462,6 +470,8 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 tx_bytes: 0,
                 rx_bytes: 0,
                 rtt_us: 0,
+                delay: 0,
+                input_lag_ms: 0,
             });
         }
         screen.pace(frame_start);

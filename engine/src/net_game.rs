@@ -264,6 +264,20 @@ impl<G: Game> NetGame<G> {
         self.buffer.input_delay()
     }
 
+    /// How long a press takes to change what the player sees: the input
+    /// delay; and when the game is drawn with frames of `frame`, on
+    /// average half a tick until the press is sampled, a tick of
+    /// interpolation (the newest state is reached only at the end of the
+    /// tick after it), and half a frame until the frame that shows it.
+    pub fn input_lag(&self, frame: Option<Duration>) -> Duration {
+        let tick = Duration::from_secs(1) / u32::from(self.tick_rate.max(1));
+        let delay = tick * self.input_delay();
+        match frame {
+            Some(frame) => delay + tick / 2 + tick + frame / 2,
+            None => delay,
+        }
+    }
+
     /// Counters so far.
     pub fn stats(&self) -> GameStats {
         self.stats
@@ -560,6 +574,22 @@ mod tests {
         assert_eq!(parted, Some(3));
         let spectator = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
         assert_eq!(spectator.tick_hashes(&notice), None);
+    }
+
+    #[test]
+    fn the_input_lag_is_the_delay_plus_sampling_interpolation_and_a_frame_when_drawn() {
+        let options = GameOptions {
+            pinned_delay: Some(3),
+            ..GameOptions::default()
+        };
+        let game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
+        let tick = Duration::from_secs(1) / 60;
+        assert_eq!(game.input_lag(None), 3 * tick);
+        let frame = Duration::from_millis(10);
+        assert_eq!(
+            game.input_lag(Some(frame)),
+            3 * tick + tick / 2 + tick + Duration::from_millis(5)
+        );
     }
 
     #[test]
