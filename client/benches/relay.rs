@@ -25,6 +25,44 @@
 //! everything the process does: QUIC, TLS, relaying, recording the replay
 //! (on, as by default) and checking hash reports.
 //!
+//! # The floor: a bare quinn forwarder
+//!
+//! To tell the relay's own cost from what any QUIC relay of this traffic
+//! costs, every relay game is followed at once, in the same round, by a
+//! game of the same size against a bare forwarder (module `floor`): a
+//! process of its own (this bench binary started again with
+//! `--forwarder N`, so /proc shows its CPU as it shows the server's) on the
+//! server's own endpoint (`lockstep_server::endpoint`: the same TLS 1.3
+//! setup with a fresh self-signed identity, ALPN, transport settings and
+//! socket) and, like the server, one thread. It accepts the N connections
+//! and sends every datagram a client sends it on to each other client,
+//! unchanged: no session, no Hello or Start, no bundling, no acks, no
+//! repeats. Its clients follow the same pacing clock and send, at each
+//! step, the datagram a relay client sends on loopback, where the previous
+//! input has always been acknowledged by then: the new input, acknowledging
+//! the ticks they have all inputs for (the same bytes). They open no
+//! control stream and send no hash reports.
+//!
+//! Latency means the same for both: when the tick can be simulated
+//! everywhere, minus when its last input left. A relay client can simulate
+//! tick `t` once bundle `t` arrives; a floor client once the input for `t`
+//! of every other client has arrived (its own it has). So for each tick `t`:
+//! floor latency = (last arrival, over all clients, of the last of the
+//!                 other clients' inputs for `t`)
+//!               − (last send of an input for `t` over all clients).
+//! A client knows it has every input for `t` by counting: each client sends
+//! each input once and QUIC never delivers a datagram twice, so N − 1
+//! inputs for `t` means one from every other client. The forwarder carries
+//! N × (N − 1) input datagrams a tick where the relay carries N in and N
+//! bundles out: it is the floor of a relay without bundling, not a lower
+//! bound on the relay's CPU as N grows. It also repairs nothing: under loss,
+//! a tick some client never gets every input for is counted as lost, and
+//! its latency is over the other ticks only.
+//!
+//! The relay and floor games of one size and round run back to back, so a
+//! noisy minute of the machine hits both; relay/floor ratios are taken per
+//! round and printed as median (min-max) over the rounds.
+//!
 //! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench relay`
 //!
 //! Options (environment):
@@ -39,8 +77,11 @@
 //! - LOCKSTEP_BENCH_TRANSPORTS: `datagram` (default: inputs as datagrams
 //!   repeating all unacknowledged ones, as the client sends them) and/or
 //!   `stream` (each input once, as a frame on the reliable control stream,
-//!   as `lockstep-client --inputs-over-stream` sends them).
+//!   as `lockstep-client --inputs-over-stream` sends them);
+//! - LOCKSTEP_BENCH_FLOOR: `on` (default) plays the floor game after each
+//!   relay game, `off` skips it.
 
+mod floor;
 mod measure;
 
 use std::collections::BTreeMap;
@@ -59,6 +100,7 @@ use lockstep_protocol::{
     MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use measure::{cpu_seconds, env_list, env_or, percentile, spread};
@@ -108,6 +150,24 @@ impl std::fmt::Display for Transport {
     }
 }
 
+/// What the clients of a game talk to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Subject {
+    /// The real `lockstep-server`, sent inputs this way.
+    Relay(Transport),
+    /// The bare forwarder of module `floor`.
+    Floor,
+}
+
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Subject::Relay(transport) => write!(f, "relay, {transport}"),
+            Subject::Floor => f.write_str("floor"),
+        }
+    }
+}
+
 /// What the pacing clock tells every client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pace {
@@ -119,9 +179,44 @@ enum Pace {
     Done,
 }
 
+/// The game's clock, as the server's Start gives it; the floor game plays
+/// the relay game's.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    /// Ticks per second.
+    tick_rate: u32,
+    /// Ticks between sampling an input and simulating it.
+    input_delay: u32,
+}
+
+impl Schedule {
+    fn of(start: &Start) -> Schedule {
+        Schedule {
+            tick_rate: u32::from(start.tick_rate),
+            input_delay: u32::from(start.input_delay),
+        }
+    }
+
+    fn period(self) -> Duration {
+        Duration::from_secs(1) / self.tick_rate
+    }
+
+    /// The latency a client with the delay pinned absorbs without waiting.
+    fn budget(self) -> Duration {
+        self.period() * self.input_delay
+    }
+
+    /// The first tick whose input is sampled at a step; earlier ones are
+    /// sent neutral at the start, as the real client sends them.
+    fn first_sampled(self) -> Tick {
+        Tick(self.input_delay)
+    }
+}
+
 /// One client's view of the game, as offsets from the benchmark's epoch:
-/// when it first handed its input for each tick to QUIC, and when the
-/// bundle of each tick arrived. Indexed by tick.
+/// when it first handed its input for each tick to QUIC, and when it had
+/// every input of each tick (relay: the bundle arrived; floor: the last
+/// other client's input arrived). Indexed by tick.
 #[derive(Debug, Default)]
 struct Timeline {
     sent: Vec<Option<Duration>>,
@@ -151,7 +246,6 @@ fn latest<'a>(
 /// A lightweight client in the game: its acknowledgement state and timeline.
 struct Player {
     transport: Transport,
-    input_delay: u32,
     hash_interval: u32,
     /// Inputs the server has not acknowledged (datagram transport).
     unacked: BTreeMap<Tick, Input>,
@@ -167,7 +261,6 @@ impl Player {
     fn new(start: &Start, transport: Transport, epoch: Instant) -> Player {
         Player {
             transport,
-            input_delay: u32::from(start.input_delay),
             hash_interval: u32::from(start.hash_interval.max(1)),
             unacked: BTreeMap::new(),
             next_local: Tick(0),
@@ -260,34 +353,63 @@ fn client_config(fingerprint: &str) -> anyhow::Result<quinn::ClientConfig> {
     Ok(config)
 }
 
-/// Everything one lightweight client needs to join.
+/// Everything one lightweight client needs to connect.
 struct Join {
     index: u32,
     server: SocketAddr,
     config: quinn::ClientConfig,
     link: LinkConfig,
-    transport: Transport,
     epoch: Instant,
+}
+
+impl Join {
+    /// Client `index` of a game: its link is `link` with a seed of its own.
+    fn new(
+        index: u32,
+        server: SocketAddr,
+        config: &quinn::ClientConfig,
+        link: LinkConfig,
+        epoch: Instant,
+    ) -> Join {
+        Join {
+            index,
+            server,
+            config: config.clone(),
+            link: LinkConfig {
+                seed: u64::from(index) + 1,
+                ..link
+            },
+            epoch,
+        }
+    }
+
+    /// A connection to the server from a socket of the client's own, on its
+    /// conditioned link.
+    async fn connect(&self) -> anyhow::Result<(quinn::Endpoint, quinn::Connection)> {
+        let bind: SocketAddr = (std::net::Ipv4Addr::LOCALHOST, 0).into();
+        let (endpoint, _) = lockstep_conditioner::endpoint(
+            quinn::EndpointConfig::default(),
+            None,
+            bind,
+            self.link,
+            self.link,
+        )?;
+        let conn = endpoint
+            .connect_with(self.config.clone(), self.server, "lockstep")?
+            .await?;
+        Ok((endpoint, conn))
+    }
 }
 
 /// One lightweight client: joins, reports Start, follows the pacing clock
 /// until [`Pace::Done`], leaves, and returns its timeline.
 async fn client(
     join: Join,
+    transport: Transport,
     started: mpsc::Sender<Start>,
     mut pace: watch::Receiver<Pace>,
 ) -> anyhow::Result<Timeline> {
-    let bind: SocketAddr = (std::net::Ipv4Addr::LOCALHOST, 0).into();
-    let (endpoint, _) = lockstep_conditioner::endpoint(
-        quinn::EndpointConfig::default(),
-        None,
-        bind,
-        join.link,
-        join.link,
-    )?;
-    let conn = endpoint
-        .connect_with(join.config, join.server, "lockstep")?
-        .await?;
+    let (endpoint, conn) = join.connect().await?;
     let (mut control, mut recv) = conn.open_bi().await?;
     let hello = ClientMessage::Hello(Hello {
         protocol_version: PROTOCOL_VERSION,
@@ -314,10 +436,8 @@ async fn client(
             }
         }
     };
-    let mut player = Player::new(&start, join.transport, join.epoch);
-    // The first `input_delay` ticks get neutral inputs at Start, as the
-    // real client sends them.
-    let first_sampled = Tick(player.input_delay);
+    let mut player = Player::new(&start, transport, join.epoch);
+    let first_sampled = Schedule::of(&start).first_sampled();
     player
         .send_through(Tick(first_sampled.0 - 1), &conn, &mut control)
         .await?;
@@ -367,20 +487,119 @@ async fn client(
     Ok(player.timeline)
 }
 
+/// Waits for a report from each of `clients` clients on `reports`; returns
+/// the last one.
+async fn every_report<T>(reports: &mut mpsc::Receiver<T>, clients: u32) -> anyhow::Result<T> {
+    let mut last = None;
+    for _ in 0..clients {
+        last = tokio::time::timeout(SETUP_TIMEOUT, reports.recv()).await?;
+    }
+    last.context("no client reported")
+}
+
+/// What the server side used over the measured steps.
+struct Window {
+    /// CPU seconds, user and system.
+    cpu: f64,
+    wall: Duration,
+}
+
+/// Steps the pacing clock through the warm-up, `measured` steps and the
+/// tail, then tells the clients to leave; returns what process `pid` used
+/// over the measured steps.
+async fn pace(
+    pid: u32,
+    schedule: Schedule,
+    measured: u32,
+    pace: &watch::Sender<Pace>,
+) -> anyhow::Result<Window> {
+    let mut pacing = tokio::time::interval(schedule.period());
+    let mut window_start = None;
+    let mut window_end = None;
+    for k in 0..WARMUP_TICKS + measured + TAIL_TICKS {
+        pacing.tick().await;
+        if k == WARMUP_TICKS {
+            window_start = Some((cpu_seconds(pid), clock::tokio_now()));
+        }
+        if k == WARMUP_TICKS + measured {
+            window_end = Some((cpu_seconds(pid), clock::tokio_now()));
+        }
+        pace.send(Pace::Step(k))?;
+    }
+    pace.send(Pace::Done)?;
+    let (Some((Some(cpu_from), wall_from)), Some((Some(cpu_to), wall_to))) =
+        (window_start, window_end)
+    else {
+        bail!("cannot read the CPU time of process {pid} from /proc");
+    };
+    Ok(Window {
+        cpu: cpu_to - cpu_from,
+        wall: wall_to - wall_from,
+    })
+}
+
+/// Waits for every client to leave; returns their timelines.
+async fn timelines(
+    tasks: Vec<JoinHandle<anyhow::Result<Timeline>>>,
+) -> anyhow::Result<Vec<Timeline>> {
+    let mut timelines = Vec::new();
+    for task in tasks {
+        let timeline = tokio::time::timeout(SETUP_TIMEOUT, task)
+            .await
+            .context("a client did not leave")???;
+        timelines.push(timeline);
+    }
+    Ok(timelines)
+}
+
 /// What one game measured.
 #[derive(Debug)]
 struct Outcome {
     clients: u32,
-    transport: Transport,
-    /// Relay latency of each measured tick, ascending.
+    subject: Subject,
+    schedule: Schedule,
+    /// Latency of each measured tick, ascending.
     latencies: Vec<Duration>,
-    /// Measured ticks some client never got the bundle of.
+    /// Measured ticks some client never had every input of.
     missing: usize,
-    /// The input delay of the game, as time.
-    budget: Duration,
     cpu_per_tick: Duration,
     /// Server CPU time over wall time of the measured ticks.
     cpu_share: f64,
+}
+
+impl Outcome {
+    /// The figures of a game: `measured` ticks after the warm-up, as the
+    /// clients' `timelines` saw them, and the server side's `window`.
+    fn new(
+        clients: u32,
+        subject: Subject,
+        schedule: Schedule,
+        measured: u32,
+        timelines: &[Timeline],
+        window: &Window,
+    ) -> Outcome {
+        let first_tick = (WARMUP_TICKS + schedule.input_delay) as usize;
+        let mut latencies = Vec::new();
+        let mut missing = 0;
+        for tick in first_tick..first_tick + measured as usize {
+            let sent = latest(timelines.iter().map(|t| &t.sent), tick);
+            let arrived = latest(timelines.iter().map(|t| &t.arrived), tick);
+            match (sent, arrived) {
+                (Some(sent), Some(arrived)) => latencies.push(arrived.saturating_sub(sent)),
+                _ => missing += 1,
+            }
+        }
+        latencies.sort();
+        Outcome {
+            clients,
+            subject,
+            schedule,
+            latencies,
+            missing,
+            cpu_per_tick: Duration::from_secs_f64(window.cpu / f64::from(measured)),
+            cpu_share: window.cpu / window.wall.as_secs_f64(),
+        }
+    }
 }
 
 /// Plays one game of `clients` lightweight clients on a fresh server.
@@ -392,7 +611,6 @@ async fn game(
 ) -> anyhow::Result<Outcome> {
     let players = u8::try_from(clients).context("at most 64 clients")?;
     let server = lockstep_testkit::Server::start(players, &[]);
-    let pid = server.child.id();
     let address: SocketAddr = server.addr.parse()?;
     let config = client_config(&server.fingerprint)?;
     let epoch = clock::tokio_now();
@@ -400,82 +618,26 @@ async fn game(
     let (started_tx, mut started_rx) = mpsc::channel(usize::from(players));
     let tasks: Vec<_> = (0..clients)
         .map(|index| {
-            let join = Join {
-                index,
-                server: address,
-                config: config.clone(),
-                link: LinkConfig {
-                    seed: u64::from(index) + 1,
-                    ..link
-                },
-                transport,
-                epoch,
-            };
-            tokio::spawn(client(join, started_tx.clone(), pace_rx.clone()))
+            let join = Join::new(index, address, &config, link, epoch);
+            tokio::spawn(client(join, transport, started_tx.clone(), pace_rx.clone()))
         })
         .collect();
-    let mut start = None;
-    for _ in 0..clients {
-        start = tokio::time::timeout(SETUP_TIMEOUT, started_rx.recv())
-            .await
-            .context("the clients did not all get Start")?;
-    }
-    let start = start.context("no client got Start")?;
-    let delay = u32::from(start.input_delay);
-    let tick_rate = u32::from(start.tick_rate);
-    let period = Duration::from_secs(1) / tick_rate;
-    let measured = seconds * tick_rate;
-    let mut pacing = tokio::time::interval(period);
-    let mut window_start = None;
-    let mut window_end = None;
-    for k in 0..WARMUP_TICKS + measured + TAIL_TICKS {
-        pacing.tick().await;
-        if k == WARMUP_TICKS {
-            window_start = Some((cpu_seconds(pid), clock::tokio_now()));
-        }
-        if k == WARMUP_TICKS + measured {
-            window_end = Some((cpu_seconds(pid), clock::tokio_now()));
-        }
-        pace_tx.send(Pace::Step(k))?;
-    }
-    pace_tx.send(Pace::Done)?;
-    let mut timelines = Vec::new();
-    for task in tasks {
-        let timeline = tokio::time::timeout(SETUP_TIMEOUT, task)
-            .await
-            .context("a client did not leave")???;
-        timelines.push(timeline);
-    }
+    let start = every_report(&mut started_rx, clients)
+        .await
+        .context("the clients did not all get Start")?;
+    let schedule = Schedule::of(&start);
+    let measured = seconds * schedule.tick_rate;
+    let window = pace(server.child.id(), schedule, measured, &pace_tx).await?;
+    let timelines = timelines(tasks).await?;
     drop(server);
-
-    let (Some((Some(cpu_from), wall_from)), Some((Some(cpu_to), wall_to))) =
-        (window_start, window_end)
-    else {
-        bail!("cannot read the server's CPU time from /proc");
-    };
-    let cpu = cpu_to - cpu_from;
-    let first_tick = (WARMUP_TICKS + delay) as usize;
-    let last_tick = (WARMUP_TICKS + measured - 1 + delay) as usize;
-    let mut latencies = Vec::new();
-    let mut missing = 0;
-    for tick in first_tick..=last_tick {
-        let sent = latest(timelines.iter().map(|t| &t.sent), tick);
-        let arrived = latest(timelines.iter().map(|t| &t.arrived), tick);
-        match (sent, arrived) {
-            (Some(sent), Some(arrived)) => latencies.push(arrived.saturating_sub(sent)),
-            _ => missing += 1,
-        }
-    }
-    latencies.sort();
-    Ok(Outcome {
+    Ok(Outcome::new(
         clients,
-        transport,
-        latencies,
-        missing,
-        budget: period * delay,
-        cpu_per_tick: Duration::from_secs_f64(cpu / f64::from(measured)),
-        cpu_share: cpu / (wall_to - wall_from).as_secs_f64(),
-    })
+        Subject::Relay(transport),
+        schedule,
+        measured,
+        &timelines,
+        &window,
+    ))
 }
 
 fn ms(d: Duration) -> f64 {
@@ -483,37 +645,110 @@ fn ms(d: Duration) -> f64 {
 }
 
 impl Outcome {
+    /// The `q`-quantile of the latencies in ms; NaN when no measured tick
+    /// reached every client (the floor under heavy loss).
+    fn latency_ms(&self, q: f64) -> f64 {
+        if self.latencies.is_empty() {
+            return f64::NAN;
+        }
+        ms(percentile(&self.latencies, q))
+    }
+
     fn p50(&self) -> f64 {
-        ms(percentile(&self.latencies, 0.50))
+        self.latency_ms(0.50)
     }
 
     fn p99(&self) -> f64 {
-        ms(percentile(&self.latencies, 0.99))
+        self.latency_ms(0.99)
     }
 
     fn max(&self) -> f64 {
-        ms(percentile(&self.latencies, 1.0))
+        self.latency_ms(1.0)
     }
 
     fn over_budget(&self) -> usize {
-        self.latencies.iter().filter(|&&l| l > self.budget).count()
+        let budget = self.schedule.budget();
+        self.latencies.iter().filter(|&&l| l > budget).count()
+    }
+
+    fn cpu_us_per_tick(&self) -> f64 {
+        self.cpu_per_tick.as_secs_f64() * 1e6
+    }
+
+    fn cpu_pct(&self) -> f64 {
+        self.cpu_share * 100.0
     }
 }
 
-/// `median (min-max)` of one figure over the games of a row.
-fn summary(games: &[&Outcome], figure: fn(&Outcome) -> f64, decimals: usize) -> String {
-    let mut values: Vec<f64> = games.iter().map(|game| figure(game)).collect();
+/// `median (min-max)` of a non-empty sample.
+fn spread_text(mut values: Vec<f64>, decimals: usize) -> String {
     let (median, min, max) = spread(&mut values);
     format!("{median:.decimals$} ({min:.decimals$}-{max:.decimals$})")
 }
 
+/// `median (min-max)` of one figure over the games of a row.
+fn summary(games: &[&Outcome], figure: fn(&Outcome) -> f64, decimals: usize) -> String {
+    spread_text(games.iter().map(|game| figure(game)).collect(), decimals)
+}
+
+/// Whether to play the floor games: LOCKSTEP_BENCH_FLOOR, `on` unless set
+/// to `off`; anything else stops the run, as a typo in any knob does.
+fn floor_wanted() -> anyhow::Result<bool> {
+    match std::env::var("LOCKSTEP_BENCH_FLOOR").as_deref() {
+        Err(_) | Ok("on") => Ok(true),
+        Ok("off") => Ok(false),
+        Ok(other) => bail!("LOCKSTEP_BENCH_FLOOR: {other:?} is neither on nor off"),
+    }
+}
+
+/// The games played, with the round each belongs to.
+struct Played(Vec<(u32, Outcome)>);
+
+impl Played {
+    /// The games of `clients` clients against `subject`, one per round.
+    fn row(&self, clients: u32, subject: Subject) -> Vec<&Outcome> {
+        self.0
+            .iter()
+            .map(|(_, outcome)| outcome)
+            .filter(|o| o.clients == clients && o.subject == subject)
+            .collect()
+    }
+
+    /// `figure` of the relay game over `figure` of the floor game of the
+    /// same round and size, for every round that has both.
+    fn ratios(&self, clients: u32, transport: Transport, figure: fn(&Outcome) -> f64) -> Vec<f64> {
+        let find = |round: u32, subject: Subject| {
+            self.0
+                .iter()
+                .find(|(r, o)| *r == round && o.clients == clients && o.subject == subject)
+                .map(|(_, outcome)| figure(outcome))
+        };
+        let rounds: std::collections::BTreeSet<u32> = self.0.iter().map(|(r, _)| *r).collect();
+        rounds
+            .into_iter()
+            .filter_map(|round| {
+                Some(find(round, Subject::Relay(transport))? / find(round, Subject::Floor)?)
+            })
+            .collect()
+    }
+}
+
 fn main() -> anyhow::Result<()> {
+    if let Some(clients) = floor::forwarder::requested()? {
+        return floor::forwarder::serve(clients);
+    }
     let sizes: Vec<u32> = env_list("LOCKSTEP_BENCH_SIZES", "2,8,32,64");
     let transports: Vec<Transport> = env_list("LOCKSTEP_BENCH_TRANSPORTS", "datagram");
     let seconds: u32 = env_or("LOCKSTEP_BENCH_SECONDS", 20);
     let rounds: u32 = env_or("LOCKSTEP_BENCH_ROUNDS", 3);
     let loss_pct: f64 = env_or("LOCKSTEP_BENCH_LOSS_PCT", 0.0);
     let latency_ms: u64 = env_or("LOCKSTEP_BENCH_LATENCY_MS", 0);
+    let with_floor = floor_wanted()?;
+    anyhow::ensure!(
+        !with_floor || sizes.iter().all(|&clients| clients >= 2),
+        "the floor needs 2 clients or more per game (a lone client has nobody to forward to): \
+         drop the size or set LOCKSTEP_BENCH_FLOOR=off"
+    );
     let link = LinkConfig {
         loss: loss_pct / 100.0,
         latency: Duration::from_millis(latency_ms),
@@ -529,29 +764,24 @@ fn main() -> anyhow::Result<()> {
     let names: Vec<String> = transports.iter().map(Transport::to_string).collect();
     println!(
         "relay: {seconds} s per game, {rounds} rounds, sizes {sizes:?}, inputs as {}, \
-         loss {loss_pct}% and latency {latency_ms} ms each way",
-        names.join(" and ")
+         loss {loss_pct}% and latency {latency_ms} ms each way, floor {}",
+        names.join(" and "),
+        if with_floor { "on" } else { "off" },
     );
-    let mut outcomes = Vec::new();
+    let mut played = Played(Vec::new());
     for round in 1..=rounds {
         for &clients in &sizes {
+            let mut schedule = None;
             for &transport in &transports {
                 let outcome = runtime.block_on(game(clients, transport, seconds, link))?;
-                println!(
-                    "  round {round}: {clients} clients, {transport}: {} ticks, latency p50 \
-                     {:.3} ms p99 {:.3} ms max {:.3} ms, {} over the {:.0} ms budget, {} \
-                     missing; server CPU {:.0} us/tick = {:.2}% of one core",
-                    outcome.latencies.len(),
-                    outcome.p50(),
-                    outcome.p99(),
-                    outcome.max(),
-                    outcome.over_budget(),
-                    ms(outcome.budget),
-                    outcome.missing,
-                    outcome.cpu_per_tick.as_secs_f64() * 1e6,
-                    outcome.cpu_share * 100.0,
-                );
-                outcomes.push(outcome);
+                report(round, &outcome);
+                schedule = Some(outcome.schedule);
+                played.0.push((round, outcome));
+            }
+            if let (true, Some(schedule)) = (with_floor, schedule) {
+                let outcome = runtime.block_on(floor::game(clients, schedule, seconds, link))?;
+                report(round, &outcome);
+                played.0.push((round, outcome));
             }
         }
     }
@@ -562,22 +792,81 @@ fn main() -> anyhow::Result<()> {
     println!("|---|---|---|---|---|---|---|---|");
     for &clients in &sizes {
         for &transport in &transports {
-            let games: Vec<&Outcome> = outcomes
-                .iter()
-                .filter(|o| o.clients == clients && o.transport == transport)
-                .collect();
+            let games = played.row(clients, Subject::Relay(transport));
             println!(
                 "| {clients} | {transport} | {} | {} | {} | {} | {} | {} |",
                 summary(&games, Outcome::p50, 3),
                 summary(&games, Outcome::p99, 3),
                 summary(&games, Outcome::max, 2),
                 summary(&games, |o| o.over_budget() as f64, 0),
-                summary(&games, |o| o.cpu_per_tick.as_secs_f64() * 1e6, 0),
-                summary(&games, |o| o.cpu_share * 100.0, 2),
+                summary(&games, Outcome::cpu_us_per_tick, 0),
+                summary(&games, Outcome::cpu_pct, 2),
             );
         }
     }
-    let missing: usize = outcomes.iter().map(|o| o.missing).sum();
+    if with_floor {
+        println!(
+            "\nfloor (bare forwarder):\n\
+             | clients | latency p50 ms | p99 ms | max ms | ticks over budget | ticks lost | \
+             forwarder CPU us/tick | % of one core |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for &clients in &sizes {
+            let games = played.row(clients, Subject::Floor);
+            println!(
+                "| {clients} | {} | {} | {} | {} | {} | {} | {} |",
+                summary(&games, Outcome::p50, 3),
+                summary(&games, Outcome::p99, 3),
+                summary(&games, Outcome::max, 2),
+                summary(&games, |o| o.over_budget() as f64, 0),
+                summary(&games, |o| o.missing as f64, 0),
+                summary(&games, Outcome::cpu_us_per_tick, 0),
+                summary(&games, Outcome::cpu_pct, 2),
+            );
+        }
+        println!(
+            "\nrelay/floor, per round:\n\
+             | clients | inputs | latency p50 | p99 | CPU per tick |"
+        );
+        println!("|---|---|---|---|---|");
+        for &clients in &sizes {
+            for &transport in &transports {
+                let ratio = |figure| spread_text(played.ratios(clients, transport, figure), 2);
+                println!(
+                    "| {clients} | {transport} | {} | {} | {} |",
+                    ratio(Outcome::p50),
+                    ratio(Outcome::p99),
+                    ratio(Outcome::cpu_us_per_tick),
+                );
+            }
+        }
+    }
+    let missing: usize = played
+        .0
+        .iter()
+        .filter(|(_, o)| matches!(o.subject, Subject::Relay(_)))
+        .map(|(_, o)| o.missing)
+        .sum();
     anyhow::ensure!(missing == 0, "{missing} measured bundles never arrived");
     Ok(())
+}
+
+/// Prints one game's line as soon as it is over.
+fn report(round: u32, outcome: &Outcome) {
+    println!(
+        "  round {round}: {} clients, {}: {} ticks, latency p50 {:.3} ms p99 {:.3} ms max \
+         {:.3} ms, {} over the {:.0} ms budget, {} missing; server CPU {:.0} us/tick = \
+         {:.2}% of one core",
+        outcome.clients,
+        outcome.subject,
+        outcome.latencies.len(),
+        outcome.p50(),
+        outcome.p99(),
+        outcome.max(),
+        outcome.over_budget(),
+        ms(outcome.schedule.budget()),
+        outcome.missing,
+        outcome.cpu_us_per_tick(),
+        outcome.cpu_pct(),
+    );
 }
