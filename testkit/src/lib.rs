@@ -65,9 +65,15 @@ impl Server {
 
     /// A server listening on `listen` (with a fresh identity).
     pub fn start_at(listen: &str, players: u8, extra: &[&str]) -> Server {
+        Server::start_binary(&server_bin(), listen, players, extra)
+    }
+
+    /// A server on loopback run from the binary `bin` (another build, for
+    /// benchmarks that compare two).
+    pub fn start_binary(bin: &Path, listen: &str, players: u8, extra: &[&str]) -> Server {
         let identity = TempDir::new("identity");
         let replays = TempDir::new("replays");
-        let mut child = Command::new(server_bin())
+        let mut child = Command::new(bin)
             .args(["--listen", listen, "--players", &players.to_string()])
             .arg("--identity-dir")
             .arg(&identity.0)
@@ -310,7 +316,15 @@ pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
 /// A headless client command joining `server` as `name`, with the
 /// server's fingerprint pinned; add the rest and [`Client::spawn`] it.
 pub fn headless(server: &Server, name: &str) -> Command {
-    let mut command = Command::new(client_bin());
+    let mut command = joining(&client_bin(), server, name);
+    command.arg("--headless");
+    command
+}
+
+/// A command of the client binary `bin` joining `server` as `name`, in a
+/// window unless told `--headless`.
+pub fn joining(bin: &Path, server: &Server, name: &str) -> Command {
+    let mut command = Command::new(bin);
     command
         .args([
             "--connect",
@@ -318,7 +332,7 @@ pub fn headless(server: &Server, name: &str) -> Command {
             "--fingerprint",
             &server.fingerprint,
         ])
-        .args(["--name", name, "--headless"]);
+        .args(["--name", name]);
     command
 }
 
