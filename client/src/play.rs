@@ -3,6 +3,7 @@
 //! server's events (bundles, statistics, the lag indicator, desync notices,
 //! the end).
 
+use std::ops::Range;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -172,27 +173,32 @@ impl NetPlay {
                     if let Some((tick, hash)) = report {
                         self.net.report_hash(tick, hash);
                     }
+                    let before = self.game.input_delay();
+                    let slack = self.own_slack();
                     self.game
-                        .adapt_delay(self.link.rtt, self.link.jitter, self.own_slack());
-                    let due = self.game.local_ticks_due();
-                    if !due.is_empty() {
-                        let input = match &mut self.bot {
-                            Some(bot) => {
-                                let me = self.game.me.unwrap_or_default();
-                                bot.next_input(&self.game.current, me)
-                            }
-                            None => sample(),
-                        };
-                        for t in due.start.0..due.end.0 {
-                            self.net.send_input(lockstep_protocol::Tick(t), input);
-                        }
+                        .adapt_delay(self.link.rtt, self.link.jitter, slack);
+                    if self.game.input_delay() != before {
+                        tracing::debug!(
+                            %tick,
+                            from = before,
+                            to = self.game.input_delay(),
+                            ?slack,
+                            rtt_us = self.link.rtt.as_micros() as u64,
+                            "input delay changed"
+                        );
                     }
+                    let due = self.game.local_ticks_due();
+                    self.send_local(due, &mut sample);
                     if self.options.ticks.is_some_and(|t| tick.0 >= t) {
                         finished = true;
                         break;
                     }
                 }
                 Advance::Stalled(_) => {
+                    // Our inputs follow the clock even while a peer's
+                    // lateness holds the simulation.
+                    let due = self.game.local_ticks_due_while_stalled();
+                    self.send_local(due, &mut sample);
                     stalled = true;
                     break;
                 }
@@ -208,6 +214,24 @@ impl NetPlay {
             stalled,
             end: self.game.end_frame(),
             finished,
+        }
+    }
+
+    /// Samples one input (the bot's, or the frontend's) and sends it for
+    /// every tick of `due`.
+    fn send_local(&mut self, due: Range<Tick>, sample: &mut impl FnMut() -> Input) {
+        if due.is_empty() {
+            return;
+        }
+        let input = match &mut self.bot {
+            Some(bot) => {
+                let me = self.game.me.unwrap_or_default();
+                bot.next_input(&self.game.current, me)
+            }
+            None => sample(),
+        };
+        for t in due.start.0..due.end.0 {
+            self.net.send_input(Tick(t), input);
         }
     }
 

@@ -10,6 +10,11 @@
 //! ticks a client plays get neutral inputs ([`InputBuffer::initial_inputs`]),
 //! so the relay needs no special case.
 //!
+//! While the simulation waits for a bundle, the clock still says which
+//! steps are overdue; [`InputBuffer::local_ticks_due_ahead`] asks for the
+//! inputs they would have sampled, so a client stalled by a late peer
+//! still sends its own inputs on time.
+//!
 //! The delay may change between ticks ([`InputBuffer::set_input_delay`])
 //! without breaking the rule that every tick gets exactly one input: a
 //! longer delay makes the next call return two ticks (the same sample
@@ -130,7 +135,16 @@ impl InputBuffer {
     /// right after it shrank, and none before this client's first tick.
     pub fn local_ticks_due(&mut self) -> Range<Tick> {
         // poll already advanced next_tick past the stepped tick.
-        let through = self.next_tick.plus(self.input_delay);
+        self.local_ticks_due_ahead(0)
+    }
+
+    /// The ticks that need a local input now that the clock owes
+    /// `overdue` steps the bundles have not allowed yet: the inputs those
+    /// steps would have asked for. Inputs follow the clock, not the
+    /// simulation, so a stall (a peer's late input) does not make this
+    /// client's inputs late too.
+    pub fn local_ticks_due_ahead(&mut self, overdue: u32) -> Range<Tick> {
+        let through = self.next_tick.plus(overdue).plus(self.input_delay);
         let due = self.next_local..through.max(self.next_local);
         self.next_local = due.end;
         due

@@ -14,10 +14,11 @@
 //!   percentile lacks, or by one when only a few inputs were late. A peer's
 //!   lateness shows in that peer's slack, never in ours, so it raises no
 //!   one else's delay.
-//! - **Down by one, slowly**: only after [`LOWER_AFTER`] ticks in which
-//!   even the least slack would have covered a tick less, so the delay
-//!   stays steady instead of swinging (a steady delay feels better than one
-//!   that moves, as Age of Empires found).
+//! - **Down, slowly**: only after [`LOWER_AFTER`] ticks in which even the
+//!   least slack had whole ticks to spare, and then by the fewest spare
+//!   ticks any report had, in one step, so the delay stays steady instead
+//!   of swinging (a steady delay feels better than one that moves, as Age
+//!   of Empires found).
 //! - A report that still counts inputs sampled under an earlier delay says
 //!   nothing about the new one and is ignored.
 //!
@@ -55,8 +56,9 @@ pub struct DelayController {
     /// Whether a report on the delay in force has arrived since the game
     /// began (the link's guess is used until then).
     measured: bool,
-    /// Since when every report has had room for a tick less.
-    room_since: Option<Tick>,
+    /// Since when every report has had room for at least one tick less,
+    /// and the fewest ticks of room any of them had.
+    room: Option<(Tick, u8)>,
 }
 
 impl DelayController {
@@ -70,7 +72,7 @@ impl DelayController {
             current: pinned.unwrap_or(initial).clamp(MIN_DELAY, MAX_DELAY),
             fresh_from: first_input_tick,
             measured: false,
-            room_since: None,
+            room: None,
         }
     }
 
@@ -122,7 +124,7 @@ impl DelayController {
         }
         self.current = wanted;
         self.fresh_from = next_local;
-        self.room_since = None;
+        self.room = None;
         Some(wanted)
     }
 
@@ -137,13 +139,15 @@ impl DelayController {
         if slack.min_ms < 0 {
             return self.current.saturating_add(1);
         }
-        if f64::from(slack.min_ms) < tick_ms + safety_ms {
-            self.room_since = None;
+        let spare = ((f64::from(slack.min_ms) - safety_ms) / tick_ms).floor() as u8;
+        if spare == 0 {
+            self.room = None;
             return self.current;
         }
-        let since = *self.room_since.get_or_insert(tick);
-        if tick.since(since) >= LOWER_AFTER {
-            self.current - 1
+        let (since, least) = self.room.get_or_insert((tick, spare));
+        *least = (*least).min(spare);
+        if tick.since(*since) >= LOWER_AFTER {
+            self.current.saturating_sub(*least)
         } else {
             self.current
         }
@@ -191,18 +195,24 @@ mod tests {
     }
 
     #[test]
-    fn ample_slack_lowers_the_delay_one_tick_at_a_time_after_a_quiet_while() {
-        let mut c = DelayController::new(3, 60, None, Tick(0));
-        // At delay 3 on loopback the inputs arrive about 49 ms early.
-        let early = slack(0, 45, 48);
+    fn ample_slack_lowers_the_delay_after_a_quiet_while_by_the_least_room_seen() {
+        let mut c = DelayController::new(5, 60, None, Tick(0));
+        // At delay 5 the inputs arrive at least 75 ms early (four ticks to
+        // spare), for a while only 40 ms (two ticks).
+        let early = slack(0, 75, 80);
+        let less = slack(0, 40, 80);
         assert_eq!(
-            c.update(Tick(10), Tick(13), MS, Duration::ZERO, early),
+            c.update(Tick(10), Tick(15), MS, Duration::ZERO, early),
+            None
+        );
+        assert_eq!(
+            c.update(Tick(200), Tick(205), MS, Duration::ZERO, less),
             None
         );
         assert_eq!(
             c.update(
                 Tick(9 + LOWER_AFTER),
-                Tick(12 + LOWER_AFTER),
+                Tick(14 + LOWER_AFTER),
                 MS,
                 Duration::ZERO,
                 early
@@ -213,31 +223,31 @@ mod tests {
         assert_eq!(
             c.update(
                 Tick(lowered_at),
-                Tick(lowered_at + 3),
+                Tick(lowered_at + 5),
                 MS,
                 Duration::ZERO,
                 early
             ),
-            Some(2)
+            Some(3)
         );
-        // The same report again says nothing about delay 2: it counts
-        // inputs sampled under 3.
+        // The same report again says nothing about delay 3: it counts
+        // inputs sampled under 5.
         let later = Tick(lowered_at + 2 * LOWER_AFTER);
         assert_eq!(c.update(later, later, MS, Duration::ZERO, early), None);
-        // Fresh reports at delay 2: 32 ms early leaves room for one more
-        // tick down; at delay 1, 15 ms does not.
-        let fresh = slack(lowered_at + 3, 28, 31);
+        // Fresh reports at delay 3: 40 ms early leaves two ticks of room;
+        // at delay 1, 12 ms leaves none.
+        let fresh = slack(lowered_at + 5, 40, 45);
         let t = lowered_at + 300;
         assert_eq!(
-            c.update(Tick(t), Tick(t + 2), MS, Duration::ZERO, fresh),
+            c.update(Tick(t), Tick(t + 3), MS, Duration::ZERO, fresh),
             None
         );
         let t2 = t + LOWER_AFTER;
         assert_eq!(
-            c.update(Tick(t2), Tick(t2 + 2), MS, Duration::ZERO, fresh),
+            c.update(Tick(t2), Tick(t2 + 3), MS, Duration::ZERO, fresh),
             Some(1)
         );
-        let tight = slack(t2 + 2, 12, 15);
+        let tight = slack(t2 + 3, 12, 15);
         for t3 in [t2 + 300, t2 + 3 * LOWER_AFTER] {
             assert_eq!(
                 c.update(Tick(t3), Tick(t3 + 1), MS, Duration::ZERO, tight),
@@ -273,7 +283,7 @@ mod tests {
                 Duration::ZERO,
                 early
             ),
-            Some(2)
+            Some(1)
         );
     }
 

@@ -37,6 +37,11 @@ pub enum Advance {
     NotDue,
 }
 
+/// Most overdue steps whose inputs a stalled client sends ahead: two
+/// seconds at 60 Hz, the server's drop timeout, and half the window of
+/// ticks the server accepts inputs for.
+pub const MAX_OVERDUE_INPUTS: u32 = 128;
+
 /// Counters for the HUD and the end-of-game report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GameStats {
@@ -220,6 +225,19 @@ impl<G: Game> NetGame<G> {
                 Advance::Stalled(tick)
             }
         }
+    }
+
+    /// The ticks that need a local input while the game is stalled: those
+    /// the clock's overdue steps would have sampled for (none for a
+    /// spectator, or while fast-forwarding a late join).
+    pub fn local_ticks_due_while_stalled(&mut self) -> std::ops::Range<Tick> {
+        if self.me.is_none() || self.catch_up.is_some() {
+            return Tick(0)..Tick(0);
+        }
+        let overdue = self.clock.lag_ns() / self.clock.tick_ns().max(1);
+        let overdue =
+            u32::try_from(overdue).map_or(MAX_OVERDUE_INPUTS, |o| o.min(MAX_OVERDUE_INPUTS));
+        self.buffer.local_ticks_due_ahead(overdue)
     }
 
     /// The ticks that need a local input after the last [`Advance::Ran`]
@@ -574,6 +592,34 @@ mod tests {
         assert_eq!(parted, Some(3));
         let spectator = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
         assert_eq!(spectator.tick_hashes(&notice), None);
+    }
+
+    #[test]
+    fn a_stalled_player_still_sends_the_inputs_the_clock_says_are_due() {
+        let options = GameOptions {
+            pinned_delay: Some(2),
+            ..GameOptions::default()
+        };
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
+        // Ticks 0 and 1 get the neutral initial inputs.
+        assert_eq!(game.initial_inputs().len(), 2);
+        game.receive(Tick(0), vec![bundle(1)]);
+        // Four ticks of real time: tick 0 runs, then bundle 1 is missing.
+        let (ran, _) = frame(&mut game, 4 * TICK_NS);
+        assert_eq!(ran, vec![1]);
+        game.begin_frame(0);
+        assert_eq!(game.advance(), Advance::Stalled(Tick(1)));
+        // Three steps are overdue: their inputs (ticks 3 to 5) are due now,
+        // after tick 2's, which the step of tick 0 asked for.
+        assert_eq!(game.local_ticks_due_while_stalled(), Tick(3)..Tick(6));
+        assert_eq!(game.local_ticks_due_while_stalled(), Tick(6)..Tick(6));
+        // Once the bundles come, the steps catch up without asking again.
+        game.receive(Tick(1), vec![bundle(1), bundle(1), bundle(1)]);
+        while let Advance::Ran { .. } = game.advance() {
+            assert!(game.local_ticks_due().is_empty());
+        }
+        let spectator = &mut NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
+        assert!(spectator.local_ticks_due_while_stalled().is_empty());
     }
 
     #[test]

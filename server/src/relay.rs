@@ -719,20 +719,23 @@ mod tests {
     fn the_standings_say_how_early_each_players_inputs_arrived() {
         let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 50);
         let ms = Duration::from_millis;
-        // P0 sends tick 0 (needed at 20 ms) at 5 ms; P1 at 30 ms, late.
-        send(&mut relay, P0, 0, &[1], ms(5));
-        send(&mut relay, P1, 0, &[1], ms(30));
+        // The first second (50 ticks) is not timed.
+        send(&mut relay, P0, 0, &[1], ms(900));
+        // P0 sends tick 50 (needed at 1020 ms) at 1005 ms; P1 at 1030 ms,
+        // late.
+        send(&mut relay, P0, 50, &[1], ms(1005));
+        send(&mut relay, P1, 50, &[1], ms(1030));
         // A repeat of an input already counted changes nothing.
-        send(&mut relay, P1, 0, &[1], ms(90));
+        send(&mut relay, P1, 50, &[1], ms(1090));
         let slack = |p| {
             relay
-                .standings(ms(30))
+                .standings(ms(1030))
                 .iter()
                 .find(|s| s.player == p)
                 .and_then(|s| s.slack)
         };
         assert_eq!(slack(P0).map(|s| (s.min_ms, s.p10_ms)), Some((15, 15)));
-        assert_eq!(slack(P1).map(|s| (s.from, s.min_ms)), Some((Tick(0), -10)));
+        assert_eq!(slack(P1).map(|s| (s.from, s.min_ms)), Some((Tick(50), -10)));
         let fresh = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 50);
         assert_eq!(fresh.standings(ms(1))[0].slack, None);
     }

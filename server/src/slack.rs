@@ -26,6 +26,8 @@ pub const SLACK_WINDOW: usize = 240;
 pub struct Schedule {
     start: Duration,
     tick: Duration,
+    /// Ticks of the first second, whose inputs are not timed.
+    warmup: u32,
 }
 
 impl Schedule {
@@ -34,7 +36,15 @@ impl Schedule {
         Schedule {
             start,
             tick: Duration::from_secs(1) / u32::from(tick_rate.max(1)),
+            warmup: u32::from(tick_rate),
         }
+    }
+
+    /// Whether the input for `tick` is timed: not in the game's first
+    /// second, while windows open and clocks settle, so a slow start
+    /// does not raise a delay for the whole game.
+    pub fn times(&self, tick: Tick) -> bool {
+        tick.0 >= self.warmup
     }
 
     /// When the clients step `tick`: its bundle must leave by then.
@@ -54,6 +64,9 @@ pub struct SlackWindow {
 impl SlackWindow {
     /// Records the arrival at `arrived` of the input for `tick`.
     pub fn record(&mut self, schedule: &Schedule, tick: Tick, arrived: Duration) {
+        if !schedule.times(tick) {
+            return;
+        }
         let needed = schedule.needed(tick);
         let slack = if needed >= arrived {
             micros(needed - arrived)
@@ -112,17 +125,20 @@ mod tests {
         // Inputs for ticks 0..20 arrive 15 ms early, but tick 7's 2.5 ms
         // late and tick 8's 0.5 ms late.
         const US: Duration = Duration::from_micros(1);
-        for t in 0..20u32 {
+        // The first second (50 ticks) is not timed.
+        window.record(&schedule, Tick(0), Duration::from_secs(9));
+        assert_eq!(window.report(), None);
+        for t in 50..70u32 {
             let needed = schedule.needed(Tick(t));
             let arrived = match t {
-                7 => needed + 2500 * US,
-                8 => needed + 500 * US,
+                57 => needed + 2500 * US,
+                58 => needed + 500 * US,
                 _ => needed - 15 * MS,
             };
             window.record(&schedule, Tick(t), arrived);
         }
         let report = window.report().unwrap();
-        assert_eq!(report.from, Tick(0));
+        assert_eq!(report.from, Tick(50));
         assert_eq!(report.min_ms, -3);
         // The 10th percentile of 20 is the third lowest.
         assert_eq!(report.p10_ms, 15, "{report:?}");
@@ -132,11 +148,11 @@ mod tests {
     fn only_the_last_inputs_count() {
         let schedule = Schedule::new(Duration::ZERO, 60);
         let mut window = SlackWindow::default();
-        for t in 0..(SLACK_WINDOW as u32 + 10) {
+        for t in 60..(SLACK_WINDOW as u32 + 70) {
             window.record(&schedule, Tick(t), schedule.needed(Tick(t)));
         }
         let report = window.report().unwrap();
-        assert_eq!(report.from, Tick(10));
+        assert_eq!(report.from, Tick(70));
         assert_eq!((report.min_ms, report.p10_ms), (0, 0));
     }
 }
