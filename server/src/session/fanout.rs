@@ -194,9 +194,7 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use lockstep_protocol::{
-        InputDatagram, Peer, PeerStatus, PlayerId, ServerMessage, Slack, Tick,
-    };
+    use lockstep_protocol::{InputDatagram, Peer, PeerStatus, PlayerId, ServerMessage, Tick};
 
     use super::super::harness::{conn, logs_of, ms, Harness, Out, LINK};
     use super::super::{Action, Event, LinkStats, Outgoing};
