@@ -116,8 +116,12 @@ fn self_test(perturb: bool) -> u64 {
 fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={}",
-            outcome.stalled_ticks, outcome.tx_bytes, outcome.rx_bytes, outcome.rtt_us
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} inputs_on_schedule={}",
+            outcome.stalled_ticks,
+            outcome.tx_bytes,
+            outcome.rx_bytes,
+            outcome.rtt_us,
+            outcome.inputs_on_schedule
         ),
         final_line(outcome.tick, outcome.hash),
     ]

@@ -10,8 +10,10 @@
 //!   drivers, desync history, replays and the loop strategies. It never
 //!   reads a clock or touches a socket.
 //! - [`net`] runs the QUIC connection on its own thread around the pure
-//!   datagram [`link`] (acks, redundancy, jitter); [`play`] carries
-//!   out what the engine's networked game asks for; [`headless`] and
+//!   datagram [`link`] (acks, redundancy, jitter), and sends the local
+//!   player's inputs on the game's schedule when a frame is late
+//!   ([`input_schedule`]); [`play`] carries out what the engine's
+//!   networked game asks for; [`headless`] and
 //!   `window` are the two frontends that drive it; `render` only draws.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
@@ -31,6 +33,7 @@ pub mod clock;
 pub mod connect;
 pub mod desync_diff;
 pub mod headless;
+pub mod input_schedule;
 pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;
@@ -99,6 +102,9 @@ pub struct GameOutcome {
     pub rx_bytes: u64,
     /// Last smoothed round-trip time in microseconds.
     pub rtt_us: u64,
+    /// Ticks whose input the network thread sent on schedule, before the
+    /// frontend's own sample for them arrived.
+    pub inputs_on_schedule: u64,
 }
 
 impl GameOutcome {
@@ -111,6 +117,7 @@ impl GameOutcome {
             tx_bytes: link.tx_bytes,
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,
+            inputs_on_schedule: link.inputs_on_schedule,
         }
     }
 }

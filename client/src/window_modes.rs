@@ -11,6 +11,7 @@
 //! file that looks at the feature.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use lockstep_engine::loops::Strategy;
 use lockstep_engine::replay::Verified;
@@ -51,6 +52,9 @@ pub struct WindowOptions {
     pub screenshot_tick: u32,
     /// Drive the local player with a seeded bot instead of the keyboard.
     pub bot: Option<u64>,
+    /// Real time every frame of a networked game spends on top of drawing:
+    /// a slow window on demand, to see its inputs still go on time.
+    pub draw_cost: Duration,
 }
 
 /// Solo play options.
