@@ -3,6 +3,7 @@
 //! each mode's flags stand for. `main.rs` passes those to the library.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
@@ -87,6 +88,14 @@ pub(crate) struct PlayArgs {
     /// measure the difference).
     #[arg(long, hide = true)]
     pub(crate) inputs_over_stream: bool,
+    /// Send inputs only as frames sample them, never on the game's
+    /// schedule from the network thread (to measure the difference).
+    #[arg(long, hide = true)]
+    pub(crate) inputs_on_frames: bool,
+    /// Real time each frame of the window spends on top of drawing, in ms:
+    /// a slow window, to measure how late its inputs go.
+    #[arg(long = "draw-cost-ms", value_name = "MS", default_value = "0", value_parser = parse_ms, hide = true)]
+    pub(crate) draw_cost_ns: u64,
     /// Protocol version to announce (for testing refusals).
     #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
     pub(crate) protocol_version: u16,
@@ -135,8 +144,12 @@ impl PlayArgs {
                     pinned_delay: self.input_delay,
                 },
                 record: self.record,
+                inputs_on_schedule: !self.inputs_on_frames,
             },
-            window: self.window.options(self.bot),
+            window: WindowOptions {
+                draw_cost: Duration::from_nanos(self.draw_cost_ns),
+                ..self.window.options(self.bot)
+            },
         })
     }
 }
@@ -178,6 +191,7 @@ impl WindowArgs {
             screenshot_tick: self.screenshot_tick,
             bot,
             vsync: self.vsync,
+            draw_cost: Duration::ZERO,
         }
     }
 }

@@ -116,13 +116,15 @@ fn self_test(perturb: bool) -> u64 {
 fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} input_lag_ms={}",
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} input_lag_ms={} \
+             inputs_on_schedule={}",
             outcome.stalled_ticks,
             outcome.tx_bytes,
             outcome.rx_bytes,
             outcome.rtt_us,
             outcome.delay,
-            outcome.input_lag_ms
+            outcome.input_lag_ms,
+            outcome.inputs_on_schedule
         ),
         final_line(outcome.tick, outcome.hash),
     ]

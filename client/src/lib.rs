@@ -10,10 +10,12 @@
 //!   drivers, desync history, replays and the loop strategies. It never
 //!   reads a clock or touches a socket.
 //! - [`net`] runs the QUIC connection on its own thread around the pure
-//!   datagram [`link`] (acks, redundancy, jitter); [`play`] carries
-//!   out what the engine's networked game asks for; [`headless`] and
-//!   `window` are the two frontends that drive it; `render` only draws,
-//!   with its score strip, HUD and banner placed apart by `overlay`.
+//!   datagram [`link`] (acks, redundancy, jitter), and sends the local
+//!   player's inputs on the game's schedule when a frame is late
+//!   ([`input_schedule`]); [`play`] carries out what the engine's
+//!   networked game asks for; [`headless`] and `window` are the two
+//!   frontends that drive it; `render` only draws, with its score strip,
+//!   HUD and banner placed apart by `overlay`.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
 //! - The modes of the `lockstep-client` binary that are more than one call
@@ -32,6 +34,7 @@ pub mod clock;
 pub mod connect;
 pub mod desync_diff;
 pub mod headless;
+pub mod input_schedule;
 pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;
@@ -108,6 +111,9 @@ pub struct GameOutcome {
     pub delay: u32,
     /// The input lag at the end ([`NetGame::input_lag`]), milliseconds.
     pub input_lag_ms: u64,
+    /// Ticks whose input the network thread sent on schedule, before the
+    /// frontend's own sample for them arrived.
+    pub inputs_on_schedule: u64,
 }
 
 impl GameOutcome {
@@ -123,6 +129,7 @@ impl GameOutcome {
             rtt_us: link.rtt.as_micros() as u64,
             delay: game.input_delay(),
             input_lag_ms: game.input_lag(frame).as_millis() as u64,
+            inputs_on_schedule: link.inputs_on_schedule,
         }
     }
 }

@@ -10,13 +10,18 @@
 //! Start arrives            => link.start(tick_rate, now)
 //! bundle datagram arrives  => deliver(link.receive(datagram, now))
 //! History on the stream    => deliver(link.take_history(first_tick, bundles))
-//! local input for a tick   => link.queue_input(tick, input)
-//!                             send(link.next_datagram(now, max_size))
+//! local input for a tick   => if !link.queue_input(tick, input).is_empty() {
+//!                                 send(link.next_datagram(now, max_size))
+//!                             }
 //! every RESEND_AFTER / 3   => if link.due(now) { send(link.next_datagram(now, max_size)) }
 //! HUD refresh              => show(link.irregularity())
 //! ```
 //!
 //! # Rules
+//! - One input per tick, the first one queued: the frontend's sample and
+//!   the network thread's input on schedule ([`crate::input_schedule`])
+//!   may both name a tick, and the server must never see two inputs for
+//!   one. A tick acknowledged or already queued keeps its input.
 //! - Every input datagram carries every local input the server has not
 //!   acknowledged, oldest first, so a lost datagram delays nothing: the next
 //!   one repeats its inputs. The server's `inputs_ack` ends the repeats.
@@ -35,7 +40,8 @@
 //! - Only live bundle datagrams count for the arrival estimate: History on
 //!   the stream is a catch-up, not a sign of how the path behaves.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
+use std::ops::Range;
 use std::time::Duration;
 
 use lockstep_protocol::{
@@ -74,8 +80,12 @@ pub struct NewBundles {
 /// game's bundles arrive.
 #[derive(Debug)]
 pub struct Link {
-    /// Local inputs the server has not confirmed, by tick.
-    unacked: BTreeMap<Tick, Input>,
+    /// Local inputs the server has not confirmed, one per tick from
+    /// `first_unacked` on.
+    unacked: VecDeque<Input>,
+    /// The tick of `unacked[0]`; `None` until the first input is queued
+    /// (a player who rejoins starts at the tick the server gives it).
+    first_unacked: Option<Tick>,
     /// First bundle tick not received yet.
     received_through: Tick,
     /// When the last input datagram was built; the resend and heartbeat
@@ -100,7 +110,8 @@ impl Default for Link {
     /// Start says otherwise.
     fn default() -> Self {
         Link {
-            unacked: BTreeMap::new(),
+            unacked: VecDeque::new(),
+            first_unacked: None,
             received_through: Tick(0),
             last_sent: Duration::ZERO,
             started: false,
@@ -151,7 +162,7 @@ impl Link {
     /// the inputs it acknowledges and returns the bundles not received
     /// before.
     pub fn receive(&mut self, datagram: BundleDatagram, now: Duration) -> Option<NewBundles> {
-        self.unacked = self.unacked.split_off(&datagram.inputs_ack);
+        self.acknowledge(datagram.inputs_ack);
         let new = self.take(datagram.first_tick, datagram.bundles)?;
         self.arrived(new.bundles.len(), now);
         Some(new)
@@ -163,9 +174,39 @@ impl Link {
         self.take(first_tick, bundles)
     }
 
-    /// Keeps the local input for `tick` until the server acknowledges it.
-    pub fn queue_input(&mut self, tick: Tick, input: Input) {
-        self.unacked.insert(tick, input);
+    /// Keeps `input` for `tick` until the server acknowledges it, and
+    /// gives it to every tick before `tick` still without an input (the
+    /// network thread fills the ticks the frontend has not sampled yet
+    /// this way). A tick that already has an input, acknowledged or not,
+    /// keeps it. Returns the ticks that took `input`: empty when `tick`
+    /// had one.
+    pub fn queue_input(&mut self, tick: Tick, input: Input) -> Range<Tick> {
+        let next = self.next_unqueued().unwrap_or(tick);
+        if tick < next {
+            return next..next;
+        }
+        self.first_unacked.get_or_insert(next);
+        let count = tick.next().since(next) as usize;
+        self.unacked.extend(std::iter::repeat_n(input, count));
+        next..tick.next()
+    }
+
+    /// The first tick without an input; `None` before the first input.
+    fn next_unqueued(&self) -> Option<Tick> {
+        self.first_unacked
+            .map(|first| first.plus(self.unacked.len() as u32))
+    }
+
+    /// The server holds our inputs for every tick before `inputs_ack`.
+    fn acknowledge(&mut self, inputs_ack: Tick) {
+        let Some(first) = self.first_unacked else {
+            return;
+        };
+        if inputs_ack > first {
+            let done = (inputs_ack.since(first) as usize).min(self.unacked.len());
+            self.unacked.drain(..done);
+            self.first_unacked = Some(inputs_ack);
+        }
     }
 
     /// Whether an input datagram is due at `now`: unacknowledged inputs
@@ -182,16 +223,10 @@ impl Link {
     /// acknowledgement fits (the connection carries no datagrams); nothing
     /// counts as sent then, so the timers stay due.
     pub fn next_datagram(&mut self, now: Duration, max_size: usize) -> Option<Vec<u8>> {
-        let first_tick = self
-            .unacked
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or(self.received_through);
         let mut message = ClientDatagram::Inputs(InputDatagram {
             bundles_ack: self.received_through,
-            first_tick,
-            inputs: self.unacked.values().copied().collect(),
+            first_tick: self.first_unacked.unwrap_or(self.received_through),
+            inputs: self.unacked.iter().copied().collect(),
         });
         let limit = max_size.min(MAX_DATAGRAM_SIZE);
         loop {
@@ -250,6 +285,8 @@ impl Link {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use lockstep_protocol::{
         decode, encode_bundles, Buttons, PlayerId, PlayerInput, ServerDatagram,
@@ -340,6 +377,63 @@ mod tests {
         link.receive(from_server(3, 1, 1), ms(40));
         let d = sent(link.next_datagram(ms(50), MAX_DATAGRAM_SIZE));
         assert_eq!(d.inputs, vec![]);
+    }
+
+    #[test]
+    fn the_first_input_queued_for_a_tick_is_the_one_sent() {
+        let mut link = started();
+        assert_eq!(link.queue_input(Tick(0), input(10)), Tick(0)..Tick(1));
+        assert_eq!(link.queue_input(Tick(1), input(11)), Tick(1)..Tick(2));
+        // A second input for a queued tick changes nothing.
+        assert!(link.queue_input(Tick(0), input(99)).is_empty());
+        assert!(link.queue_input(Tick(1), input(99)).is_empty());
+        let d = sent(link.next_datagram(ms(0), MAX_DATAGRAM_SIZE));
+        assert_eq!(
+            (d.first_tick, d.inputs),
+            (Tick(0), vec![input(10), input(11)])
+        );
+    }
+
+    #[test]
+    fn an_acknowledged_tick_is_never_queued_again() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(10));
+        link.queue_input(Tick(1), input(11));
+        link.receive(from_server(2, 0, 1), ms(10));
+        assert!(link.queue_input(Tick(0), input(99)).is_empty());
+        assert!(link.queue_input(Tick(1), input(99)).is_empty());
+        assert!(!link.due(RESEND_AFTER));
+        link.queue_input(Tick(2), input(12));
+        let d = sent(link.next_datagram(ms(20), MAX_DATAGRAM_SIZE));
+        assert_eq!((d.first_tick, d.inputs), (Tick(2), vec![input(12)]));
+    }
+
+    #[test]
+    fn queueing_a_later_tick_gives_its_input_to_the_ticks_before_it() {
+        let mut link = started();
+        link.queue_input(Tick(0), input(10));
+        assert_eq!(link.queue_input(Tick(3), input(7)), Tick(1)..Tick(4));
+        // The frontend's samples for those ticks come too late.
+        assert!(link.queue_input(Tick(2), input(12)).is_empty());
+        assert_eq!(link.queue_input(Tick(4), input(14)), Tick(4)..Tick(5));
+        let d = sent(link.next_datagram(ms(0), MAX_DATAGRAM_SIZE));
+        assert_eq!(
+            (d.first_tick, d.inputs),
+            (
+                Tick(0),
+                vec![input(10), input(7), input(7), input(7), input(14)]
+            )
+        );
+    }
+
+    #[test]
+    fn a_rejoining_player_queues_from_its_first_tick() {
+        let mut link = started();
+        // The server acknowledges nothing of ours before our first input.
+        link.receive(from_server(0, 0, 1), ms(0));
+        assert_eq!(link.queue_input(Tick(500), input(1)), Tick(500)..Tick(501));
+        let d = sent(link.next_datagram(ms(1), MAX_DATAGRAM_SIZE));
+        assert_eq!((d.first_tick, d.inputs), (Tick(500), vec![input(1)]));
     }
 
     #[test]

@@ -10,12 +10,19 @@
 //! owns the connection, reads the clock, feeds the link what arrives, sends
 //! the bytes the link returns and forwards each newly received bundle
 //! exactly once.
+//!
+//! It also keeps the local player's inputs on time when the frontend is
+//! not: with the held input and the game's schedule the frontend publishes
+//! ([`InputSchedule`]), it queues the inputs of every tick due by the
+//! schedule that the frontend has not sent yet, so a slow frame delays no
+//! input. The link keeps the first input queued for a tick, so the
+//! frontend's later sample for it is ignored.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use lockstep_protocol::{
@@ -24,8 +31,10 @@ use lockstep_protocol::{
     ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
+use tracing::debug;
 
 use crate::clock;
+use crate::input_schedule::{InputSchedule, Schedule};
 use crate::known_servers;
 use crate::link::{Link, NewBundles, RESEND_AFTER};
 use crate::tls::FingerprintVerifier;
@@ -66,6 +75,7 @@ pub struct NetOptions {
     pub self_test: u64,
     /// Send inputs on the reliable control stream instead of as datagrams
     /// (to compare the transports; datagrams with redundancy are better).
+    /// Inputs then go only as the frontend sends them, never on schedule.
     pub inputs_over_stream: bool,
     /// Impairment of this client's path (both directions), for testing bad
     /// networks; clean by default.
@@ -92,6 +102,12 @@ pub enum Trust {
 pub enum NetCommand {
     /// The local input for a tick.
     Input(Tick, Input),
+    /// The input the local player holds now: what the ticks that fall due
+    /// before the frontend samples them get.
+    Hold(Input),
+    /// Where the game's fixed-step clock stood at the instant given: when
+    /// the next ticks fall due.
+    Schedule(Schedule, Instant),
     /// Answer the desync notice of the first tick with the world hashes
     /// from the second tick on.
     TickHashes(Tick, Tick, Vec<u64>),
@@ -115,6 +131,9 @@ pub struct LinkStats {
     /// recent longest wait for news (a burst of losses), whichever is
     /// larger.
     pub jitter: Duration,
+    /// Ticks whose input was sent on schedule, before the frontend's own
+    /// sample for them arrived (its frame was late).
+    pub inputs_on_schedule: u64,
 }
 
 /// How the connection ended.
@@ -231,6 +250,16 @@ impl NetClient {
     pub fn send_input(&self, tick: Tick, input: Input) {
         // If the network thread is gone, a Closed event says why.
         let _ = self.commands.send(NetCommand::Input(tick, input));
+    }
+
+    /// Tells the network thread the input the local player holds now.
+    pub fn hold(&self, input: Input) {
+        let _ = self.commands.send(NetCommand::Hold(input));
+    }
+
+    /// Tells the network thread where the game's clock stood at `at`.
+    pub fn publish_schedule(&self, schedule: Schedule, at: Instant) {
+        let _ = self.commands.send(NetCommand::Schedule(schedule, at));
     }
 
     /// The event channel.
@@ -448,10 +477,13 @@ async fn play(
     // The link's clock: it is given the time since it was created.
     let epoch = clock::tokio_now();
     let mut link = Link::default();
+    let mut on_schedule = InputSchedule::default();
+    let mut inputs_on_schedule = 0;
     let mut stats = tokio::time::interval(STATS_EVERY);
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
     resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        let next_due = on_schedule.next_due(clock::tokio_since(epoch));
         tokio::select! {
             read = recv.read(&mut chunk) => {
                 let Some(n) = read? else {
@@ -517,8 +549,15 @@ async fn play(
                     send.write_all(&encode_frame(&inputs)?).await?;
                 }
                 Some(NetCommand::Input(tick, input)) => {
-                    link.queue_input(tick, input);
-                    send_inputs(&mut link, &conn, clock::tokio_since(epoch));
+                    if !link.queue_input(tick, input).is_empty() {
+                        send_inputs(&mut link, &conn, clock::tokio_since(epoch));
+                    }
+                }
+                Some(NetCommand::Hold(_) | NetCommand::Schedule(..)) if options.inputs_over_stream => {}
+                Some(NetCommand::Hold(input)) => on_schedule.hold(input),
+                Some(NetCommand::Schedule(schedule, at)) => {
+                    let at = tokio::time::Instant::from_std(at).saturating_duration_since(epoch);
+                    on_schedule.publish(schedule, at);
                 }
                 Some(NetCommand::Report(tick, hash)) => {
                     send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
@@ -535,6 +574,17 @@ async fn play(
                     return Ok(Closed::Left);
                 }
             },
+            _ = tokio::time::sleep_until(epoch + next_due.unwrap_or_default()), if next_due.is_some() => {
+                let now = clock::tokio_since(epoch);
+                if let Some((tick, input)) = on_schedule.due(now) {
+                    let given = link.queue_input(tick, input);
+                    if !given.is_empty() {
+                        inputs_on_schedule += u64::from(given.end.since(given.start));
+                        debug!(first = %given.start, last = %tick, "inputs sent on schedule before the frame sampled them");
+                        send_inputs(&mut link, &conn, now);
+                    }
+                }
+            }
             _ = resend.tick(), if link.started() => {
                 let now = clock::tokio_since(epoch);
                 if link.due(now) {
@@ -548,6 +598,7 @@ async fn play(
                     tx_bytes: s.udp_tx.bytes,
                     rx_bytes: s.udp_rx.bytes,
                     jitter: link.irregularity(),
+                    inputs_on_schedule,
                 }));
             }
         }

@@ -2,6 +2,14 @@
 //! client, the [`NetGame`], the local bot if any, and what to do with the
 //! server's events (bundles, statistics, the lag indicator, desync notices,
 //! the end).
+//!
+//! A player's input is sampled after each tick and sent at once. For a
+//! player whose input the frontend holds (the keyboard, or nothing), the
+//! network thread is also told that input at every event pump and the
+//! game's schedule after every frame's ticks, so it can send the inputs
+//! that fall due while the frame draws ([`crate::input_schedule`]). A
+//! bot's input depends on the world it has simulated: only the frame can
+//! give it.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -14,6 +22,7 @@ use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Slack, Start, Tick};
 use lockstep_sim::bot::Bot;
 use lockstep_sim::World;
 
+use crate::input_schedule::Schedule;
 use crate::net::{LinkStats, NetClient, NetEvent};
 use crate::recording::FileRecorder;
 use crate::{GameOutcome, PlayError};
@@ -35,6 +44,10 @@ pub struct PlayOptions {
     pub game: GameOptions,
     /// Record the game to this replay file.
     pub record: Option<PathBuf>,
+    /// Let the network thread send the inputs of a player whose input the
+    /// frontend holds when they fall due, however long the frame takes
+    /// (off: only as frames sample them, to measure the difference).
+    pub inputs_on_schedule: bool,
 }
 
 /// What one frame of ticks did.
@@ -64,6 +77,9 @@ pub struct NetPlay {
     /// The server's last lag indicator.
     pub peers: Option<PeerStatus>,
     bot: Option<Bot>,
+    /// The input last told to the network thread as held; `None` when it
+    /// sends nothing on schedule (a bot, a spectator, or switched off).
+    held: Option<Input>,
     recorder: Option<FileRecorder>,
     options: PlayOptions,
     last_frame: Instant,
@@ -98,11 +114,18 @@ impl NetPlay {
                 .map_err(|e| eprintln!("lockstep-client: not recording: {e}"))
                 .ok()
         });
+        let on_schedule = options.inputs_on_schedule && options.bot.is_none() && game.me.is_some();
+        // Nothing is held until the frontend says otherwise.
+        let held = on_schedule.then(Input::default);
+        if let Some(input) = held {
+            net.hold(input);
+        }
         NetPlay {
             bot: match (options.bot, game.me) {
                 (Some(seed), Some(me)) => Some(Bot::for_player(seed, me)),
                 _ => None,
             },
+            held,
             recorder,
             net,
             game,
@@ -208,6 +231,7 @@ impl NetPlay {
         if catching_up {
             self.report_catch_up();
         }
+        self.publish_schedule(now);
         self.track_wait(stalled && !catching_up, now);
         FrameTicks {
             steps,
@@ -233,6 +257,35 @@ impl NetPlay {
         for t in due.start.0..due.end.0 {
             self.net.send_input(Tick(t), input);
         }
+    }
+
+    /// The player now holds `input` (the frontend calls this at every
+    /// event pump): the network thread gives it to ticks that fall due
+    /// before the next frame samples them.
+    pub fn hold(&mut self, input: Input) {
+        if let Some(held) = &mut self.held {
+            if *held != input {
+                *held = input;
+                self.net.hold(input);
+            }
+        }
+    }
+
+    /// Tells the network thread where the game's clock stood at `now`,
+    /// the start of this frame, once it runs live (not while catching up
+    /// through history).
+    fn publish_schedule(&self, now: Instant) {
+        if self.held.is_none() || self.game.catching_up().is_some() {
+            return;
+        }
+        let clock = self.game.clock();
+        let schedule = Schedule {
+            tick: self.game.current.tick(),
+            lag_ns: clock.lag_ns(),
+            tick_ns: clock.tick_ns(),
+            delay: self.game.input_delay(),
+        };
+        self.net.publish_schedule(schedule, now);
     }
 
     /// The lag indicator, in words: whom the game has been waiting for, if

@@ -357,6 +357,7 @@ pub fn run_networked(
         let frame = play.run_ticks(frame_start, || screen.sample());
         // IndependentTickRun: events and HUD figures.
         let keep_playing = !screen.pump().quit;
+        play.hold(screen.sample());
         screen.ticks.add(frame.steps);
         let game = &play.game;
         hud.fps = screen.frames.rate;
@@ -388,6 +389,9 @@ pub fn run_networked(
             &roster,
             &hud,
         )?;
+        if !options.draw_cost.is_zero() {
+            std::thread::sleep(options.draw_cost);
+        }
         capture(&screen, &mut options, hud.tick)?;
         screen.present();
         if !keep_playing || frame.finished {
@@ -472,6 +476,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 rtt_us: 0,
                 delay: 0,
                 input_lag_ms: 0,
+                inputs_on_schedule: 0,
             });
         }
         screen.pace(frame_start);

@@ -11,6 +11,7 @@
 //! file that looks at the feature.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use lockstep_engine::loops::Strategy;
 use lockstep_engine::replay::Verified;
@@ -55,6 +56,9 @@ pub struct WindowOptions {
     /// frames do not tear. It only limits presentation: ticks still follow
     /// the fixed-step clock.
     pub vsync: bool,
+    /// Real time every frame of a networked game spends on top of drawing:
+    /// a slow window on demand, to see its inputs still go on time.
+    pub draw_cost: Duration,
 }
 
 /// Solo play options.

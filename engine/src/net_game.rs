@@ -277,6 +277,12 @@ impl<G: Game> NetGame<G> {
         self.clock.tick_ns().saturating_sub(self.clock.lag_ns())
     }
 
+    /// The fixed-step clock, read-only: its lag and tick length tell a
+    /// frontend when the next steps are due on wall time.
+    pub fn clock(&self) -> &FixedStep {
+        &self.clock
+    }
+
     /// Ticks between sampling and simulating an input.
     pub fn input_delay(&self) -> u32 {
         self.buffer.input_delay()

@@ -313,6 +313,21 @@ pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
     Client::spawn(name, &mut command)
 }
 
+/// A windowed client under Xvfb joining `server` as `name`, with the
+/// server's fingerprint pinned and `extra` flags.
+pub fn windowed(server: &Server, name: &str, extra: &[&str]) -> Client {
+    let mut args = vec![
+        "--connect",
+        &server.addr,
+        "--fingerprint",
+        &server.fingerprint,
+        "--name",
+        name,
+    ];
+    args.extend(extra);
+    under_xvfb(name, &args)
+}
+
 /// A headless client command joining `server` as `name`, with the
 /// server's fingerprint pinned; add the rest and [`Client::spawn`] it.
 pub fn headless(server: &Server, name: &str) -> Command {
