@@ -61,10 +61,11 @@ fn a_window_that_draws_for_40_ms_a_frame_still_sends_its_inputs_on_time() {
     let on_frames = game(&["--inputs-on-frames"]);
     let on_schedule = game(&[]);
 
-    // The same neutral inputs either way, so the same game.
-    let end = agreed_end(&on_schedule);
-    assert_eq!(end.0, TICKS);
-    assert_eq!(agreed_end(&on_frames), end);
+    // Every game ends in agreement. (Not on the same hash as each other:
+    // the bots sample their inputs while they wait, from the world they
+    // hold, so how long they wait changes what they play.)
+    assert_eq!(agreed_end(&on_schedule).0, TICKS);
+    assert_eq!(agreed_end(&on_frames).0, TICKS);
 
     // Frames of 40 ms and more run two or three ticks each, at their
     // start: most ticks fell due while a frame drew.
