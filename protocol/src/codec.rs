@@ -213,6 +213,7 @@ mod tests {
                             },
                         },
                     ],
+                    substituted: vec![PlayerId(1)],
                 },
                 Bundle {
                     left: vec![PlayerId(1)],
@@ -221,6 +222,7 @@ mod tests {
                         player: PlayerId(0),
                         input: Input::default(),
                     }],
+                    substituted: vec![],
                 },
             ],
         })
@@ -296,7 +298,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 4,
+            protocol_version: 5,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -311,13 +313,13 @@ mod tests {
             },
             self_test: 0x0123_4567_89ab_cdef,
         });
-        // Length 32; Hello, version 4, "ada", false, None; then the
+        // Length 32; Hello, version 5, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one) and the
         // self-test as a varint.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
             "20000000\
-             00040361646100000178016c0163010166017201640162\
+             00050361646100000178016c0163010166017201640162\
              ef9bafcdf8acd19101"
         );
 
@@ -340,9 +342,11 @@ mod tests {
             "00ac02ae02020400000101ff"
         );
 
+        // Bundles 7 and 8: player 1's input of tick 7 is a stand-in (the
+        // `01 01` closing the first bundle); nobody's in tick 8 (`00`).
         assert_eq!(
             hex(&encode(&sample_bundles(), MAX_DATAGRAM_SIZE).unwrap()),
-            "0009070200000200110001000181400101010201000000"
+            "0009070200000200110001000181400101010101020100000000"
         );
 
         let report = ClientMessage::HashReport {
