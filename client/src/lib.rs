@@ -11,7 +11,8 @@
 //!   reads a clock or touches a socket.
 //! - [`net`] runs the QUIC connection on its own thread around the pure
 //!   datagram [`link`] (acks, redundancy, jitter); [`play`] carries
-//!   out what the engine's networked game asks for; [`headless`] and
+//!   out what the engine's networked game asks for ([`replaced`] tells a
+//!   late player the server stood in for its inputs); [`headless`] and
 //!   `window` are the two frontends that drive it; `render` only draws.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
@@ -42,6 +43,7 @@ pub mod play;
 pub mod recording;
 #[cfg(feature = "window")]
 pub mod render;
+pub mod replaced;
 #[cfg(feature = "window")]
 pub mod replay_window;
 #[cfg(feature = "window")]
@@ -93,6 +95,9 @@ pub struct GameOutcome {
     pub hash: u64,
     /// Distinct ticks that waited for their bundle.
     pub stalled_ticks: u64,
+    /// Ticks played with the server's stand-in for our input: it arrived
+    /// too late (the server's `--laggard-ms`).
+    pub replaced: u64,
     /// UDP bytes sent and received, from QUIC's statistics.
     pub tx_bytes: u64,
     /// See `tx_bytes`.
@@ -108,6 +113,7 @@ impl GameOutcome {
             tick: game.current.tick().0,
             hash: game.current.hash(),
             stalled_ticks: game.stats().stalled_ticks,
+            replaced: game.stats().replaced_inputs,
             tx_bytes: link.tx_bytes,
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,

@@ -11,6 +11,7 @@
 //! the bytes the link returns and forwards each newly received bundle
 //! exactly once.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -67,6 +68,10 @@ pub struct NetOptions {
     /// Send inputs on the reliable control stream instead of as datagrams
     /// (to compare the transports; datagrams with redundancy are better).
     pub inputs_over_stream: bool,
+    /// Hold every local input this long before it goes to the link, as a
+    /// machine too slow to keep up would: only for testing the server's
+    /// laggard tolerance. Zero in real play.
+    pub send_delay: Duration,
     /// Impairment of this client's path (both directions), for testing bad
     /// networks; clean by default.
     pub link: lockstep_conditioner::LinkConfig,
@@ -448,6 +453,8 @@ async fn play(
     // The link's clock: it is given the time since it was created.
     let epoch = clock::tokio_now();
     let mut link = Link::default();
+    // Inputs held back by `send_delay`, with when they may go.
+    let mut held: VecDeque<(Duration, Tick, Input)> = VecDeque::new();
     let mut stats = tokio::time::interval(STATS_EVERY);
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
     resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -516,9 +523,12 @@ async fn play(
                     });
                     send.write_all(&encode_frame(&inputs)?).await?;
                 }
-                Some(NetCommand::Input(tick, input)) => {
+                Some(NetCommand::Input(tick, input)) if options.send_delay.is_zero() => {
                     link.queue_input(tick, input);
                     send_inputs(&mut link, &conn, clock::tokio_since(epoch));
+                }
+                Some(NetCommand::Input(tick, input)) => {
+                    held.push_back((clock::tokio_since(epoch) + options.send_delay, tick, input));
                 }
                 Some(NetCommand::Report(tick, hash)) => {
                     send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
@@ -537,7 +547,12 @@ async fn play(
             },
             _ = resend.tick(), if link.started() => {
                 let now = clock::tokio_since(epoch);
-                if link.due(now) {
+                let mut released = false;
+                while let Some((_, tick, input)) = held.pop_front_if(|(at, _, _)| *at <= now) {
+                    link.queue_input(tick, input);
+                    released = true;
+                }
+                if released || link.due(now) {
                     send_inputs(&mut link, &conn, now);
                 }
             }
