@@ -96,6 +96,11 @@ pub(crate) struct PlayArgs {
     /// a slow window, to measure how late its inputs go.
     #[arg(long = "draw-cost-ms", value_name = "MS", default_value = "0", value_parser = parse_ms, hide = true)]
     pub(crate) draw_cost_ns: u64,
+    /// Hold every local input this many milliseconds before it is first
+    /// sent, as a machine too slow to keep up would (for testing the
+    /// server's --laggard-ms).
+    #[arg(long, hide = true, value_name = "MS", default_value_t = 0)]
+    pub(crate) send_delay_ms: u64,
     /// Protocol version to announce (for testing refusals).
     #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
     pub(crate) protocol_version: u16,
@@ -130,6 +135,7 @@ impl PlayArgs {
             perturb_self_test: self.perturb_self_test,
             spectate: self.spectate,
             inputs_over_stream: self.inputs_over_stream,
+            send_delay: std::time::Duration::from_millis(self.send_delay_ms),
             headless: self.headless,
             play: PlayOptions {
                 bot: self.bot,

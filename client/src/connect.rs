@@ -38,6 +38,8 @@ pub struct ConnectOptions {
     pub spectate: bool,
     /// Send inputs on the reliable stream instead of as datagrams.
     pub inputs_over_stream: bool,
+    /// Hold local inputs this long before sending them (testing only).
+    pub send_delay: std::time::Duration,
     /// Impairment of this client's path, for testing bad networks.
     pub link: LinkConfig,
     /// Play without a window.
@@ -81,6 +83,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         platform: crate::platform::current(),
         self_test: self_test(options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
+        send_delay: options.send_delay,
         link: options.link,
     })
     .context("starting the network thread")?;
@@ -117,13 +120,14 @@ fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
             "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} input_lag_ms={} \
-             inputs_on_schedule={}",
+             replaced={} inputs_on_schedule={}",
             outcome.stalled_ticks,
             outcome.tx_bytes,
             outcome.rx_bytes,
             outcome.rtt_us,
             outcome.delay,
             outcome.input_lag_ms,
+            outcome.replaced,
             outcome.inputs_on_schedule
         ),
         final_line(outcome.tick, outcome.hash),

@@ -13,7 +13,8 @@
 //!   datagram [`link`] (acks, redundancy, jitter), and sends the local
 //!   player's inputs on the game's schedule when a frame is late
 //!   ([`input_schedule`]); [`play`] carries out what the engine's
-//!   networked game asks for; [`headless`] and `window` are the two
+//!   networked game asks for ([`replaced`] tells a late player the server
+//!   stood in for its inputs); [`headless`] and `window` are the two
 //!   frontends that drive it; `render` only draws, with its score strip,
 //!   HUD and banner placed apart by `overlay`.
 //! - `lab` shows the engine's game loop strategies side by side in a
@@ -48,6 +49,7 @@ pub mod play;
 pub mod recording;
 #[cfg(feature = "window")]
 pub mod render;
+pub mod replaced;
 #[cfg(feature = "window")]
 pub mod replay_window;
 #[cfg(feature = "window")]
@@ -101,6 +103,9 @@ pub struct GameOutcome {
     pub hash: u64,
     /// Distinct ticks that waited for their bundle.
     pub stalled_ticks: u64,
+    /// Ticks played with the server's stand-in for our input: it arrived
+    /// too late (the server's `--laggard-ms`).
+    pub replaced: u64,
     /// UDP bytes sent and received, from QUIC's statistics.
     pub tx_bytes: u64,
     /// See `tx_bytes`.
@@ -124,6 +129,7 @@ impl GameOutcome {
             tick: game.current.tick().0,
             hash: game.current.hash(),
             stalled_ticks: game.stats().stalled_ticks,
+            replaced: game.stats().replaced_inputs,
             tx_bytes: link.tx_bytes,
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,

@@ -18,6 +18,7 @@
 //! input. The link keeps the first input queued for a tick, so the
 //! frontend's later sample for it is ignored.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -77,6 +78,10 @@ pub struct NetOptions {
     /// (to compare the transports; datagrams with redundancy are better).
     /// Inputs then go only as the frontend sends them, never on schedule.
     pub inputs_over_stream: bool,
+    /// Hold every local input this long before it goes to the link, as a
+    /// machine too slow to keep up would: only for testing the server's
+    /// laggard tolerance. Zero in real play.
+    pub send_delay: Duration,
     /// Impairment of this client's path (both directions), for testing bad
     /// networks; clean by default.
     pub link: lockstep_conditioner::LinkConfig,
@@ -479,6 +484,8 @@ async fn play(
     let mut link = Link::default();
     let mut on_schedule = InputSchedule::default();
     let mut inputs_on_schedule = 0;
+    // Inputs held back by `send_delay`, with when they may go.
+    let mut held: VecDeque<(Duration, Tick, Input)> = VecDeque::new();
     let mut stats = tokio::time::interval(STATS_EVERY);
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
     resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -548,10 +555,13 @@ async fn play(
                     });
                     send.write_all(&encode_frame(&inputs)?).await?;
                 }
-                Some(NetCommand::Input(tick, input)) => {
+                Some(NetCommand::Input(tick, input)) if options.send_delay.is_zero() => {
                     if !link.queue_input(tick, input).is_empty() {
                         send_inputs(&mut link, &conn, clock::tokio_since(epoch));
                     }
+                }
+                Some(NetCommand::Input(tick, input)) => {
+                    held.push_back((clock::tokio_since(epoch) + options.send_delay, tick, input));
                 }
                 Some(NetCommand::Hold(_) | NetCommand::Schedule(..)) if options.inputs_over_stream => {}
                 Some(NetCommand::Hold(input)) => on_schedule.hold(input),
@@ -587,7 +597,12 @@ async fn play(
             }
             _ = resend.tick(), if link.started() => {
                 let now = clock::tokio_since(epoch);
-                if link.due(now) {
+                let mut released = false;
+                while let Some((_, tick, input)) = held.pop_front_if(|(at, _, _)| *at <= now) {
+                    link.queue_input(tick, input);
+                    released = true;
+                }
+                if released || link.due(now) {
                     send_inputs(&mut link, &conn, now);
                 }
             }

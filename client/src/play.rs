@@ -25,6 +25,7 @@ use lockstep_sim::World;
 use crate::input_schedule::Schedule;
 use crate::net::{LinkStats, NetClient, NetEvent};
 use crate::recording::FileRecorder;
+use crate::replaced::Replacements;
 use crate::{GameOutcome, PlayError};
 
 /// How long the game must wait before the lag line names whom it waits for
@@ -87,6 +88,8 @@ pub struct NetPlay {
     waiting_since: Option<Instant>,
     /// Whether the current wait was already reported on stderr.
     wait_reported: bool,
+    /// What we said about the inputs the server stood in for.
+    replacements: Replacements,
     /// When Start arrived, to time a catch-up.
     started_at: Instant,
     /// Whether stderr is a terminal (for a catch-up progress line).
@@ -136,6 +139,7 @@ impl NetPlay {
             last_frame: at,
             waiting_since: None,
             wait_reported: false,
+            replacements: Replacements::default(),
             started_at: at,
             terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         }
@@ -186,8 +190,15 @@ impl NetPlay {
         let catching_up = self.game.catching_up().is_some();
         loop {
             match self.game.advance() {
-                Advance::Ran { tick, report } => {
+                Advance::Ran {
+                    tick,
+                    report,
+                    replaced,
+                } => {
                     steps += 1;
+                    if let Some(line) = replaced.and_then(|t| self.replacements.replaced(t, now)) {
+                        eprintln!("lockstep-client: {line}");
+                    }
                     if let (Some(recorder), Some(bundle)) =
                         (&mut self.recorder, self.game.last_bundle())
                     {
@@ -232,6 +243,9 @@ impl NetPlay {
             self.report_catch_up();
         }
         self.publish_schedule(now);
+        if let Some(line) = self.replacements.due(now) {
+            eprintln!("lockstep-client: {line}");
+        }
         self.track_wait(stalled && !catching_up, now);
         FrameTicks {
             steps,
@@ -316,6 +330,12 @@ impl NetPlay {
         Some(format!("waiting for {}", waited.join(", ")))
     }
 
+    /// The HUD's note that the server stood in for our inputs lately.
+    pub fn replaced_note(&self, now: Instant) -> Option<String> {
+        self.replacements
+            .note(now, self.game.stats().replaced_inputs)
+    }
+
     /// The progress of a fast-forward, and how long it took once done.
     fn report_catch_up(&self) {
         match self.game.catching_up() {
@@ -354,6 +374,9 @@ impl NetPlay {
     /// Leaves the game and reports how it ended; `frame` is the
     /// frontend's frame time (`None` headless), for the input lag.
     pub fn finish(mut self, frame: Option<Duration>) -> GameOutcome {
+        if let Some(line) = self.replacements.flush() {
+            eprintln!("lockstep-client: {line}");
+        }
         self.net.leave();
         if let Some(recorder) = self.recorder.take() {
             recorder.finish("the player left");

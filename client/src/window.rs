@@ -373,7 +373,10 @@ pub fn run_networked(
             Some(_) => "connected",
             None => "spectating",
         };
-        hud.status = play.waiting_for().unwrap_or_else(|| role.to_string());
+        hud.status = play
+            .waiting_for()
+            .or_else(|| play.replaced_note(frame_start))
+            .unwrap_or_else(|| role.to_string());
         hud.banner = match game.catching_up() {
             Some((done, total)) => Some(format!("Catching up: tick {done} of {total}")),
             None => play.desync.clone(),
@@ -471,6 +474,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 tick: game.current.tick().0,
                 hash: game.current.hash(),
                 stalled_ticks: 0,
+                replaced: 0,
                 tx_bytes: 0,
                 rx_bytes: 0,
                 rtt_us: 0,

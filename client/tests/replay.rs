@@ -3,34 +3,10 @@
 //! refused with their byte offset; a server killed with SIGKILL leaves a
 //! readable replay.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::Duration;
 
-use lockstep_testkit::{client_bin, Client, Server, TempDir};
-
-fn verify(file: &Path, extra: &[&str]) -> Output {
-    Command::new(client_bin())
-        .arg("replay")
-        .arg(file)
-        .args(["--verify", "--headless"])
-        .args(extra)
-        .output()
-        .expect("replay runs")
-}
-
-fn recording_path(server: &mut Server) -> PathBuf {
-    let line = server.wait_for("recording path=", Duration::from_secs(20));
-    PathBuf::from(line.trim_start_matches("recording path="))
-}
-
-fn last_line(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .to_string()
-}
+use lockstep_testkit::{client_bin, last_line, verified, verify, Client, Server, TempDir};
 
 #[test]
 fn a_server_replay_verifies_to_the_clients_hash_in_another_process() {
@@ -38,7 +14,7 @@ fn a_server_replay_verifies_to_the_clients_hash_in_another_process() {
     let clients: Vec<Client> = (0..3)
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), i, 600))
         .collect();
-    let file = recording_path(&mut server);
+    let file = server.recording_path();
     assert!(file.starts_with(&server.replays.0), "{}", file.display());
     let finals: Vec<(u32, String)> = clients
         .into_iter()
@@ -46,12 +22,7 @@ fn a_server_replay_verifies_to_the_clients_hash_in_another_process() {
         .collect();
     server.wait_for("game over", Duration::from_secs(20));
 
-    let out = verify(&file, &["--ticks", "600"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = verified(&file, &["--ticks", "600"]);
     assert_eq!(
         last_line(&out),
         format!("final tick=600 hash={}", finals[0].1)
@@ -65,12 +36,7 @@ fn a_server_replay_verifies_to_the_clients_hash_in_another_process() {
         .expect("checks");
     assert!(checks >= 120, "{stdout}");
     // The whole file (players leave a few ticks after 600) verifies too.
-    let whole = verify(&file, &[]);
-    assert!(
-        whole.status.success(),
-        "{}",
-        String::from_utf8_lossy(&whole.stderr)
-    );
+    let whole = verified(&file, &[]);
     assert!(String::from_utf8_lossy(&whole.stderr).is_empty());
 }
 
@@ -142,7 +108,7 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
             Client::spawn(&format!("bot{i}"), &mut command)
         })
         .collect();
-    let file = recording_path(&mut server);
+    let file = server.recording_path();
     std::thread::sleep(Duration::from_secs(3));
     let killed = Command::new("kill")
         .args(["-KILL", &server.child.id().to_string()])
@@ -152,9 +118,8 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
     let _ = server.child.wait();
     drop(clients);
 
-    let out = verify(&file, &[]);
+    let out = verified(&file, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("no end record"), "{stderr}");
     let server_ticks: u32 = last_line(&out)
         .strip_prefix("final tick=")

@@ -30,6 +30,10 @@ pub enum Advance {
         /// `(tick, hash)` to report to the server: every
         /// `hash_interval` ticks.
         report: Option<(Tick, u64)>,
+        /// The bundle's tick (`tick - 1`) when our input in it is the
+        /// server's stand-in ([`Bundle::substituted`]): ours reached the
+        /// server too late. Not while catching up with history.
+        replaced: Option<Tick>,
     },
     /// A tick is due but its bundle has not arrived.
     Stalled(Tick),
@@ -49,6 +53,9 @@ pub struct GameStats {
     pub stalled_ticks: u64,
     /// Ticks simulated.
     pub ticks: u64,
+    /// Ticks simulated with the server's stand-in for our input (see
+    /// [`Advance::Ran`]).
+    pub replaced_inputs: u64,
 }
 
 /// Client-side options of a networked game.
@@ -215,7 +222,18 @@ impl<G: Game> NetGame<G> {
                     && self.catch_up.is_none()
                     && now.0.is_multiple_of(self.hash_interval))
                 .then_some((now, hash));
-                Advance::Ran { tick: now, report }
+                let replaced = self
+                    .me
+                    .filter(|me| self.catch_up.is_none() && bundle.substituted.contains(me))
+                    .map(|_| tick);
+                if replaced.is_some() {
+                    self.stats.replaced_inputs += 1;
+                }
+                Advance::Ran {
+                    tick: now,
+                    report,
+                    replaced,
+                }
             }
             Gate::Stall(tick) => {
                 if self.catch_up.is_none() && self.last_stall != Some(tick) {
@@ -436,7 +454,7 @@ mod tests {
     fn frame(game: &mut NetGame<Tally>, elapsed_ns: u64) -> (Vec<u32>, Vec<(Tick, u64)>) {
         game.begin_frame(elapsed_ns);
         let (mut ran, mut reports) = (Vec::new(), Vec::new());
-        while let Advance::Ran { tick, report } = game.advance() {
+        while let Advance::Ran { tick, report, .. } = game.advance() {
             ran.push(tick.0);
             reports.extend(report);
             game.local_ticks_due();
@@ -642,6 +660,30 @@ mod tests {
             game.input_lag(Some(frame)),
             3 * tick + tick / 2 + tick + Duration::from_millis(5)
         );
+    }
+
+    #[test]
+    fn a_player_is_told_when_the_server_stood_in_for_its_input() {
+        let mut bundles: Vec<Bundle> = (0..4).map(bundle).collect();
+        bundles[2].substituted = vec![PlayerId(1)];
+        let mut late = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        let mut other = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        for game in [&mut late, &mut other] {
+            game.receive(Tick(0), bundles.clone());
+            game.begin_frame(4 * TICK_NS);
+        }
+        let mut replaced = Vec::new();
+        while let Advance::Ran { replaced: r, .. } = late.advance() {
+            replaced.extend(r);
+        }
+        assert_eq!(replaced, vec![Tick(2)]);
+        assert_eq!(late.stats().replaced_inputs, 1);
+        while let Advance::Ran { replaced, .. } = other.advance() {
+            assert_eq!(replaced, None);
+        }
+        assert_eq!(other.stats().replaced_inputs, 0);
+        // The bundle is applied as it is: the same game either way.
+        assert_eq!(late.current.hash(), other.current.hash());
     }
 
     #[test]

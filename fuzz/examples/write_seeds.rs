@@ -256,10 +256,12 @@ fn bundle(buttons: u8) -> Bundle {
                 },
             },
         ],
+        substituted: vec![],
     }
 }
 
-/// Player 1 leaves and player 2 comes back at the same tick.
+/// Player 1 leaves and player 2 comes back at the same tick; player 0's
+/// input is the server's stand-in for one that came too late.
 fn departure() -> Bundle {
     Bundle {
         left: vec![PlayerId(1)],
@@ -268,6 +270,7 @@ fn departure() -> Bundle {
             player: PlayerId(0),
             input: Input::default(),
         }],
+        substituted: vec![PlayerId(0)],
     }
 }
 

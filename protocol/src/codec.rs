@@ -213,6 +213,7 @@ mod tests {
                             },
                         },
                     ],
+                    substituted: vec![PlayerId(1)],
                 },
                 Bundle {
                     left: vec![PlayerId(1)],
@@ -221,6 +222,7 @@ mod tests {
                         player: PlayerId(0),
                         input: Input::default(),
                     }],
+                    substituted: vec![],
                 },
             ],
         })
@@ -340,9 +342,11 @@ mod tests {
             "00ac02ae02020400000101ff"
         );
 
+        // Bundles 7 and 8: player 1's input of tick 7 is a stand-in (the
+        // `01 01` closing the first bundle); nobody's in tick 8 (`00`).
         assert_eq!(
             hex(&encode(&sample_bundles(), MAX_DATAGRAM_SIZE).unwrap()),
-            "0009070200000200110001000181400101010201000000"
+            "0009070200000200110001000181400101010101020100000000"
         );
 
         let report = ClientMessage::HashReport {

@@ -284,6 +284,15 @@ pub struct Bundle {
     pub joined: Vec<PlayerId>,
     /// One input per remaining active player, in ascending [`PlayerId`] order.
     pub inputs: Vec<PlayerInput>,
+    /// Players whose entry in `inputs` is the server's stand-in, not what
+    /// they sent: their input was still missing the laggard tolerance
+    /// (`lockstep-server --laggard-ms`) after every other input of the tick
+    /// had arrived, so the server repeated their input of the previous
+    /// bundle (the default input if there was none). Ascending. Clients
+    /// apply the bundle as it is, so the game stays deterministic; the mark
+    /// tells a late player its input was replaced, and replays keep it.
+    /// Last, and one byte when empty, as it almost always is.
+    pub substituted: Vec<PlayerId>,
 }
 
 /// One player's input inside a bundle, stamped by the server.

@@ -26,7 +26,7 @@ use crate::{decode, Bundle, Platform, PlayerId, RosterEntry, Tick};
 pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
 
 /// Version of the replay layout; readers refuse other versions.
-pub const REPLAY_FORMAT: u16 = 2;
+pub const REPLAY_FORMAT: u16 = 3;
 
 /// Largest record accepted: a header with a full roster is a few KB; a
 /// larger length means the file is damaged.
@@ -479,6 +479,7 @@ mod tests {
                     axes: None,
                 },
             }],
+            substituted: vec![],
         }
     }
 
@@ -520,6 +521,39 @@ mod tests {
         assert_eq!(writer.out.len(), flushed);
         assert_eq!(writer.ticks(), 5);
         assert_eq!(writer.finish("game over").unwrap(), sample(5));
+    }
+
+    /// The file layout is pinned: if this fails, the change needs a new
+    /// REPLAY_FORMAT and docs/replay-format.md says what changed.
+    #[test]
+    fn golden_bytes_pin_the_format_and_the_bundle_record() {
+        assert_eq!(sample(0)[..10], *b"LOCKSTEP\x03\x00");
+        let record = Record::Bundle {
+            tick: Tick(300),
+            bundle: Bundle {
+                inputs: vec![
+                    PlayerInput {
+                        player: PlayerId(0),
+                        input: Input {
+                            buttons: Buttons(1),
+                            axes: None,
+                        },
+                    },
+                    PlayerInput {
+                        player: PlayerId(1),
+                        input: Input::default(),
+                    },
+                ],
+                substituted: vec![PlayerId(1)],
+                ..Bundle::default()
+            },
+        };
+        // Bundle, tick 300, nobody left or joined, two inputs, then the
+        // stand-ins: player 1.
+        assert_eq!(
+            crate::encode(&record, MAX_RECORD_SIZE).unwrap(),
+            [0x01, 0xac, 0x02, 0x00, 0x00, 0x02, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x01, 0x01]
+        );
     }
 
     #[test]

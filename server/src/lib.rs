@@ -16,6 +16,9 @@
 //! The server never simulates. A player that leaves, disconnects or stays
 //! silent past the drop timeout is removed at a tick the relay picks and
 //! announces inside the bundle stream, so the game goes on for the others.
+//! A player whose input for a tick is still missing the laggard tolerance
+//! after everyone else's arrived gets its previous input repeated in its
+//! place, marked in the bundle, so one slow machine does not stall the rest.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -41,10 +44,25 @@ use tracing::{info, warn, Instrument};
 pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
 pub use relay::{
-    Departure, DropReason, InputOutcome, Relay, Standing, INPUT_WINDOW, MAX_UNACKED_BUNDLES,
+    Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,
+    MAX_UNACKED_BUNDLES,
 };
 pub use server::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use session::MAX_NAME_CHARS;
+
+/// How long a tick waits by default for a late player's input once every
+/// other input of the tick is in, before the relay repeats that player's
+/// previous input instead (`--laggard-ms`).
+///
+/// 50 ms is three ticks at 60 Hz, the default input delay: the others sent
+/// their inputs for a tick about that long before they simulate it, so this
+/// is about when they would begin to wait. Standing in sooner loses inputs
+/// that would have stalled nobody; later, the others stall anyway and the
+/// whole game slows to the laggard's pace. On a LAN every player's input
+/// arrives within a millisecond or two of the others, and the one or two
+/// missed frames (16-33 ms) of a busy window stay well inside it, so only
+/// a machine that stalls for longer loses inputs (and nobody waits for it).
+pub const DEFAULT_LAGGARD_TOLERANCE: Duration = Duration::from_millis(50);
 
 /// QUIC close code: the server is shutting down.
 pub const CLOSE_SHUTDOWN: quinn::VarInt = quinn::VarInt::from_u32(1);
@@ -70,6 +88,11 @@ pub struct Config {
     pub balls: u16,
     /// Silence after which a player is dropped.
     pub drop_timeout: Duration,
+    /// How long a tick waits for a late player's input once every other
+    /// input of the tick is in, before the relay stands in for it with the
+    /// player's previous input; `None` waits for ever (up to the drop
+    /// timeout).
+    pub laggard_tolerance: Option<Duration>,
     /// Time a new connection has to say Hello.
     pub hello_timeout: Duration,
     /// Clients report their world hash every this many ticks.
@@ -114,6 +137,7 @@ impl Default for Config {
             seed: 1,
             balls: lockstep_protocol::DEFAULT_BALLS,
             drop_timeout: Duration::from_secs(2),
+            laggard_tolerance: Some(DEFAULT_LAGGARD_TOLERANCE),
             hello_timeout: Duration::from_secs(5),
             hash_interval: 15,
             on_desync: OnDesync::Continue,
@@ -168,6 +192,24 @@ pub enum ServerEvent {
         tick: Tick,
         /// Why.
         reason: DropReason,
+    },
+    /// The relay stood in for a late player's inputs
+    /// ([`lockstep_protocol::Bundle::substituted`]). One event reports
+    /// `count` stand-ins for the player since its previous one: the first
+    /// after a quiet while at once, then at most one every few seconds, so a
+    /// player late on every tick does not fill the output.
+    Substituted {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// The tick of the first stand-in reported.
+        tick: Tick,
+        /// The longest any of them waited for the player's input after
+        /// the other inputs of its tick arrived.
+        waited: Duration,
+        /// How many stand-ins this reports.
+        count: u32,
     },
     /// A player came back and takes part again from `tick`.
     Rejoined {
@@ -238,6 +280,17 @@ impl std::fmt::Display for ServerEvent {
                 f,
                 "dropped player={player} name={name} tick={tick} reason={}",
                 reason.as_str()
+            ),
+            ServerEvent::Substituted {
+                player,
+                name,
+                tick,
+                waited,
+                count,
+            } => write!(
+                f,
+                "substituted player={player} name={name} tick={tick} waited_ms={} count={count}",
+                waited.as_millis()
             ),
             ServerEvent::Rejoined { player, name, tick } => {
                 write!(f, "rejoined player={player} name={name} tick={tick}")

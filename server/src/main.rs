@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use lockstep_server::{Config, Identity, OnDesync};
+use lockstep_server::{Config, Identity, OnDesync, DEFAULT_LAGGARD_TOLERANCE};
 
 /// QUIC relay for lockstep games: collects every player's input for each
 /// tick and relays the complete set to everyone.
@@ -34,6 +34,16 @@ struct Args {
     /// Milliseconds of silence after which a player is dropped.
     #[arg(long, default_value_t = 2000)]
     drop_timeout_ms: u64,
+    /// Milliseconds a tick waits for a late player's input once every other
+    /// input of the tick has arrived; then the player's previous input
+    /// stands in for it, marked in the bundle, and the game goes on (0:
+    /// always wait, up to --drop-timeout-ms). The default is three ticks at
+    /// 60 Hz, the default input delay: about when the others would start to
+    /// wait anyway. On a LAN inputs arrive within a millisecond or two of
+    /// each other and a busy window's missed frame or two (16-33 ms) fit
+    /// well inside it; only a machine stalled longer loses inputs.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_LAGGARD_TOLERANCE.as_millis() as u64)]
+    laggard_ms: u64,
     /// Clients report their world hash every this many ticks (1-3600).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u16).range(1..=3600))]
     hash_interval: u16,
@@ -109,6 +119,7 @@ async fn run() -> anyhow::Result<()> {
         balls: args.balls,
         seed: args.seed.unwrap_or_else(lockstep_server::clock::seed),
         drop_timeout: Duration::from_millis(args.drop_timeout_ms),
+        laggard_tolerance: (args.laggard_ms > 0).then(|| Duration::from_millis(args.laggard_ms)),
         hash_interval: args.hash_interval,
         replay_dir: (!args.no_record).then(|| args.replay_dir.clone()),
         password: args.password.clone().filter(|p| !p.is_empty()),

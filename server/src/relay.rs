@@ -17,6 +17,13 @@
 //! - A player that comes back ([`Relay::rejoin`]) takes part again from a
 //!   tick chosen ahead of the game (time to catch up), announced in
 //!   [`Bundle::joined`] of that tick.
+//! - Laggard tolerance: when the inputs of tick `t` are all in but some
+//!   players', and the last of them arrived at least the tolerance ago,
+//!   [`Relay::poll_laggards`] completes the tick with each missing
+//!   player's input of the previous bundle (the default input if it had
+//!   none) and the bundle lists them in [`Bundle::substituted`]. It never
+//!   stands in for a player whose departure is decided, nor when nobody's
+//!   input for `t` is in. The real input arriving afterwards is a repeat.
 //! - Every bundle of the game is kept: clients that join late or rejoin
 //!   fast-forward through them. At 60 Hz four players cost about 1 MB per
 //!   quarter hour.
@@ -78,6 +85,18 @@ pub struct Departure {
     pub reason: DropReason,
 }
 
+/// An input the relay put in for a late player ([`Relay::poll_laggards`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Substitution {
+    /// Whose input was missing.
+    pub player: PlayerId,
+    /// The tick completed without it.
+    pub tick: Tick,
+    /// How long the tick had waited for it: since the last of the other
+    /// inputs of the tick arrived.
+    pub waited: Duration,
+}
+
 /// What happened to the inputs of one datagram.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct InputOutcome {
@@ -85,10 +104,13 @@ pub struct InputOutcome {
     pub accepted: u32,
     /// Inputs for a (player, tick) already held or already bundled. Honest
     /// clients repeat every unacknowledged input in each datagram, so most
-    /// of these are expected.
+    /// of these are expected. A late input whose tick was bundled with a
+    /// stand-in ([`Substitution`]) counts here too.
     pub repeated: u32,
     /// Repeats that differ from the input the relay kept: a client trying
-    /// to change its input after the fact (the first one wins).
+    /// to change its input after the fact (the first one wins). A late
+    /// input that differs from its stand-in is not one: the client never
+    /// sent the stand-in.
     pub conflicting: u32,
     /// Inputs beyond [`INPUT_WINDOW`], before the player's first tick or
     /// after its drop tick.
@@ -119,12 +141,24 @@ pub struct Standing {
     pub slack: Option<Slack>,
 }
 
+/// An input waiting for its tick's bundle.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    input: Input,
+    /// When it arrived: the laggard tolerance runs from the last arrival
+    /// among a tick's inputs.
+    arrived: Duration,
+    /// Put in by [`Relay::poll_laggards`], not sent by the player: the
+    /// bundle marks it.
+    stand_in: bool,
+}
+
 #[derive(Debug)]
 struct Slot {
     /// First tick this player takes part in (0, or its rejoin tick).
     first_tick: Tick,
     /// Inputs for ticks at or after `Relay::next_tick`.
-    inputs: BTreeMap<Tick, Input>,
+    inputs: BTreeMap<Tick, Held>,
     /// First bundle tick this client does not hold.
     bundles_ack: Tick,
     /// Last time anything arrived from it.
@@ -175,6 +209,10 @@ pub struct Relay {
     drop_timeout: Duration,
     /// When each tick's inputs are needed.
     schedule: Schedule,
+    /// How long a tick waits for its missing inputs once every other one
+    /// is in, before [`Relay::poll_laggards`] stands in for them; `None`
+    /// waits for ever (until the drop timeout).
+    laggard_tolerance: Option<Duration>,
     /// Slots removed so far: lets the driver skip its bookkeeping when
     /// nobody left since it last looked.
     departures: u64,
@@ -182,10 +220,13 @@ pub struct Relay {
 
 impl Relay {
     /// A relay for `players`, starting at tick 0 at time `now`, at
-    /// `tick_rate` ticks a second.
+    /// `tick_rate` ticks a second, that stands in for inputs missing
+    /// `laggard_tolerance` after the others of their tick (never when
+    /// `None`).
     pub fn new(
         players: &[PlayerId],
         drop_timeout: Duration,
+        laggard_tolerance: Option<Duration>,
         now: Duration,
         tick_rate: u16,
     ) -> Self {
@@ -198,6 +239,7 @@ impl Relay {
             bundles: Vec::new(),
             drop_timeout,
             schedule: Schedule::new(now, tick_rate),
+            laggard_tolerance,
             departures: 0,
         }
     }
@@ -273,26 +315,36 @@ impl Relay {
         };
         let mut tick = datagram.first_tick;
         for &input in &datagram.inputs {
+            // For a tick already decided: the player's input there (`None`
+            // if it had none), and whether that was a stand-in.
             let kept = if tick < next_tick {
                 self.bundles.get(tick.0 as usize).map(|bundle| {
-                    bundle
-                        .inputs
-                        .iter()
-                        .find(|i| i.player == player)
-                        .map(|i| i.input)
+                    (
+                        input_of(bundle, player),
+                        bundle.substituted.contains(&player),
+                    )
                 })
             } else {
-                slot.inputs.get(&tick).map(|&kept| Some(kept))
+                slot.inputs
+                    .get(&tick)
+                    .map(|held| (Some(held.input), held.stand_in))
             };
-            if let Some(kept) = kept {
+            if let Some((kept, stand_in)) = kept {
                 outcome.repeated += 1;
-                if kept != Some(input) {
+                if kept != Some(input) && !stand_in {
                     outcome.conflicting += 1;
                 }
             } else if tick >= limit || tick < slot.first_tick {
                 outcome.out_of_window += 1;
             } else {
-                slot.inputs.insert(tick, input);
+                slot.inputs.insert(
+                    tick,
+                    Held {
+                        input,
+                        arrived: now,
+                        stand_in: false,
+                    },
+                );
                 slot.slack.record(&self.schedule, tick, now);
                 outcome.accepted += 1;
             }
@@ -365,6 +417,89 @@ impl Relay {
             .collect()
     }
 
+    /// Stands in for late players (when the relay has a laggard
+    /// tolerance): from the next tick on, while a tick lacks only some
+    /// players' inputs and the last of the others arrived at least the
+    /// tolerance before `now`, each missing input becomes that player's
+    /// input of the tick before; but never before the tick is needed
+    /// ([`Schedule::needed`]): until then a player with a smaller delay
+    /// than the others is late to nobody. The next [`Relay::complete`]
+    /// bundles those ticks with the marks. Returns the stand-ins, in tick
+    /// order.
+    pub fn poll_laggards(&mut self, now: Duration) -> Vec<Substitution> {
+        let mut substitutions = Vec::new();
+        let Some(tolerance) = self.laggard_tolerance else {
+            return substitutions;
+        };
+        let mut tick = self.next_tick();
+        while let Some((missing, waited)) = self.missing_at(tick, now) {
+            if !missing.is_empty() && (waited < tolerance || now < self.schedule.needed(tick)) {
+                break;
+            }
+            for player in missing {
+                let input = self.input_before(player, tick);
+                if let Some(slot) = self.slots.get_mut(&player) {
+                    let stand_in = Held {
+                        input,
+                        arrived: now,
+                        stand_in: true,
+                    };
+                    slot.inputs.insert(tick, stand_in);
+                    // Its own input will be at least this late: its
+                    // slack says so, and its delay goes up.
+                    slot.slack.record(&self.schedule, tick, now);
+                }
+                substitutions.push(Substitution {
+                    player,
+                    tick,
+                    waited,
+                });
+            }
+            tick = tick.next();
+        }
+        substitutions
+    }
+
+    /// The players taking part in `tick` whose input for it is missing, and
+    /// how long ago the last input of the tick arrived. `None` when no
+    /// input of the tick is in, or when a player whose departure is decided
+    /// lacks one (the relay never stands in for a leaving player; its drop
+    /// tick is its first missing input, so this does not happen).
+    fn missing_at(&self, tick: Tick, now: Duration) -> Option<(Vec<PlayerId>, Duration)> {
+        let mut missing = Vec::new();
+        let mut last_arrival = None;
+        for (&player, slot) in &self.slots {
+            if !slot.plays(tick) {
+                continue;
+            }
+            match slot.inputs.get(&tick) {
+                Some(held) => last_arrival = last_arrival.max(Some(held.arrived)),
+                None if slot.departure.is_some() => return None,
+                None => missing.push(player),
+            }
+        }
+        Some((missing, now.saturating_sub(last_arrival?)))
+    }
+
+    /// `player`'s input of the tick before `tick`, bundled or still held;
+    /// the default input when it had none (tick 0, or it just came back).
+    fn input_before(&self, player: PlayerId, tick: Tick) -> Input {
+        let Some(previous) = tick.0.checked_sub(1).map(Tick) else {
+            return Input::default();
+        };
+        let input = if previous < self.next_tick() {
+            self.bundles
+                .get(previous.0 as usize)
+                .and_then(|bundle| input_of(bundle, player))
+        } else {
+            self.slots
+                .get(&player)
+                .and_then(|slot| slot.inputs.get(&previous))
+                .map(|held| held.input)
+        };
+        input.unwrap_or_default()
+    }
+
     /// Bundles every tick whose inputs are complete; returns how many.
     pub fn complete(&mut self) -> u32 {
         let mut made = 0;
@@ -396,8 +531,14 @@ impl Relay {
             if slot.first_tick == tick && tick > Tick(0) {
                 bundle.joined.push(player);
             }
-            if let Some(input) = slot.inputs.remove(&tick) {
-                bundle.inputs.push(PlayerInput { player, input });
+            if let Some(held) = slot.inputs.remove(&tick) {
+                bundle.inputs.push(PlayerInput {
+                    player,
+                    input: held.input,
+                });
+                if held.stand_in {
+                    bundle.substituted.push(player);
+                }
             }
         }
         if !bundle.left.is_empty() {
@@ -495,6 +636,15 @@ impl Relay {
     }
 }
 
+/// `player`'s input in `bundle`, if it had one.
+fn input_of(bundle: &Bundle, player: PlayerId) -> Option<Input> {
+    bundle
+        .inputs
+        .iter()
+        .find(|i| i.player == player)
+        .map(|i| i.input)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,7 +681,7 @@ mod tests {
 
     #[test]
     fn bundles_a_tick_only_when_every_player_sent_it() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1, 2], Duration::ZERO);
         assert_eq!(relay.complete(), 0);
         send(&mut relay, P1, 0, &[3], Duration::ZERO);
@@ -558,7 +708,7 @@ mod tests {
 
     #[test]
     fn first_input_wins_and_repeats_are_counted() {
-        let mut relay = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1, 1], Duration::ZERO);
         let repeat = InputDatagram {
             bundles_ack: Tick(0),
@@ -596,7 +746,7 @@ mod tests {
 
     #[test]
     fn inputs_far_ahead_are_refused() {
-        let mut relay = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0], TIMEOUT, None, Duration::ZERO, 60);
         let far = InputDatagram {
             bundles_ack: Tick(0),
             first_tick: Tick(INPUT_WINDOW),
@@ -611,7 +761,7 @@ mod tests {
 
     #[test]
     fn a_disconnected_player_is_dropped_at_its_first_missing_tick() {
-        let mut relay = Relay::new(&[P0, P1, P2], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1, P2], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 6], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 3], Duration::ZERO);
         send(&mut relay, P2, 0, &[1; 6], Duration::ZERO);
@@ -629,7 +779,7 @@ mod tests {
 
     #[test]
     fn a_leaving_player_keeps_the_inputs_it_already_sent() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P1, 0, &[1; 5], Duration::ZERO);
         let departure = relay.remove(P1, DropReason::Left).unwrap();
         assert_eq!(departure.tick, Tick(5));
@@ -644,7 +794,7 @@ mod tests {
 
     #[test]
     fn silence_past_the_timeout_drops_the_player() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 4], Duration::from_secs(2));
         assert!(relay.poll_timeouts(Duration::from_secs(2)).is_empty());
         let departures = relay.poll_timeouts(Duration::from_millis(2001));
@@ -663,7 +813,7 @@ mod tests {
 
     #[test]
     fn acknowledged_bundles_are_not_repeated() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 10], Duration::ZERO);
         relay.complete();
@@ -685,7 +835,7 @@ mod tests {
 
     #[test]
     fn a_rejoining_player_takes_part_from_its_first_tick_announced_in_the_bundle() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 4], Duration::ZERO);
         send(&mut relay, P1, 0, &[1; 2], Duration::ZERO);
         relay.complete();
@@ -717,7 +867,7 @@ mod tests {
 
     #[test]
     fn the_standings_say_how_early_each_players_inputs_arrived() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 50);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 50);
         let ms = Duration::from_millis;
         // The first second (50 ticks) is not timed.
         send(&mut relay, P0, 0, &[1], ms(900));
@@ -736,13 +886,13 @@ mod tests {
         };
         assert_eq!(slack(P0).map(|s| (s.min_ms, s.p10_ms)), Some((15, 15)));
         assert_eq!(slack(P1).map(|s| (s.from, s.min_ms)), Some((Tick(50), -10)));
-        let fresh = Relay::new(&[P0], TIMEOUT, Duration::ZERO, 50);
+        let fresh = Relay::new(&[P0], TIMEOUT, None, Duration::ZERO, 50);
         assert_eq!(fresh.standings(ms(1))[0].slack, None);
     }
 
     #[test]
     fn standings_name_who_the_next_tick_waits_for() {
-        let mut relay = Relay::new(&[P0, P1], TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 2], Duration::from_millis(100));
         let standings = relay.standings(Duration::from_millis(700));
         assert!(!standings[0].waited_for);
@@ -751,10 +901,163 @@ mod tests {
         assert_eq!(standings[0].silent, Duration::from_millis(600));
     }
 
+    const TOLERANCE: Duration = Duration::from_millis(50);
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn tolerant(players: &[PlayerId]) -> Relay {
+        Relay::new(players, TIMEOUT, Some(TOLERANCE), Duration::ZERO, 60)
+    }
+
+    fn stand_in(player: PlayerId, tick: u32, waited: u64) -> Substitution {
+        Substitution {
+            player,
+            tick: Tick(tick),
+            waited: ms(waited),
+        }
+    }
+
+    #[test]
+    fn no_input_is_stood_in_for_before_its_tick_is_needed() {
+        let mut relay = tolerant(&[P0, P1]);
+        // P0 is 30 ticks ahead of its need (a larger delay than P1's):
+        // tick 0 is needed at 16.7 ms, tick 30 at 516.7 ms.
+        send(&mut relay, P0, 0, &[1; 31], ms(0));
+        send(&mut relay, P1, 0, &[1; 30], ms(0));
+        assert_eq!(relay.complete(), 30);
+        assert!(relay.poll_laggards(ms(100)).is_empty());
+        assert!(relay.poll_laggards(ms(516)).is_empty());
+        assert_eq!(relay.poll_laggards(ms(517)), vec![stand_in(P1, 30, 517)]);
+    }
+
+    #[test]
+    fn a_missing_input_is_stood_in_for_the_tolerance_after_the_last_other_arrived() {
+        let mut relay = tolerant(&[P0, P1, P2]);
+        send(&mut relay, P0, 0, &[1, 1], ms(0));
+        send(&mut relay, P1, 0, &[4, 5], ms(0));
+        send(&mut relay, P2, 0, &[1, 1], ms(0));
+        assert_eq!(relay.complete(), 2);
+        send(&mut relay, P0, 2, &[1], ms(100));
+        send(&mut relay, P2, 2, &[1], ms(110));
+        assert!(relay.poll_laggards(ms(159)).is_empty(), "not before");
+        assert_eq!(relay.complete(), 0);
+        assert_eq!(relay.poll_laggards(ms(160)), vec![stand_in(P1, 2, 50)]);
+        assert_eq!(relay.complete(), 1);
+        // P1's input of tick 1 again, marked.
+        let bundle = &relay.history(Tick(2), Tick(3))[0];
+        assert_eq!(bundle.inputs[1].input, input(5));
+        assert_eq!(bundle.substituted, vec![P1]);
+        assert!(relay
+            .history(Tick(0), Tick(2))
+            .iter()
+            .all(|b| b.substituted.is_empty()));
+        // The late player is told to stop repeating it.
+        assert_eq!(relay.datagram_start(P1), Some((Tick(0), Tick(3))));
+    }
+
+    #[test]
+    fn a_late_input_for_a_stood_in_tick_is_a_repeat_and_no_conflict() {
+        let mut relay = tolerant(&[P0, P1]);
+        send(&mut relay, P0, 0, &[1, 1], ms(0));
+        assert_eq!(relay.poll_laggards(ms(50)).len(), 2);
+        assert_eq!(relay.complete(), 2);
+        let late = InputDatagram {
+            bundles_ack: Tick(0),
+            first_tick: Tick(0),
+            inputs: vec![input(3), input(3), input(3)],
+        };
+        let outcome = relay.receive(P1, &late, ms(80));
+        assert_eq!(
+            outcome,
+            InputOutcome {
+                accepted: 1,
+                repeated: 2,
+                conflicting: 0,
+                out_of_window: 0
+            }
+        );
+        assert_eq!(relay.complete(), 0);
+        assert_eq!(relay.history(Tick(0), Tick(1))[0].inputs[1].input, input(0));
+        send(&mut relay, P0, 2, &[1], ms(90));
+        assert_eq!(relay.complete(), 1, "its input of tick 2 arrived in time");
+        assert!(relay.history(Tick(2), Tick(3))[0].substituted.is_empty());
+    }
+
+    #[test]
+    fn every_missing_player_is_stood_in_for_on_every_tick_the_others_completed() {
+        let mut relay = tolerant(&[P0, P1, P2]);
+        send(&mut relay, P0, 0, &[1], ms(0));
+        send(&mut relay, P1, 0, &[7], ms(0));
+        send(&mut relay, P2, 0, &[9], ms(0));
+        assert_eq!(relay.complete(), 1);
+        send(&mut relay, P0, 1, &[1, 1], ms(10));
+        send(&mut relay, P0, 3, &[1], ms(40));
+        assert!(relay.poll_laggards(ms(59)).is_empty());
+        assert_eq!(
+            relay.poll_laggards(ms(60)),
+            vec![
+                stand_in(P1, 1, 50),
+                stand_in(P2, 1, 50),
+                stand_in(P1, 2, 50),
+                stand_in(P2, 2, 50)
+            ]
+        );
+        assert_eq!(relay.complete(), 2);
+        for bundle in relay.history(Tick(1), Tick(3)) {
+            assert_eq!(bundle.substituted, vec![P1, P2]);
+            let inputs: Vec<Input> = bundle.inputs.iter().map(|i| i.input).collect();
+            assert_eq!(inputs, vec![input(1), input(7), input(9)]);
+        }
+        // Tick 3's wait runs from its own input.
+        assert!(relay.poll_laggards(ms(89)).is_empty());
+        assert_eq!(relay.poll_laggards(ms(90)).len(), 2);
+    }
+
+    #[test]
+    fn a_player_without_a_previous_input_is_stood_in_for_with_the_default() {
+        let mut relay = tolerant(&[P0, P1]);
+        send(&mut relay, P0, 0, &[1], ms(0));
+        assert_eq!(relay.poll_laggards(ms(50)), vec![stand_in(P1, 0, 50)]);
+        relay.complete();
+        assert_eq!(
+            relay.history(Tick(0), Tick(1))[0].inputs[1].input,
+            Input::default()
+        );
+    }
+
+    #[test]
+    fn nothing_is_stood_in_for_when_the_tolerance_is_off_or_no_input_of_the_tick_is_in() {
+        let mut off = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
+        send(&mut off, P0, 0, &[1; 3], ms(0));
+        assert!(off.poll_laggards(ms(1000)).is_empty());
+        assert_eq!(off.complete(), 0);
+
+        let mut relay = tolerant(&[P0, P1]);
+        assert!(relay.poll_laggards(ms(1000)).is_empty());
+        let mut alone = tolerant(&[P0]);
+        assert!(alone.poll_laggards(ms(1000)).is_empty());
+        assert_eq!(alone.next_tick(), Tick(0));
+    }
+
+    #[test]
+    fn a_leaving_player_is_never_stood_in_for() {
+        let mut relay = tolerant(&[P0, P1]);
+        send(&mut relay, P1, 0, &[1; 2], ms(0));
+        relay.remove(P1, DropReason::Left);
+        send(&mut relay, P0, 0, &[1; 5], ms(0));
+        assert!(relay.poll_laggards(ms(1000)).is_empty());
+        assert_eq!(relay.complete(), 5);
+        let bundles = relay.history(Tick(0), Tick(5));
+        assert_eq!(bundles[2].left, vec![P1]);
+        assert!(bundles.iter().all(|b| b.substituted.is_empty()));
+    }
+
     #[test]
     fn datagrams_fit_the_size_limit_oldest_bundles_first() {
         let players: Vec<PlayerId> = (0..64).map(PlayerId).collect();
-        let mut relay = Relay::new(&players, TIMEOUT, Duration::ZERO, 60);
+        let mut relay = Relay::new(&players, TIMEOUT, None, Duration::ZERO, 60);
         for &p in &players {
             send(&mut relay, p, 0, &[1; 40], Duration::ZERO);
         }

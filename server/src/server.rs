@@ -30,7 +30,7 @@ use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
 /// updates, never bundles (those are datagrams).
 const CONTROL_QUEUE: usize = 64;
 
-/// Bundles per History message: about 14 bytes each with four players,
+/// Bundles per History message: about 16 bytes each with four players,
 /// so a chunk stays far below the message size limit; bigger bundles are
 /// split further by the writer.
 const HISTORY_CHUNK: usize = 2048;

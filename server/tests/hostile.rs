@@ -11,10 +11,10 @@ use bytes::Bytes;
 use lockstep_client::tls::FingerprintVerifier;
 use lockstep_protocol::{
     decode, encode, encode_frame, Buttons, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Input, InputDatagram, Platform, Replay, ServerDatagram, ServerMessage, Tick, ALPN,
-    MAX_DATAGRAM_SIZE, PROTOCOL_VERSION,
+    Input, InputDatagram, Platform, ServerDatagram, ServerMessage, Tick, ALPN, MAX_DATAGRAM_SIZE,
+    PROTOCOL_VERSION,
 };
-use lockstep_testkit::{Client, Server};
+use lockstep_testkit::{read_replay, slot_of, Client, Server};
 
 /// Bits no honest input ever sets (the simulation ignores them): inputs
 /// carrying them can only have come from the attacker.
@@ -324,16 +324,8 @@ fn hostile_peers_leave_honest_players_in_lockstep_and_the_server_running() {
         .map(|e| e.path())
         .next()
         .expect("a replay");
-    let replay = Replay::read(std::fs::File::open(file).expect("replay"))
-        .expect("readable")
-        .replay;
-    let mallory_id = replay
-        .header
-        .roster
-        .iter()
-        .find(|r| r.name == "mallory")
-        .map(|r| r.id)
-        .expect("mallory in the roster");
+    let replay = read_replay(&file);
+    let mallory_id = slot_of(&replay, "mallory");
     let mut marked = 0;
     for bundle in &replay.bundles {
         for entry in &bundle.inputs {

@@ -9,13 +9,14 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use lockstep_client::clock;
+use lockstep_protocol::{PlayerId, Replay};
 
 /// A binary of this workspace, from the target directory the running test
 /// was built in (the test executable lives in its `deps/`).
@@ -148,6 +149,13 @@ impl Server {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The replay file of the game this server records (its `recording
+    /// path=...` line).
+    pub fn recording_path(&mut self) -> PathBuf {
+        let line = self.wait_for("recording path=", Duration::from_secs(20));
+        PathBuf::from(line.trim_start_matches("recording path="))
     }
 
     /// The server's resident memory in KiB, from /proc.
@@ -297,6 +305,57 @@ impl Finished {
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}: no {key} in {line:?}", self.name))
     }
+}
+
+/// Runs `lockstep-client replay FILE --verify --headless`, plus `extra`,
+/// to its end.
+pub fn verify(file: &Path, extra: &[&str]) -> Output {
+    Command::new(client_bin())
+        .arg("replay")
+        .arg(file)
+        .args(["--verify", "--headless"])
+        .args(extra)
+        .output()
+        .expect("replay runs")
+}
+
+/// [`verify`], failing the test (with the client's stderr) unless the
+/// replay verified.
+pub fn verified(file: &Path, extra: &[&str]) -> Output {
+    let out = verify(file, extra);
+    assert!(
+        out.status.success(),
+        "{} did not verify: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The replay in `file`, read up to any damage.
+pub fn read_replay(file: &Path) -> Replay {
+    let file = std::fs::File::open(file).expect("the replay opens");
+    Replay::read(file).expect("a replay").replay
+}
+
+/// The slot of the player called `name` in `replay`'s roster.
+pub fn slot_of(replay: &Replay, name: &str) -> PlayerId {
+    replay
+        .header
+        .roster
+        .iter()
+        .find(|r| r.name == name)
+        .map(|r| r.id)
+        .unwrap_or_else(|| panic!("{name} is not in the replay's roster"))
+}
+
+/// The last line a finished process wrote on stdout.
+pub fn last_line(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Runs `args` of the client inside a fresh Xvfb display, 1280x720.

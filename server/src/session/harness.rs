@@ -61,11 +61,15 @@ impl Harness {
         }
     }
 
-    /// A server whose games need `players` players, recording nothing.
+    /// A server whose games need `players` players, recording nothing and
+    /// waiting for late inputs as long as it takes (the tests of waits,
+    /// drops and takeovers need the wait; `Config::default` stands in for
+    /// inputs 50 ms late).
     pub(super) fn players(players: u8) -> Harness {
         Harness::new(Config {
             players,
             replay_dir: None,
+            laggard_tolerance: None,
             ..Config::default()
         })
     }

@@ -17,13 +17,15 @@
 //!
 //! This file holds the state and the event handling, the game's start and
 //! end, departures and hash verdicts; `admission.rs` decides who gets in
-//! (names, slots, rejoins, takeovers) and `fanout.rs` what goes out to
-//! every client (bundle datagrams, repeats, the lag indicator).
+//! (names, slots, rejoins, takeovers), `fanout.rs` what goes out to every
+//! client (bundle datagrams, repeats, the lag indicator) and `laggards.rs`
+//! how often the inputs the relay stood in for are reported.
 
 mod admission;
 mod fanout;
 #[cfg(test)]
 mod harness;
+mod laggards;
 
 pub use admission::MAX_NAME_CHARS;
 
@@ -41,6 +43,7 @@ use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
 use crate::{Config, OnDesync, ServerEvent};
+use laggards::{LaggardReports, Report};
 
 /// How often the driver calls [`Session::poll`] to check timeouts and
 /// repeat unacknowledged bundles. Well under one 60 Hz tick, so a lost
@@ -212,6 +215,8 @@ pub(crate) struct Session {
     last_status: Duration,
     /// Players the server has warned it waits for (once per episode).
     waiting_warned: BTreeSet<PlayerId>,
+    /// The inputs the relay stood in for, reported at a bounded rate.
+    laggards: LaggardReports,
     /// The relay's departure count at the last [`Session::forget_departed`].
     departures_seen: u64,
     actions: Actions,
@@ -230,6 +235,7 @@ impl Session {
             recorder: None,
             last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
+            laggards: LaggardReports::default(),
             departures_seen: 0,
             actions: Actions::default(),
         }
@@ -395,12 +401,14 @@ impl Session {
         self.relay = Some(Relay::new(
             &ids,
             self.config.drop_timeout,
+            self.config.laggard_tolerance,
             now,
             self.config.tick_rate,
         ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
         self.waiting_warned.clear();
+        self.laggards = LaggardReports::default();
         self.start_recording(roster.clone(), unix_time);
         info!(players = ids.len(), seed = self.config.seed, "game started");
         self.emit(ServerEvent::Started {
@@ -466,6 +474,9 @@ impl Session {
     }
 
     fn report_departure(&mut self, departure: Departure) {
+        if let Some(report) = self.laggards.flush(departure.player) {
+            self.report_laggard(report);
+        }
         let name = self.name_of(departure.player);
         let totals = self
             .relay
@@ -548,6 +559,26 @@ impl Session {
         }
     }
 
+    /// Reports stand-ins for a late player's inputs, summed (`laggards.rs`).
+    fn report_laggard(&mut self, report: Report) {
+        let name = self.name_of(report.player);
+        warn!(
+            player = %report.player,
+            %name,
+            tick = %report.tick,
+            waited_ms = report.waited.as_millis() as u64,
+            count = report.count,
+            "late inputs stood in for"
+        );
+        self.emit(ServerEvent::Substituted {
+            player: report.player,
+            name,
+            tick: report.tick,
+            waited: report.waited,
+            count: report.count,
+        });
+    }
+
     /// Ends the game: spectators and remaining clients are told why, the
     /// recording is closed and the server returns to the lobby.
     fn finish_game(&mut self, tick: Tick, reason: &str) {
@@ -571,8 +602,12 @@ impl Session {
     }
 
     /// Prints the verdict of the running game, if one runs: how many ticks
-    /// and reports it rests on, and which machines agreed or diverged.
+    /// and reports it rests on, and which machines agreed or diverged. The
+    /// stand-ins not yet reported come first.
     fn report_verdict(&mut self) {
+        for report in self.laggards.flush_all() {
+            self.report_laggard(report);
+        }
         let Some(relay) = &self.relay else {
             return;
         };
@@ -670,15 +705,30 @@ impl Session {
     }
 
     /// The periodic work, every [`POLL_INTERVAL`]: drops silent players,
-    /// repeats bundles to clients that lack them, and sends the lag
-    /// indicator when no bundle carried it.
+    /// stands in for late ones, repeats bundles to clients that lack them,
+    /// and sends the lag indicator when no bundle carried it.
     pub(crate) fn poll(&mut self, now: Duration) {
         let Some(relay) = &mut self.relay else {
             return;
         };
         let departures = relay.poll_timeouts(now);
+        let substitutions = relay.poll_laggards(now);
         for departure in departures {
             self.report_departure(departure);
+        }
+        for substitution in substitutions {
+            debug!(
+                player = %substitution.player,
+                tick = %substitution.tick,
+                waited_ms = substitution.waited.as_millis() as u64,
+                "late input stood in for"
+            );
+            if let Some(report) = self.laggards.stood_in(substitution, now) {
+                self.report_laggard(report);
+            }
+        }
+        for report in self.laggards.due(now) {
+            self.report_laggard(report);
         }
         self.advance(now);
         self.resend_stale(now);
@@ -716,6 +766,8 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use lockstep_protocol::{
         DesyncNotice, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
     };
@@ -883,7 +935,10 @@ mod tests {
 
     #[test]
     fn a_silent_player_is_dropped_at_the_timeout_and_the_bundles_announce_it() {
-        let mut h = three_playing(Config::default());
+        let mut h = three_playing(Config {
+            laggard_tolerance: None,
+            ..Config::default()
+        });
         h.advance_to(ms(1500));
         h.inputs(1, 10..20);
         h.inputs(2, 10..20);
@@ -911,6 +966,72 @@ mod tests {
             Some((CloseCode::Dropped, "removed from the game"))
         );
         assert_eq!(dropped.closed(1), None);
+    }
+
+    #[test]
+    fn a_late_player_is_stood_in_for_and_reported_at_a_bounded_rate() {
+        let dir = std::env::temp_dir().join(format!("lockstep-laggard-{}", std::process::id()));
+        let mut h = three_playing(Config {
+            replay_dir: Some(dir.clone()),
+            ..Config::default()
+        });
+        // cat sends nothing more; at 500 ms, when ticks up to 29 are needed
+        // (a stand-in never comes before its tick is), the others send
+        // ticks 10 to 29.
+        h.advance_to(ms(500));
+        h.inputs(1, 10..30);
+        h.inputs(2, 10..30);
+        let waiting = h.advance(ms(40));
+        assert!(waiting.events().is_empty());
+        assert_eq!(h.next_tick(), Tick(10));
+
+        let stood_in = h.advance(ms(10));
+        assert_eq!(
+            stood_in.reports(),
+            vec!["substituted player=2 name=cat tick=10 waited_ms=50 count=1"]
+        );
+        assert_eq!(h.next_tick(), Tick(30));
+        let bundle = stood_in.bundle(1, Tick(29)).unwrap();
+        assert_eq!(bundle.substituted, vec![PlayerId(2)]);
+        assert_eq!(bundle.inputs.len(), 3);
+        assert_eq!(stood_in.bundle(3, Tick(29)), Some(bundle));
+
+        // Late on every tick for 8 s: one sum 5 s after the first line, not
+        // a line a tick (ticks 11 to 327; polls come every 10 ms, so an
+        // input may wait up to 59 ms).
+        let mut lines = Vec::new();
+        for tick in 30..510 {
+            h.inputs(1, tick..tick + 1);
+            h.inputs(2, tick..tick + 1);
+            h.heartbeat(3);
+            lines.extend(h.advance(Duration::from_secs(1) / 60).reports());
+        }
+        assert_eq!(h.next_tick(), Tick(507));
+        assert_eq!(
+            lines,
+            vec!["substituted player=2 name=cat tick=11 waited_ms=59 count=317"]
+        );
+        // What is left is reported before the game's verdict: ticks 10 to
+        // 506 in three lines.
+        h.session.shut_down();
+        let reports = h.actions().reports();
+        assert_eq!(
+            reports[0],
+            "substituted player=2 name=cat tick=328 waited_ms=59 count=179"
+        );
+        assert!(reports[1].starts_with("verdict agreed"), "{reports:?}");
+        // The replay keeps every mark.
+        let path = dir.join("2026-11-21T13-36-39Z.lsreplay");
+        let replay = Replay::read(std::fs::File::open(&path).unwrap())
+            .unwrap()
+            .replay;
+        let marked = replay
+            .bundles
+            .iter()
+            .filter(|b| b.substituted == [PlayerId(2)])
+            .count();
+        assert_eq!(marked, 497);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
