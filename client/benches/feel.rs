@@ -60,6 +60,9 @@ struct Scenario {
     first: &'static [&'static str],
     /// Freeze client 0 for [`SPIKE`] halfway through.
     spike: bool,
+    /// Play it with every server variant (a slow or frozen client); the
+    /// others only with the defaults.
+    variants: bool,
 }
 
 /// Every scenario, in the order they run.
@@ -71,6 +74,7 @@ const SCENARIOS: &[Scenario] = &[
         flags: &[],
         first: &[],
         spike: false,
+        variants: false,
     },
     Scenario {
         name: "clean",
@@ -79,6 +83,7 @@ const SCENARIOS: &[Scenario] = &[
         flags: &[],
         first: &[],
         spike: false,
+        variants: false,
     },
     Scenario {
         name: "rtt50",
@@ -87,6 +92,7 @@ const SCENARIOS: &[Scenario] = &[
         flags: &["--sim-latency-ms", "25", "--sim-jitter-ms", "5"],
         first: &[],
         spike: false,
+        variants: false,
     },
     Scenario {
         name: "burst5",
@@ -95,6 +101,7 @@ const SCENARIOS: &[Scenario] = &[
         flags: &["--sim-loss-pct", "5", "--sim-burst-len", "4"],
         first: &[],
         spike: false,
+        variants: false,
     },
     Scenario {
         name: "spike",
@@ -103,6 +110,7 @@ const SCENARIOS: &[Scenario] = &[
         flags: &[],
         first: &[],
         spike: true,
+        variants: true,
     },
     Scenario {
         name: "halfspeed",
@@ -111,6 +119,7 @@ const SCENARIOS: &[Scenario] = &[
         flags: &[],
         first: &["--tick-cost-ms", "33"],
         spike: false,
+        variants: true,
     },
 ];
 
@@ -122,12 +131,20 @@ struct Variant {
     new_only: bool,
 }
 
-/// The server variants every scenario runs with.
-const VARIANTS: &[Variant] = &[Variant {
-    label: "default",
-    flags: &[],
-    new_only: false,
-}];
+/// The server variants: the defaults first (all a scenario without
+/// `variants` plays), then each new feature turned off.
+const VARIANTS: &[Variant] = &[
+    Variant {
+        label: "default",
+        flags: &[],
+        new_only: false,
+    },
+    Variant {
+        label: "--laggard-ms 0",
+        flags: &["--laggard-ms", "0"],
+        new_only: true,
+    },
+];
 
 /// One build's binaries.
 struct Build {
@@ -288,7 +305,12 @@ fn main() {
         .iter()
         .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
     {
-        for variant in VARIANTS {
+        let variants = if scenario.variants {
+            VARIANTS
+        } else {
+            &VARIANTS[..1]
+        };
+        for variant in variants {
             for build in &builds {
                 if (variant.new_only || !scenario.first.is_empty()) && !build.current {
                     continue;
