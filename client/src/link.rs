@@ -144,6 +144,12 @@ impl Link {
         self.received_through
     }
 
+    /// The smoothed jitter of bundle arrivals: how far their spacing
+    /// strays from the ticks they carry.
+    pub fn jitter(&self) -> Duration {
+        self.jitter
+    }
+
     /// What the delay must absorb beyond the round trip, as a jitter: the
     /// smoothed jitter, or three quarters of the recent worst outage,
     /// whichever is larger. The controller budgets twice the jitter, so an

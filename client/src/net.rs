@@ -26,6 +26,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use lockstep_engine::input_delay::LinkFigures;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
     InputDatagram, PeerStatus, Platform, PlayerId, ServerDatagram, ServerMessage, Start, Tick,
@@ -132,13 +133,25 @@ pub struct LinkStats {
     /// UDP bytes received so far.
     pub rx_bytes: u64,
     /// How irregularly the game's bundles reach us: the smoothed deviation
-    /// of their spacing from the tick period, or three quarters of the
-    /// recent longest wait for news (a burst of losses), whichever is
-    /// larger.
+    /// of their spacing from the tick period.
     pub jitter: Duration,
+    /// The jitter, or three quarters of the recent longest wait for news
+    /// (a burst of losses), whichever is larger.
+    pub irregularity: Duration,
     /// Ticks whose input was sent on schedule, before the frontend's own
     /// sample for them arrived (its frame was late).
     pub inputs_on_schedule: u64,
+}
+
+impl LinkStats {
+    /// What the input delay controller needs of them.
+    pub fn figures(&self) -> LinkFigures {
+        LinkFigures {
+            rtt: self.rtt,
+            jitter: self.jitter,
+            irregularity: self.irregularity,
+        }
+    }
 }
 
 /// How the connection ended.
@@ -612,7 +625,8 @@ async fn play(
                     rtt: conn.rtt(),
                     tx_bytes: s.udp_tx.bytes,
                     rx_bytes: s.udp_rx.bytes,
-                    jitter: link.irregularity(),
+                    jitter: link.jitter(),
+                    irregularity: link.irregularity(),
                     inputs_on_schedule,
                 }));
             }

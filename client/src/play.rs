@@ -209,8 +209,7 @@ impl NetPlay {
                     }
                     let before = self.game.input_delay();
                     let slack = self.own_slack();
-                    self.game
-                        .adapt_delay(self.link.rtt, self.link.jitter, slack);
+                    self.game.adapt_delay(self.link.figures(), slack);
                     if self.game.input_delay() != before {
                         tracing::debug!(
                             %tick,

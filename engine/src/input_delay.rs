@@ -22,6 +22,11 @@
 //! - A report that still counts inputs sampled under an earlier delay says
 //!   nothing about the new one and is ignored.
 //!
+//! The slack kept in hand is a safety margin plus twice the jitter of the
+//! bundles' arrivals here: a bundle leaves the server when its tick's last
+//! input is in, and a jittery link brings it late unless the inputs leave
+//! it some room.
+//!
 //! Before the first report (the game's first seconds) the delay is guessed
 //! from the link: round trip plus twice the jitter plus two ticks, raised
 //! only. Pure: fed ticks, durations and reports, returns the delay to use;
@@ -43,6 +48,19 @@ pub const MAX_DELAY: u8 = 15;
 pub const LOWER_AFTER: u32 = 600;
 /// Slack kept in hand for processing and scheduling on both ends.
 const SAFETY: Duration = Duration::from_millis(2);
+
+/// What the client measures of its own link.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkFigures {
+    /// Smoothed round trip to the server.
+    pub rtt: Duration,
+    /// Smoothed jitter of the bundles' arrivals: how far from the tick
+    /// period their spacing strays.
+    pub jitter: Duration,
+    /// The jitter, or the better part of the recent longest wait for news
+    /// (a burst of losses) when that is more.
+    pub irregularity: Duration,
+}
 
 /// Chooses the input delay as the game goes.
 #[derive(Debug, Clone)]
@@ -102,8 +120,7 @@ impl DelayController {
         &mut self,
         tick: Tick,
         next_local: Tick,
-        rtt: Duration,
-        jitter: Duration,
+        link: LinkFigures,
         slack: Option<Slack>,
     ) -> Option<u8> {
         if self.pinned.is_some() {
@@ -113,9 +130,9 @@ impl DelayController {
         let wanted = match fresh {
             Some(slack) => {
                 self.measured = true;
-                self.called_for(tick, slack)
+                self.called_for(tick, slack, link.jitter)
             }
-            None if !self.measured => self.estimate(rtt, jitter).max(self.current),
+            None if !self.measured => self.estimate(link.rtt, link.irregularity).max(self.current),
             None => self.current,
         };
         let wanted = wanted.clamp(MIN_DELAY, MAX_DELAY);
@@ -129,8 +146,12 @@ impl DelayController {
     }
 
     /// The delay a fresh report calls for.
-    fn called_for(&mut self, tick: Tick, slack: Slack) -> u8 {
-        let (tick_ms, safety_ms) = (millis(self.tick), millis(SAFETY));
+    fn called_for(&mut self, tick: Tick, slack: Slack, jitter: Duration) -> u8 {
+        // The bundles leave when the last input of their tick is in, and
+        // reach us spread by our link's jitter: the slack keeps twice that
+        // in hand (at most two ticks), on top of the safety margin.
+        let margin = SAFETY + (2 * jitter).min(2 * self.tick);
+        let (tick_ms, safety_ms) = (millis(self.tick), millis(margin));
         let p10 = f64::from(slack.p10_ms);
         if p10 < safety_ms {
             let short = ((safety_ms - p10) / tick_ms).ceil() as u8;
@@ -164,6 +185,15 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
+    /// Link figures with this round trip and irregularity, no jitter.
+    fn figures(rtt: Duration, irregularity: Duration) -> LinkFigures {
+        LinkFigures {
+            rtt,
+            jitter: Duration::ZERO,
+            irregularity,
+        }
+    }
+
     /// A report on inputs from `from` on.
     fn slack(from: u32, min_ms: i16, p10_ms: i16) -> Option<Slack> {
         Some(Slack {
@@ -189,9 +219,18 @@ mod tests {
     #[test]
     fn before_any_report_the_guess_only_raises_the_delay() {
         let mut c = DelayController::new(3, 60, None, Tick(0));
-        assert_eq!(c.update(Tick(1), Tick(4), MS, Duration::ZERO, None), None);
-        assert_eq!(c.update(Tick(2), Tick(5), 50 * MS, 10 * MS, None), Some(7));
-        assert_eq!(c.update(Tick(3), Tick(10), MS, Duration::ZERO, None), None);
+        assert_eq!(
+            c.update(Tick(1), Tick(4), figures(MS, Duration::ZERO), None),
+            None
+        );
+        assert_eq!(
+            c.update(Tick(2), Tick(5), figures(50 * MS, 10 * MS), None),
+            Some(7)
+        );
+        assert_eq!(
+            c.update(Tick(3), Tick(10), figures(MS, Duration::ZERO), None),
+            None
+        );
     }
 
     #[test]
@@ -202,19 +241,18 @@ mod tests {
         let early = slack(0, 75, 80);
         let less = slack(0, 40, 80);
         assert_eq!(
-            c.update(Tick(10), Tick(15), MS, Duration::ZERO, early),
+            c.update(Tick(10), Tick(15), figures(MS, Duration::ZERO), early),
             None
         );
         assert_eq!(
-            c.update(Tick(200), Tick(205), MS, Duration::ZERO, less),
+            c.update(Tick(200), Tick(205), figures(MS, Duration::ZERO), less),
             None
         );
         assert_eq!(
             c.update(
                 Tick(9 + LOWER_AFTER),
                 Tick(14 + LOWER_AFTER),
-                MS,
-                Duration::ZERO,
+                figures(MS, Duration::ZERO),
                 early
             ),
             None
@@ -224,8 +262,7 @@ mod tests {
             c.update(
                 Tick(lowered_at),
                 Tick(lowered_at + 5),
-                MS,
-                Duration::ZERO,
+                figures(MS, Duration::ZERO),
                 early
             ),
             Some(3)
@@ -233,24 +270,27 @@ mod tests {
         // The same report again says nothing about delay 3: it counts
         // inputs sampled under 5.
         let later = Tick(lowered_at + 2 * LOWER_AFTER);
-        assert_eq!(c.update(later, later, MS, Duration::ZERO, early), None);
+        assert_eq!(
+            c.update(later, later, figures(MS, Duration::ZERO), early),
+            None
+        );
         // Fresh reports at delay 3: 40 ms early leaves two ticks of room;
         // at delay 1, 12 ms leaves none.
         let fresh = slack(lowered_at + 5, 40, 45);
         let t = lowered_at + 300;
         assert_eq!(
-            c.update(Tick(t), Tick(t + 3), MS, Duration::ZERO, fresh),
+            c.update(Tick(t), Tick(t + 3), figures(MS, Duration::ZERO), fresh),
             None
         );
         let t2 = t + LOWER_AFTER;
         assert_eq!(
-            c.update(Tick(t2), Tick(t2 + 3), MS, Duration::ZERO, fresh),
+            c.update(Tick(t2), Tick(t2 + 3), figures(MS, Duration::ZERO), fresh),
             Some(1)
         );
         let tight = slack(t2 + 3, 12, 15);
         for t3 in [t2 + 300, t2 + 3 * LOWER_AFTER] {
             assert_eq!(
-                c.update(Tick(t3), Tick(t3 + 1), MS, Duration::ZERO, tight),
+                c.update(Tick(t3), Tick(t3 + 1), figures(MS, Duration::ZERO), tight),
                 None
             );
         }
@@ -262,15 +302,14 @@ mod tests {
         let mut c = DelayController::new(3, 60, None, Tick(0));
         let early = slack(0, 45, 48);
         let tight = slack(0, 10, 30);
-        c.update(Tick(1), Tick(4), MS, Duration::ZERO, early);
-        c.update(Tick(300), Tick(303), MS, Duration::ZERO, tight);
-        c.update(Tick(301), Tick(304), MS, Duration::ZERO, early);
+        c.update(Tick(1), Tick(4), figures(MS, Duration::ZERO), early);
+        c.update(Tick(300), Tick(303), figures(MS, Duration::ZERO), tight);
+        c.update(Tick(301), Tick(304), figures(MS, Duration::ZERO), early);
         assert_eq!(
             c.update(
                 Tick(1 + LOWER_AFTER),
                 Tick(4 + LOWER_AFTER),
-                MS,
-                Duration::ZERO,
+                figures(MS, Duration::ZERO),
                 early
             ),
             None
@@ -279,8 +318,7 @@ mod tests {
             c.update(
                 Tick(301 + LOWER_AFTER),
                 Tick(304 + LOWER_AFTER),
-                MS,
-                Duration::ZERO,
+                figures(MS, Duration::ZERO),
                 early
             ),
             Some(1)
@@ -293,7 +331,12 @@ mod tests {
         // Most inputs 40 ms late: 42 ms short of the safety margin is
         // three ticks.
         assert_eq!(
-            c.update(Tick(100), Tick(102), MS, Duration::ZERO, slack(0, -60, -40)),
+            c.update(
+                Tick(100),
+                Tick(102),
+                figures(MS, Duration::ZERO),
+                slack(0, -60, -40)
+            ),
             Some(5)
         );
         // Until inputs sampled under 5 are reported, nothing moves.
@@ -301,17 +344,41 @@ mod tests {
             c.update(
                 Tick(101),
                 Tick(106),
-                MS,
-                Duration::ZERO,
+                figures(MS, Duration::ZERO),
                 slack(50, -60, -40)
             ),
             None
         );
         // A few late inputs, most on time: one tick more.
         assert_eq!(
-            c.update(Tick(400), Tick(405), MS, Duration::ZERO, slack(102, -3, 20)),
+            c.update(
+                Tick(400),
+                Tick(405),
+                figures(MS, Duration::ZERO),
+                slack(102, -3, 20)
+            ),
             Some(6)
         );
+    }
+
+    #[test]
+    fn a_jittery_link_keeps_twice_its_jitter_of_slack_in_hand() {
+        let jittery = LinkFigures {
+            rtt: 50 * MS,
+            jitter: 8 * MS,
+            irregularity: 8 * MS,
+        };
+        // 2 + 16 ms to keep: 15 ms at the 10th percentile is short by a
+        // tick; on a steady link it is plenty.
+        let report = slack(0, 14, 15);
+        let mut c = DelayController::new(4, 60, None, Tick(0));
+        assert_eq!(c.update(Tick(100), Tick(104), jittery, report), Some(5));
+        let mut steady = DelayController::new(4, 60, None, Tick(0));
+        let calm = LinkFigures {
+            jitter: Duration::ZERO,
+            ..jittery
+        };
+        assert_eq!(steady.update(Tick(100), Tick(104), calm, report), None);
     }
 
     #[test]
@@ -322,8 +389,7 @@ mod tests {
             c.update(
                 Tick(1),
                 Tick(8),
-                Duration::from_millis(300),
-                50 * MS,
+                figures(Duration::from_millis(300), 50 * MS),
                 slack(0, -90, -80)
             ),
             None

@@ -17,7 +17,7 @@ use crate::desync::DesyncDump;
 use crate::game::{apply, apply_phases, Game, Setup};
 use crate::gate::{Gate, InputBuffer};
 use crate::history::{History, DEFAULT_HISTORY};
-use crate::input_delay::DelayController;
+use crate::input_delay::{DelayController, LinkFigures};
 
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -270,12 +270,12 @@ impl<G: Game> NetGame<G> {
     /// Feeds the adaptive input delay with the latest link figures and
     /// the server's latest report of our own input slack; a changed delay
     /// applies from the next sample.
-    pub fn adapt_delay(&mut self, rtt: Duration, jitter: Duration, slack: Option<Slack>) {
+    pub fn adapt_delay(&mut self, link: LinkFigures, slack: Option<Slack>) {
         if self.me.is_none() || self.catch_up.is_some() {
             return;
         }
         let (tick, next_local) = (self.current.tick(), self.buffer.next_local());
-        if let Some(delay) = self.delay.update(tick, next_local, rtt, jitter, slack) {
+        if let Some(delay) = self.delay.update(tick, next_local, link, slack) {
             self.buffer.set_input_delay(delay);
         }
     }
