@@ -3,12 +3,13 @@
 //! each mode's flags stand for. `main.rs` passes those to the library.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use lockstep_client::connect::{self, ConnectOptions};
 use lockstep_client::known_servers;
-use lockstep_client::play::PlayOptions;
+use lockstep_client::play::{PlayOptions, TickCost};
 use lockstep_client::window_modes::{LabStart, SoloOptions, WindowOptions};
 use lockstep_engine::history::DEFAULT_HISTORY;
 use lockstep_engine::loops::trace::TraceOptions;
@@ -94,6 +95,15 @@ pub(crate) struct PlayArgs {
     /// computes (for testing the server's refusal).
     #[arg(long, hide = true)]
     pub(crate) perturb_self_test: bool,
+    /// Real time every simulated tick costs on top of the simulation, in
+    /// ms: plays a machine too slow for the tick rate (33 at 60 Hz is half
+    /// speed), for testing speed control.
+    #[arg(long = "tick-cost-ms", hide = true, value_name = "MS", value_parser = parse_ms)]
+    pub(crate) tick_cost_ns: Option<u64>,
+    /// With --tick-cost-ms: only the ticks up to this one cost extra (the
+    /// machine recovers).
+    #[arg(long, hide = true, value_name = "TICK", requires = "tick_cost_ns")]
+    pub(crate) tick_cost_until: Option<u32>,
 }
 
 impl PlayArgs {
@@ -135,6 +145,10 @@ impl PlayArgs {
                     pinned_delay: self.input_delay,
                 },
                 record: self.record,
+                tick_cost: self.tick_cost_ns.map(|ns| TickCost {
+                    per_tick: Duration::from_nanos(ns),
+                    until: self.tick_cost_until.map(Tick),
+                }),
             },
             window: self.window.options(self.bot),
         })

@@ -116,8 +116,12 @@ fn self_test(perturb: bool) -> u64 {
 fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={}",
-            outcome.stalled_ticks, outcome.tx_bytes, outcome.rx_bytes, outcome.rtt_us
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} speed_pct={}",
+            outcome.stalled_ticks,
+            outcome.tx_bytes,
+            outcome.rx_bytes,
+            outcome.rtt_us,
+            outcome.slowest_speed.0
         ),
         final_line(outcome.tick, outcome.hash),
     ]

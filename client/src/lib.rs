@@ -53,6 +53,7 @@ pub mod window;
 pub mod window_modes;
 
 use lockstep_engine::net_game::NetGame;
+use lockstep_protocol::Percent;
 use lockstep_sim::World;
 use net::{Closed, LinkStats};
 
@@ -93,6 +94,9 @@ pub struct GameOutcome {
     pub hash: u64,
     /// Distinct ticks that waited for their bundle.
     pub stalled_ticks: u64,
+    /// The lowest game speed any tick ran at (the server slows the game
+    /// while a machine cannot keep up).
+    pub slowest_speed: Percent,
     /// UDP bytes sent and received, from QUIC's statistics.
     pub tx_bytes: u64,
     /// See `tx_bytes`.
@@ -108,6 +112,7 @@ impl GameOutcome {
             tick: game.current.tick().0,
             hash: game.current.hash(),
             stalled_ticks: game.stats().stalled_ticks,
+            slowest_speed: game.slowest_speed(),
             tx_bytes: link.tx_bytes,
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,

@@ -20,7 +20,7 @@
 //! (through the canvas scale) so it stays crisp.
 
 use glam::Vec2;
-use lockstep_protocol::PlayerId;
+use lockstep_protocol::{Percent, PlayerId};
 use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
@@ -49,6 +49,10 @@ pub struct Hud {
     /// The current world hash: players compare it by eye when hunting a
     /// desync.
     pub hash: u64,
+    /// The game speed when the server has slowed the game below full
+    /// speed for a machine that cannot keep up (it explains a low UPS);
+    /// `None` at full speed.
+    pub speed: Option<Percent>,
     /// One line about the session, e.g. "connected", "waiting for players
     /// 2/3", "solo", "replay".
     pub status: String,
@@ -366,7 +370,10 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
         .rtt_ms
         .map_or_else(|| "RTT -".to_owned(), |ms| format!("RTT {ms:.1} ms"));
     [
-        format!("FPS {:.1}  UPS {:.1}", hud.fps, hud.ups),
+        match hud.speed {
+            Some(speed) => format!("FPS {:.1}  UPS {:.1}  speed {speed}", hud.fps, hud.ups),
+            None => format!("FPS {:.1}  UPS {:.1}", hud.fps, hud.ups),
+        },
         format!("tick {}  delay {}", hud.tick, hud.input_delay),
         rtt,
         format!("stalls {}", hud.stalls),
@@ -816,6 +823,18 @@ mod tests {
             ..Hud::default()
         };
         assert_eq!(hud_lines(&hud)[4], "hash 1a2b3c4d");
+    }
+
+    #[test]
+    fn hud_shows_the_game_speed_only_below_full_speed() {
+        let mut hud = Hud {
+            fps: 60.0,
+            ups: 27.0,
+            ..Hud::default()
+        };
+        assert_eq!(hud_lines(&hud)[0], "FPS 60.0  UPS 27.0");
+        hud.speed = Some(Percent(45));
+        assert_eq!(hud_lines(&hud)[0], "FPS 60.0  UPS 27.0  speed 45%");
     }
 
     #[test]

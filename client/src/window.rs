@@ -11,7 +11,7 @@ use lockstep_engine::accumulator::{FixedStep, Policy};
 use lockstep_engine::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::Setup;
-use lockstep_protocol::{Buttons, Input};
+use lockstep_protocol::{Buttons, Input, Percent};
 use lockstep_sim::bot::{Bot, Bots};
 use lockstep_sim::{World, WorldConfig};
 use sdl2::controller::{Axis, Button, GameController};
@@ -269,6 +269,7 @@ pub fn run_networked(
         rtt_ms: None,
         stalls: 0,
         hash: 0,
+        speed: None,
         status: "connecting".into(),
         banner: Some("Connecting...".into()),
     };
@@ -300,7 +301,8 @@ pub fn run_networked(
                 NetEvent::Bundles { .. }
                 | NetEvent::Desync(_)
                 | NetEvent::Pinpointed { .. }
-                | NetEvent::Peers(_),
+                | NetEvent::Peers(_)
+                | NetEvent::Speed { .. },
             )
             | Err(_) => {}
         }
@@ -326,6 +328,7 @@ pub fn run_networked(
         hud.hash = game.current.hash();
         hud.rtt_ms = Some(play.link.rtt.as_secs_f32() * 1000.0);
         hud.input_delay = game.input_delay() as u8;
+        hud.speed = Some(game.speed()).filter(|&speed| speed < Percent::FULL);
         let role = match game.me {
             Some(_) if game.delay_is_adaptive() => "connected, adaptive delay",
             Some(_) => "connected",
@@ -426,6 +429,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 tick: game.current.tick().0,
                 hash: game.current.hash(),
                 stalled_ticks: 0,
+                slowest_speed: Percent::FULL,
                 tx_bytes: 0,
                 rx_bytes: 0,
                 rtt_us: 0,

@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 4,
+            protocol_version: 5,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -311,13 +311,13 @@ mod tests {
             },
             self_test: 0x0123_4567_89ab_cdef,
         });
-        // Length 32; Hello, version 4, "ada", false, None; then the
+        // Length 32; Hello, version 5, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one) and the
         // self-test as a varint.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
             "20000000\
-             00040361646100000178016c0163010166017201640162\
+             00050361646100000178016c0163010166017201640162\
              ef9bafcdf8acd19101"
         );
 
@@ -382,6 +382,26 @@ mod tests {
         assert_eq!(
             hex(&encode(&pinpointed, MAX_MESSAGE_SIZE).unwrap()),
             "07ac02a502"
+        );
+
+        let capacity = ClientMessage::Capacity {
+            percent: Percent(49),
+            tick: Tick(300),
+            behind_us: 400_000,
+        };
+        assert_eq!(
+            hex(&encode(&capacity, MAX_MESSAGE_SIZE).unwrap()),
+            "0531ac0280b518"
+        );
+
+        let speed = ServerMessage::Speed {
+            from_tick: Tick(312),
+            percent: Percent(44),
+            postpone_us: 450_000,
+        };
+        assert_eq!(
+            hex(&encode(&speed, MAX_MESSAGE_SIZE).unwrap()),
+            "08b8022cd0bb1b"
         );
 
         let refused = ServerMessage::Refused(Refusal {

@@ -42,7 +42,7 @@ pub use replay::{
     ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader, ReplayWriter,
     MAX_RECORD_SIZE, REPLAY_FORMAT, REPLAY_MAGIC,
 };
-pub use types::{Buttons, Input, PlayerId, Tick};
+pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 
 /// Balls in the arena unless the server is told otherwise. Part of the
 /// world parameters in [`Start`], so every client builds the same world.
@@ -52,7 +52,7 @@ pub const DEFAULT_BALLS: u16 = 24;
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 
 /// ALPN identifier for the QUIC handshake. It names the protocol family, not
 /// its version: a version mismatch is answered with a readable

@@ -16,7 +16,8 @@
 //! same history and bundles but send no inputs, so nobody waits for them.
 //!
 //! This file holds the state and the event handling, the game's start and
-//! end, departures and hash verdicts; `admission.rs` decides who gets in
+//! end, departures, hash verdicts and the announcements of the game speed
+//! that [`SpeedControl`] picks; `admission.rs` decides who gets in
 //! (names, slots, rejoins, takeovers) and `fanout.rs` what goes out to
 //! every client (bundle datagrams, repeats, the lag indicator).
 
@@ -32,14 +33,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, InputDatagram, Platform, PlayerId, Refusal, ReplayHeader, RosterEntry,
-    ServerMessage, Start, Tick, PROTOCOL_VERSION,
+    Bundle, DesyncNotice, InputDatagram, Percent, Platform, PlayerId, Refusal, ReplayHeader,
+    RosterEntry, ServerMessage, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
 use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
+use crate::speed::{lead_ticks, CapacityReport, SpeedChange, SpeedControl};
 use crate::{Config, OnDesync, ServerEvent};
 
 /// How often the driver calls [`Session::poll`] to check timeouts and
@@ -121,6 +123,8 @@ pub(crate) enum Event {
     /// Fresh path facts for a connection (the driver sends them with every
     /// poll; RTT and datagram size change over a connection's life).
     Link(ConnId, LinkStats),
+    /// The client's report of what its machine sustains.
+    Capacity(ConnId, CapacityReport),
 }
 
 /// Which QUIC close code a connection is closed with.
@@ -208,6 +212,10 @@ pub(crate) struct Session {
     /// Desyncs waiting for the players' per-tick hashes, oldest first;
     /// each is announced once pinpointed.
     pinpoints: VecDeque<Pinpoint>,
+    /// The running game's speed, from the players' capacities.
+    speed: SpeedControl,
+    /// The tick the speed in force was announced from.
+    speed_from: Tick,
     recorder: Option<Recorder>,
     last_status: Duration,
     /// Players the server has warned it waits for (once per episode).
@@ -219,6 +227,7 @@ pub(crate) struct Session {
 
 impl Session {
     pub(crate) fn new(config: Config) -> Self {
+        let speed = SpeedControl::new(config.tick_rate);
         Session {
             config,
             clients: BTreeMap::new(),
@@ -227,6 +236,8 @@ impl Session {
             relay: None,
             hashes: HashCheck::new(),
             pinpoints: VecDeque::new(),
+            speed,
+            speed_from: Tick(0),
             recorder: None,
             last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
@@ -303,7 +314,56 @@ impl Session {
                     client.link = link;
                 }
             }
+            Event::Capacity(conn, report) => {
+                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
+                    return;
+                };
+                if self.relay.is_none() || !self.config.speed_control {
+                    return;
+                }
+                let before = self.speed.speed();
+                if let Some(change) = self.speed.report(player, report, now) {
+                    self.announce_speed(change, before);
+                }
+            }
         }
+    }
+
+    /// Tells every client the new speed, the tick it starts at (a moment
+    /// of play at the `before` speed after the next tick to bundle, and
+    /// never before an earlier announcement's tick) and the backlog every
+    /// client forgives there.
+    fn announce_speed(&mut self, change: SpeedChange, before: Percent) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let lead = lead_ticks(self.config.tick_rate, before);
+        let from_tick = relay.next_tick().plus(lead).max(self.speed_from);
+        self.speed_from = from_tick;
+        let postpone = self.speed.backlog_at(from_tick, before);
+        let slowest = self.name_of(change.slowest);
+        info!(
+            percent = change.percent.0,
+            %from_tick,
+            reason = change.reason.as_str(),
+            %slowest,
+            capacity = change.capacity.0,
+            postpone_ms = postpone.as_millis() as u64,
+            "game speed"
+        );
+        self.tell_everyone(&ServerMessage::Speed {
+            from_tick,
+            percent: change.percent,
+            postpone_us: postpone.as_micros().min(u128::from(u32::MAX)) as u32,
+        });
+        self.emit(ServerEvent::Speed {
+            percent: change.percent,
+            from_tick,
+            reason: change.reason,
+            slowest,
+            capacity: change.capacity,
+            postpone,
+        });
     }
 
     /// Queues `message` for every client, players and spectators.
@@ -395,6 +455,8 @@ impl Session {
         self.relay = Some(Relay::new(&ids, self.config.drop_timeout, now));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
+        self.speed = SpeedControl::new(self.config.tick_rate);
+        self.speed_from = Tick(0);
         self.waiting_warned.clear();
         self.start_recording(roster.clone(), unix_time);
         info!(players = ids.len(), seed = self.config.seed, "game started");
@@ -484,6 +546,7 @@ impl Session {
         for pinpoint in &mut self.pinpoints {
             pinpoint.forget(departure.player);
         }
+        self.speed.forget(departure.player);
         self.emit(ServerEvent::Dropped {
             player: departure.player,
             name,
@@ -712,7 +775,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use lockstep_protocol::{
-        DesyncNotice, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
+        DesyncNotice, Percent, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
     };
 
     use super::harness::{ms, platform, Harness, Out, TRIPLE};
@@ -1076,6 +1139,81 @@ mod tests {
             assert!(judged.released(id));
         }
         assert_eq!(h.next_tick(), Tick(0), "back in the lobby");
+    }
+
+    #[test]
+    fn a_player_that_cannot_keep_up_slows_the_game_for_everyone_until_it_recovers() {
+        let mut h = three_playing(Config::default());
+        h.spectate(4, "sam");
+        h.capacity(1, 3000);
+        h.capacity(3, 3000);
+        // A spectator's machine sets no pace: nobody waits for it.
+        assert!(h.capacity(4, 10).reports().is_empty());
+
+        // bob's machine runs 49% of the tick rate and, at tick 8, was
+        // 300 ms behind: the game slows to what it sustains with 10% to
+        // spare, from a tick a tenth of a second of play ahead, for
+        // everyone, and everyone forgives what bob will be behind by then
+        // (another 17.3 ms for each of the 8 ticks).
+        let slowed = h.capacity_behind(2, 49, 8, ms(300));
+        assert_eq!(
+            slowed.reports(),
+            vec![
+                "speed percent=44 from_tick=16 reason=slow slowest=bob capacity=49 \
+                 postpone_ms=438"
+            ]
+        );
+        let speed = ServerMessage::Speed {
+            from_tick: Tick(16),
+            percent: Percent(44),
+            postpone_us: 438_775,
+        };
+        for id in 1..=4 {
+            assert_eq!(slowed.messages(id), vec![speed.clone()]);
+        }
+        // Whoever joins now hears the speed right after its Start, with
+        // nothing to forgive: its clock starts then.
+        let late = h.spectate(5, "tom");
+        let fresh = ServerMessage::Speed {
+            from_tick: Tick(16),
+            percent: Percent(44),
+            postpone_us: 0,
+        };
+        assert!(
+            matches!(late.messages(5)[..], [ServerMessage::Start(_), ref then] if *then == fresh)
+        );
+
+        // bob's machine recovers: once every report has allowed full
+        // speed for five seconds, the game goes back to it.
+        let mut raised = Vec::new();
+        for round in 0..11 {
+            h.advance(ms(500));
+            let ticks = 10 + round * 10..20 + round * 10;
+            for id in 1..=3 {
+                h.inputs(id, ticks.clone());
+            }
+            for (id, capacity) in [(1, 3000), (2, 2500), (3, 3000)] {
+                raised.extend(h.capacity(id, capacity).reports());
+            }
+        }
+        assert_eq!(
+            raised,
+            vec![
+                "speed percent=100 from_tick=123 reason=recovered slowest=bob capacity=2500 \
+                 postpone_ms=0"
+            ]
+        );
+    }
+
+    #[test]
+    fn with_speed_control_off_a_slow_machine_changes_nothing() {
+        let mut h = three_playing(Config {
+            speed_control: false,
+            ..Config::default()
+        });
+        let out = h.capacity(2, 30);
+        assert!(out.reports().is_empty());
+        assert!(out.messages(1).is_empty());
     }
 
     /// ann and cat on x86-64 Linux, bob on an ARM Mac, ticks `0..10`
