@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use lockstep_client::clock;
 
-use lockstep_testkit::{Client, Finished, Server};
+use lockstep_testkit::{Client, Server};
 use measure::{env_list, env_or, spread};
 
 /// Bots per game: the usual size of a game.
@@ -181,10 +181,8 @@ fn game(scenario: &Scenario, delay: &[&str], ticks: u32) -> Game {
     let clients: Vec<Client> = (0..CLIENTS)
         .map(|i| {
             let name = format!("bot{i}");
-            let mut command = lockstep_testkit::headless(&server, &name);
+            let mut command = lockstep_testkit::headless_bot(&server, &name, i.into(), ticks);
             command
-                .args(["--bot", &i.to_string()])
-                .args(["--ticks", &ticks.to_string()])
                 .args(["--sim-seed", &(i + 1).to_string()])
                 .args(scenario.flags)
                 .args(delay);
@@ -203,19 +201,12 @@ fn game(scenario: &Scenario, delay: &[&str], ticks: u32) -> Game {
     }
     // A delay far too short for the round trip slows the game down to a
     // fraction of real time (3 ticks per 150 ms round trip is a third).
-    let finished: Vec<Finished> = clients
-        .into_iter()
-        .map(|client| client.finish(play * 5 + Duration::from_secs(60)))
-        .collect();
+    let (finished, (ticks, _)) =
+        lockstep_testkit::finish_in_lockstep(clients, play * 5 + Duration::from_secs(60));
     let wall = clock::since(started);
-    let ends: Vec<(u32, String)> = finished.iter().map(Finished::final_line).collect();
-    assert!(
-        ends.iter().all(|end| end.1 == ends[0].1),
-        "the clients disagree: {ends:?}"
-    );
     Game {
         stalled: finished.iter().map(|f| f.stat("stalled_ticks")).collect(),
-        ticks: ends.iter().map(|end| end.0).collect(),
+        ticks: vec![ticks; finished.len()],
         rtt_us: finished.iter().map(|f| f.stat("rtt_us")).collect(),
         wall,
     }

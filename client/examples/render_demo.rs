@@ -69,6 +69,7 @@ fn main() -> anyhow::Result<()> {
         rtt_ms: Some(1.2),
         stalls: 0,
         hash: world.hash(),
+        speed: None,
         status: "connected".to_owned(),
         banner: None,
     };

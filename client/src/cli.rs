@@ -9,7 +9,7 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use lockstep_client::connect::{self, ConnectOptions};
 use lockstep_client::known_servers;
-use lockstep_client::play::PlayOptions;
+use lockstep_client::play::{PlayOptions, TickCost};
 use lockstep_client::window_modes::{LabStart, SoloOptions, WindowOptions};
 use lockstep_engine::history::DEFAULT_HISTORY;
 use lockstep_engine::loops::trace::TraceOptions;
@@ -108,6 +108,15 @@ pub(crate) struct PlayArgs {
     /// computes (for testing the server's refusal).
     #[arg(long, hide = true)]
     pub(crate) perturb_self_test: bool,
+    /// Real time every simulated tick costs on top of the simulation, in
+    /// ms: plays a machine too slow for the tick rate (33 at 60 Hz is half
+    /// speed), for testing speed control.
+    #[arg(long = "tick-cost-ms", hide = true, value_name = "MS", value_parser = parse_ms)]
+    pub(crate) tick_cost_ns: Option<u64>,
+    /// With --tick-cost-ms: only the ticks up to this one cost extra (the
+    /// machine recovers).
+    #[arg(long, hide = true, value_name = "TICK", requires = "tick_cost_ns")]
+    pub(crate) tick_cost_until: Option<u32>,
 }
 
 impl PlayArgs {
@@ -151,6 +160,10 @@ impl PlayArgs {
                 },
                 record: self.record,
                 inputs_on_schedule: !self.inputs_on_frames,
+                tick_cost: self.tick_cost_ns.map(|ns| TickCost {
+                    per_tick: Duration::from_nanos(ns),
+                    until: self.tick_cost_until.map(Tick),
+                }),
             },
             window: WindowOptions {
                 draw_cost: Duration::from_nanos(self.draw_cost_ns),

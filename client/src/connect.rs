@@ -120,7 +120,7 @@ fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
             "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} input_lag_ms={} \
-             replaced={} inputs_on_schedule={}",
+             replaced={} speed_pct={} inputs_on_schedule={}",
             outcome.stalled_ticks,
             outcome.tx_bytes,
             outcome.rx_bytes,
@@ -128,6 +128,7 @@ fn report(outcome: &GameOutcome) -> Vec<String> {
             outcome.delay,
             outcome.input_lag_ms,
             outcome.replaced,
+            outcome.slowest_speed.0,
             outcome.inputs_on_schedule
         ),
         final_line(outcome.tick, outcome.hash),

@@ -63,6 +63,7 @@ pub mod window_modes;
 use std::time::Duration;
 
 use lockstep_engine::net_game::NetGame;
+use lockstep_protocol::Percent;
 use lockstep_sim::World;
 use net::{Closed, LinkStats};
 
@@ -106,6 +107,9 @@ pub struct GameOutcome {
     /// Ticks played with the server's stand-in for our input: it arrived
     /// too late (the server's `--laggard-ms`).
     pub replaced: u64,
+    /// The lowest game speed any tick ran at (the server slows the game
+    /// while a machine cannot keep up).
+    pub slowest_speed: Percent,
     /// UDP bytes sent and received, from QUIC's statistics.
     pub tx_bytes: u64,
     /// See `tx_bytes`.
@@ -130,6 +134,7 @@ impl GameOutcome {
             hash: game.current.hash(),
             stalled_ticks: game.stats().stalled_ticks,
             replaced: game.stats().replaced_inputs,
+            slowest_speed: game.slowest_speed(),
             tx_bytes: link.tx_bytes,
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,

@@ -8,6 +8,7 @@
 //!
 //! ```text
 //! Start arrives            => link.start(tick_rate, now)
+//! Speed arrives            => link.set_speed(from_tick, percent)
 //! bundle datagram arrives  => deliver(link.receive(datagram, now))
 //! History on the stream    => deliver(link.take_history(first_tick, bundles))
 //! local input for a tick   => if !link.queue_input(tick, input).is_empty() {
@@ -39,13 +40,18 @@
 //!   [`HEARTBEAT`].
 //! - Only live bundle datagrams count for the arrival estimate: History on
 //!   the stream is a catch-up, not a sign of how the path behaves.
+//! - Bundles are expected one tick apart at the game speed in force for
+//!   them: a game the server slowed down sends them further apart, and
+//!   that is not jitter.
 
 use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::Duration;
 
+use lockstep_engine::speed::SpeedSchedule;
 use lockstep_protocol::{
-    encode, Bundle, BundleDatagram, ClientDatagram, Input, InputDatagram, Tick, MAX_DATAGRAM_SIZE,
+    encode, Bundle, BundleDatagram, ClientDatagram, Input, InputDatagram, Percent, Tick,
+    MAX_DATAGRAM_SIZE,
 };
 
 /// Repeat unacknowledged inputs when nothing was sent for this long: about
@@ -94,8 +100,9 @@ pub struct Link {
     /// Whether Start arrived. The timers only run during the game: QUIC
     /// keep-alives hold the lobby open.
     started: bool,
-    /// The game's tick period (from Start), for the jitter estimate.
-    tick: Duration,
+    /// The game's tick period at each tick (from Start and the speed
+    /// announcements), for the jitter estimate.
+    speeds: SpeedSchedule,
     /// When new live bundles last arrived.
     last_arrival: Option<Duration>,
     /// Smoothed deviation of arrival spacing from the expected spacing.
@@ -115,7 +122,7 @@ impl Default for Link {
             received_through: Tick(0),
             last_sent: Duration::ZERO,
             started: false,
-            tick: Duration::from_millis(16),
+            speeds: SpeedSchedule::new(60),
             last_arrival: None,
             jitter: Duration::ZERO,
             outage: Duration::ZERO,
@@ -129,7 +136,16 @@ impl Link {
     pub fn start(&mut self, tick_rate: u16, now: Duration) {
         self.started = true;
         self.last_sent = now;
-        self.tick = Duration::from_secs(1) / u32::from(tick_rate.max(1));
+        self.speeds = SpeedSchedule::new(tick_rate);
+    }
+
+    /// The server's announcement that the game runs at `percent` from
+    /// `from_tick` on: bundles of those ticks are expected that much
+    /// further apart.
+    pub fn set_speed(&mut self, from_tick: Tick, percent: Percent) {
+        // The postponement moves the clients' schedules, not the spacing
+        // of the bundles.
+        self.speeds.announce(from_tick, percent, 0);
     }
 
     /// Whether the game has started (the driver runs the resend timer only
@@ -170,7 +186,7 @@ impl Link {
     pub fn receive(&mut self, datagram: BundleDatagram, now: Duration) -> Option<NewBundles> {
         self.acknowledge(datagram.inputs_ack);
         let new = self.take(datagram.first_tick, datagram.bundles)?;
-        self.arrived(new.bundles.len(), now);
+        self.arrived(new.first_tick, new.bundles.len(), now);
         Some(new)
     }
 
@@ -268,19 +284,21 @@ impl Link {
         })
     }
 
-    /// Updates the arrival estimate: `count` new live bundles arrived at
-    /// `now`.
-    fn arrived(&mut self, count: usize, now: Duration) {
+    /// Updates the arrival estimate: `count` new live bundles from
+    /// `first_tick` on arrived at `now`.
+    fn arrived(&mut self, first_tick: Tick, count: usize, now: Duration) {
+        self.speeds.enter(first_tick);
+        let tick = Duration::from_nanos(self.speeds.tick_ns());
         if let Some(last) = self.last_arrival {
             let gap = now.saturating_sub(last);
-            let expected = self.tick * count as u32;
+            let expected = tick * count as u32;
             if gap < JITTER_OUTLIER {
                 // EWMA with gain 1/8, like TCP's RTT variance.
                 self.jitter = (self.jitter * 7 + gap.abs_diff(expected)) / 8;
                 // Redundancy hides a burst of losses in `expected` (the
                 // next datagram brings every missed bundle), but not the
                 // wait: time without news beyond one tick.
-                let wait = gap.saturating_sub(self.tick);
+                let wait = gap.saturating_sub(tick);
                 let decayed = self.outage * OUTAGE_DECAY.0 / OUTAGE_DECAY.1;
                 self.outage = if wait > decayed { wait } else { decayed };
             }
@@ -654,6 +672,18 @@ mod tests {
         let mut link = started();
         for tick in 0..120 {
             assert!(arrive(&mut link, tick, 1, TICK * tick).is_some());
+        }
+        assert_eq!(link.irregularity(), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_slower_game_spaces_its_bundles_further_apart_without_jitter() {
+        let mut link = started();
+        link.set_speed(Tick(60), Percent(40));
+        let mut at = Duration::ZERO;
+        for tick in 0..120 {
+            assert!(arrive(&mut link, tick, 1, at).is_some());
+            at += if tick < 59 { TICK } else { TICK * 5 / 2 };
         }
         assert_eq!(link.irregularity(), Duration::ZERO);
     }

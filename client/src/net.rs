@@ -29,8 +29,8 @@ use bytes::Bytes;
 use lockstep_engine::input_delay::LinkFigures;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
-    InputDatagram, PeerStatus, Platform, PlayerId, ServerDatagram, ServerMessage, Start, Tick,
-    ALPN, MAX_DATAGRAM_SIZE,
+    InputDatagram, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage, Start,
+    Tick, ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 use tracing::debug;
@@ -119,6 +119,8 @@ pub enum NetCommand {
     TickHashes(Tick, Tick, Vec<u64>),
     /// Report the world hash at a tick to the server.
     Report(Tick, u64),
+    /// Report what this machine sustains, and how late it was at a tick.
+    Capacity(Percent, Tick, Duration),
     /// Leave the game and close the connection.
     Leave,
 }
@@ -209,6 +211,16 @@ pub enum NetEvent {
     },
     /// The server's lag indicator.
     Peers(PeerStatus),
+    /// The game speed changes from `from_tick` on.
+    Speed {
+        /// First tick at the new speed.
+        from_tick: Tick,
+        /// The new speed.
+        percent: Percent,
+        /// How much later than scheduled the ticks from `from_tick` on
+        /// are due.
+        postpone: Duration,
+    },
     /// The connection is over; no more events follow.
     Closed(Closed),
 }
@@ -254,6 +266,14 @@ impl NetClient {
     /// Queues a hash report for the server.
     pub fn report_hash(&self, tick: Tick, hash: u64) {
         let _ = self.commands.send(NetCommand::Report(tick, hash));
+    }
+
+    /// Queues a report for the server: this machine sustains `capacity`,
+    /// and was `behind` its schedule at `tick`.
+    pub fn report_capacity(&self, capacity: Percent, tick: Tick, behind: Duration) {
+        let _ = self
+            .commands
+            .send(NetCommand::Capacity(capacity, tick, behind));
     }
 
     /// Answers the desync notice of `tick` with the hashes of the ticks
@@ -547,6 +567,11 @@ async fn play(
                         ServerMessage::Pinpointed { tick, first } => {
                             let _ = events.send(NetEvent::Pinpointed { tick, first });
                         }
+                        ServerMessage::Speed { from_tick, percent, postpone_us } => {
+                            link.set_speed(from_tick, percent);
+                            let postpone = Duration::from_micros(u64::from(postpone_us));
+                            let _ = events.send(NetEvent::Speed { from_tick, percent, postpone });
+                        }
                     }
                 }
             }
@@ -584,6 +609,11 @@ async fn play(
                 }
                 Some(NetCommand::Report(tick, hash)) => {
                     send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
+                }
+                Some(NetCommand::Capacity(percent, tick, behind)) => {
+                    let behind_us = behind.as_micros().min(u128::from(u32::MAX)) as u32;
+                    let report = ClientMessage::Capacity { percent, tick, behind_us };
+                    send.write_all(&encode_frame(&report)?).await?;
                 }
                 Some(NetCommand::TickHashes(tick, first_tick, hashes)) => {
                     let answer = ClientMessage::TickHashes { tick, first_tick, hashes };

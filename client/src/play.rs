@@ -1,21 +1,25 @@
 //! A networked game in progress, as both frontends drive it: the network
 //! client, the [`NetGame`], the local bot if any, and what to do with the
 //! server's events (bundles, statistics, the lag indicator, desync notices,
-//! the end).
+//! speed changes, the end). It also times the ticks it runs, and reports
+//! what this machine sustains to the server four times a second
+//! ([`CapacityMeter`]).
 //!
-//! A player's input is sampled after each tick and sent at once. For a
-//! player whose input the frontend holds (the keyboard, or nothing), the
-//! network thread is also told that input at every event pump and the
-//! game's schedule after every frame's ticks, so it can send the inputs
-//! that fall due while the frame draws ([`crate::input_schedule`]). A
-//! bot's input depends on the world it has simulated: only the frame can
-//! give it.
+//! A player's input is sampled after each tick and sent at once, and while
+//! a peer's lateness stalls the game, for the steps the clock says are
+//! overdue. For a player whose input the frontend holds (the keyboard, or
+//! nothing), the network thread is also told that input at every event
+//! pump and the game's schedule after every frame's ticks, so it can send
+//! the inputs that fall due while the frame draws
+//! ([`crate::input_schedule`]). A bot's input depends on the world it has
+//! simulated: only the frame can give it.
 
 use std::ops::Range;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lockstep_engine::accumulator::FrameEnd;
+use lockstep_engine::capacity::CapacityMeter;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Slack, Start, Tick};
@@ -31,6 +35,12 @@ use crate::{GameOutcome, PlayError};
 /// How long the game must wait before the lag line names whom it waits for
 /// (shorter waits are ordinary jitter).
 const WAIT_SHOWN_AFTER: Duration = Duration::from_millis(500);
+
+/// Most real time one frame spends running ticks before it lets the
+/// frontend draw and hear the network. A machine too slow for the tick
+/// rate owes ticks all the time; without a bound it would run them for
+/// up to a second at once, and learn of a speed change that late.
+const TICK_BUDGET: Duration = Duration::from_millis(50);
 
 /// What the player asked for beyond the server's Start.
 #[derive(Debug, Clone)]
@@ -49,6 +59,29 @@ pub struct PlayOptions {
     /// frontend holds when they fall due, however long the frame takes
     /// (off: only as frames sample them, to measure the difference).
     pub inputs_on_schedule: bool,
+    /// Make every tick cost extra real time (`--tick-cost-ms`).
+    pub tick_cost: Option<TickCost>,
+}
+
+/// Real time added to every simulated tick: a machine too slow for the
+/// tick rate, played on a fast one, for tests and benchmarks of speed
+/// control. Slept rather than spun, like the loop lab's knob: on one
+/// machine a busy wait would take a core from the other players, which a
+/// slow machine elsewhere would not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickCost {
+    /// Extra real time per tick.
+    pub per_tick: Duration,
+    /// Only the steps up to this tick cost it, later ones nothing (a
+    /// machine that recovers); `None`: every step.
+    pub until: Option<Tick>,
+}
+
+impl TickCost {
+    /// Whether the step that reached tick `reached` costs extra.
+    fn applies(&self, reached: Tick) -> bool {
+        self.until.is_none_or(|until| reached <= until)
+    }
 }
 
 /// What one frame of ticks did.
@@ -82,6 +115,8 @@ pub struct NetPlay {
     /// sends nothing on schedule (a bot, a spectator, or switched off).
     held: Option<Input>,
     recorder: Option<FileRecorder>,
+    /// What this machine sustains, reported to the server.
+    capacity: CapacityMeter,
     options: PlayOptions,
     last_frame: Instant,
     /// When the current wait for a bundle began.
@@ -130,6 +165,7 @@ impl NetPlay {
             },
             held,
             recorder,
+            capacity: CapacityMeter::new(start.tick_rate),
             net,
             game,
             link: LinkStats::default(),
@@ -156,6 +192,11 @@ impl NetPlay {
             NetEvent::Desync(notice) => self.on_desync(&notice),
             NetEvent::Pinpointed { tick, first } => self.on_pinpointed(tick, first),
             NetEvent::Peers(status) => self.peers = Some(status),
+            NetEvent::Speed {
+                from_tick,
+                percent,
+                postpone,
+            } => self.game.set_speed(from_tick, percent, postpone),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
             NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
         }
@@ -179,11 +220,33 @@ impl NetPlay {
     }
 
     /// Runs the ticks due at `now`: flipcode's inner loop. `sample` gives
-    /// the frontend's input when no bot plays.
-    pub fn run_ticks(&mut self, now: Instant, mut sample: impl FnMut() -> Input) -> FrameTicks {
-        self.game
-            .begin_frame(now.saturating_duration_since(self.last_frame).as_nanos() as u64);
+    /// the frontend's input when no bot plays. The time the ticks take
+    /// goes to the capacity meter; a player reports its verdict.
+    pub fn run_ticks(&mut self, now: Instant, sample: impl FnMut() -> Input) -> FrameTicks {
+        let elapsed_ns = now.saturating_duration_since(self.last_frame).as_nanos() as u64;
+        self.game.begin_frame(elapsed_ns);
         self.last_frame = now;
+        // How late this frame starts, for the report.
+        let (tick, behind) = (self.game.current.tick(), self.game.behind());
+        let busy_from = crate::clock::now();
+        let frame = self.tick_loop(now, busy_from, sample);
+        let busy_ns = crate::clock::since(busy_from).as_nanos() as u64;
+        if let Some(capacity) = self.capacity.frame(elapsed_ns, frame.steps, busy_ns) {
+            if self.game.me.is_some() {
+                self.net.report_capacity(capacity, tick, behind);
+            }
+        }
+        frame
+    }
+
+    /// The ticks of one frame, begun at `busy_from`, for
+    /// [`NetPlay::run_ticks`].
+    fn tick_loop(
+        &mut self,
+        now: Instant,
+        busy_from: Instant,
+        mut sample: impl FnMut() -> Input,
+    ) -> FrameTicks {
         let mut steps = 0;
         let mut stalled = false;
         let mut finished = false;
@@ -198,6 +261,9 @@ impl NetPlay {
                     steps += 1;
                     if let Some(line) = replaced.and_then(|t| self.replacements.replaced(t, now)) {
                         eprintln!("lockstep-client: {line}");
+                    }
+                    if let Some(cost) = self.options.tick_cost.filter(|c| c.applies(tick)) {
+                        std::thread::sleep(cost.per_tick);
                     }
                     if let (Some(recorder), Some(bundle)) =
                         (&mut self.recorder, self.game.last_bundle())
@@ -224,6 +290,9 @@ impl NetPlay {
                     self.send_local(due, &mut sample);
                     if self.options.ticks.is_some_and(|t| tick.0 >= t) {
                         finished = true;
+                        break;
+                    }
+                    if crate::clock::since(busy_from) >= TICK_BUDGET {
                         break;
                     }
                 }

@@ -26,7 +26,7 @@
 //! (through the canvas scale) so it stays crisp.
 
 use glam::Vec2;
-use lockstep_protocol::PlayerId;
+use lockstep_protocol::{Percent, PlayerId};
 use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
@@ -60,6 +60,10 @@ pub struct Hud {
     /// The current world hash: players compare it by eye when hunting a
     /// desync.
     pub hash: u64,
+    /// The game speed when the server has slowed the game below full
+    /// speed for a machine that cannot keep up (it explains a low UPS);
+    /// `None` at full speed.
+    pub speed: Option<Percent>,
     /// One line about the session, e.g. "connected", "waiting for players
     /// 2/3", "solo", "replay".
     pub status: String,
@@ -434,7 +438,10 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
         .rtt_ms
         .map_or_else(|| "RTT -".to_owned(), |ms| format!("RTT {ms:.1} ms"));
     [
-        format!("FPS {:.1}  UPS {:.1}", hud.fps, hud.ups),
+        match hud.speed {
+            Some(speed) => format!("FPS {:.1}  UPS {:.1}  speed {speed}", hud.fps, hud.ups),
+            None => format!("FPS {:.1}  UPS {:.1}", hud.fps, hud.ups),
+        },
         match hud.input_lag_ms {
             Some(lag) => format!("tick {}  delay {} ({lag:.0} ms)", hud.tick, hud.input_delay),
             None => format!("tick {}  delay {}", hud.tick, hud.input_delay),
@@ -990,6 +997,18 @@ mod tests {
     }
 
     #[test]
+    fn hud_shows_the_game_speed_only_below_full_speed() {
+        let mut hud = Hud {
+            fps: 60.0,
+            ups: 27.0,
+            ..Hud::default()
+        };
+        assert_eq!(hud_lines(&hud)[0], "FPS 60.0  UPS 27.0");
+        hud.speed = Some(Percent(45));
+        assert_eq!(hud_lines(&hud)[0], "FPS 60.0  UPS 27.0  speed 45%");
+    }
+
+    #[test]
     fn hud_shows_a_dash_until_the_rtt_is_known() {
         let mut hud = Hud::default();
         assert_eq!(hud_lines(&hud)[2], "RTT -");
@@ -1036,6 +1055,7 @@ mod tests {
             tick: 123_456,
             input_delay: 7,
             input_lag_ms: Some(150.0),
+            speed: None,
             rtt_ms: Some(123.4),
             stalls: 4321,
             hash: u64::MAX,

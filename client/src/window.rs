@@ -11,7 +11,7 @@ use lockstep_engine::accumulator::{FixedStep, Policy};
 use lockstep_engine::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::Setup;
-use lockstep_protocol::{Buttons, Input};
+use lockstep_protocol::{Buttons, Input, Percent};
 use lockstep_sim::bot::{Bot, Bots};
 use lockstep_sim::{World, WorldConfig};
 use sdl2::controller::{Axis, Button, GameController};
@@ -309,6 +309,7 @@ pub fn run_networked(
         rtt_ms: None,
         stalls: 0,
         hash: 0,
+        speed: None,
         status: "connecting".into(),
         banner: Some("Connecting...".into()),
     };
@@ -340,7 +341,8 @@ pub fn run_networked(
                 NetEvent::Bundles { .. }
                 | NetEvent::Desync(_)
                 | NetEvent::Pinpointed { .. }
-                | NetEvent::Peers(_),
+                | NetEvent::Peers(_)
+                | NetEvent::Speed { .. },
             )
             | Err(_) => {}
         }
@@ -368,6 +370,7 @@ pub fn run_networked(
         hud.rtt_ms = Some(play.link.rtt.as_secs_f32() * 1000.0);
         hud.input_delay = game.input_delay() as u8;
         hud.input_lag_ms = Some(game.input_lag(frame_time(hud.fps)).as_secs_f32() * 1000.0);
+        hud.speed = Some(game.speed()).filter(|&speed| speed < Percent::FULL);
         let role = match game.me {
             Some(_) if game.delay_is_adaptive() => "connected, adaptive delay",
             Some(_) => "connected",
@@ -475,6 +478,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 hash: game.current.hash(),
                 stalled_ticks: 0,
                 replaced: 0,
+                slowest_speed: Percent::FULL,
                 tx_bytes: 0,
                 rx_bytes: 0,
                 rtt_us: 0,

@@ -25,7 +25,9 @@
 //! Networked play may do neither, since the machines would disagree on game
 //! time: it never discards, and after a stall it catches up, at most
 //! `catch_up_per_frame` ticks per frame so the window stays responsive,
-//! until the lag is paid back.
+//! until the lag is paid back. The one exception is agreed by all: when
+//! the server slows the game down, every client postpones its schedule by
+//! the same backlog at the same tick ([`FixedStep::postpone`]).
 
 /// How the loop treats time it cannot simulate in one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +91,9 @@ pub struct FrameEnd {
 pub struct FixedStep {
     tick_ns: u64,
     lag_ns: u64,
+    /// Real time still to pass before the lag grows again: a schedule
+    /// postponed by more than the lag ([`FixedStep::postpone`]).
+    hold_ns: u64,
     policy: Policy,
     steps: u32,
     /// Real time the maximum delta cut off at the start of this frame.
@@ -108,6 +113,7 @@ impl FixedStep {
         FixedStep {
             tick_ns: tick_ns.max(1),
             lag_ns: 0,
+            hold_ns: 0,
             policy,
             steps: 0,
             clamped_ns: 0,
@@ -119,9 +125,32 @@ impl FixedStep {
         self.tick_ns
     }
 
+    /// Changes the length of the ticks from the next one on (at least
+    /// 1 ns): the networked game's speed, which the server may lower and
+    /// raise. Game time per tick is not this clock's business; only the
+    /// real time a tick waits for changes. Pending real time is kept.
+    pub fn set_tick_ns(&mut self, tick_ns: u64) {
+        self.tick_ns = tick_ns.max(1);
+    }
+
+    /// Makes every tick from now on due `ns` later: the networked game's
+    /// schedule, postponed by the backlog every client forgives at a speed
+    /// change. Pending real time goes first; what is left is waited out
+    /// before real time counts again.
+    pub fn postpone(&mut self, ns: u64) {
+        let forgiven = ns.min(self.lag_ns);
+        self.lag_ns -= forgiven;
+        self.hold_ns = self.hold_ns.saturating_add(ns - forgiven);
+    }
+
     /// Real time not yet simulated.
     pub fn lag_ns(&self) -> u64 {
         self.lag_ns
+    }
+
+    /// Real time until the next tick is due (0 if one is due now).
+    pub fn until_due_ns(&self) -> u64 {
+        self.hold_ns + self.tick_ns.saturating_sub(self.lag_ns)
     }
 
     /// The policy in force.
@@ -140,7 +169,9 @@ impl FixedStep {
             _ => elapsed_ns,
         };
         self.clamped_ns = elapsed_ns - counted;
-        self.lag_ns = self.lag_ns.saturating_add(counted);
+        let held = self.hold_ns.min(counted);
+        self.hold_ns -= held;
+        self.lag_ns = self.lag_ns.saturating_add(counted - held);
         self.steps = 0;
     }
 
@@ -272,6 +303,35 @@ mod tests {
         let end = frame(&mut clock, 100 * MS, 4);
         assert_eq!((end.steps, end.discarded_ns, end.alpha), (4, 0, 1.0));
         assert_eq!(clock.lag_ns(), 60 * MS);
+    }
+
+    #[test]
+    fn a_new_tick_length_paces_the_next_tick_and_keeps_the_pending_time() {
+        let mut clock = FixedStep::new(100, Policy::NETWORKED);
+        assert_eq!(frame(&mut clock, 25 * MS, u32::MAX).steps, 2);
+        // Half speed: 20 ms a tick. The 5 ms pending count towards it.
+        clock.set_tick_ns(20 * MS);
+        assert_eq!(frame(&mut clock, 10 * MS, u32::MAX).steps, 0);
+        let end = frame(&mut clock, 5 * MS, u32::MAX);
+        assert_eq!((end.steps, end.alpha), (1, 0.0));
+        assert_eq!(frame(&mut clock, 19 * MS, u32::MAX).steps, 0);
+        assert_eq!(frame(&mut clock, MS, u32::MAX).steps, 1);
+    }
+
+    #[test]
+    fn a_postponed_schedule_forgives_the_pending_time_then_waits_out_the_rest() {
+        let mut clock = FixedStep::new(100, Policy::NETWORKED);
+        // 35 ms behind, and no tick can run (it stalls).
+        assert_eq!(frame(&mut clock, 45 * MS, 0).steps, 0);
+        clock.postpone(30 * MS);
+        assert_eq!(clock.lag_ns(), 15 * MS);
+        assert_eq!(frame(&mut clock, 0, u32::MAX).steps, 1);
+        // Postponed past the pending time: the rest is waited out first.
+        clock.postpone(12 * MS);
+        assert_eq!(clock.until_due_ns(), 17 * MS);
+        assert_eq!(frame(&mut clock, 16 * MS, u32::MAX).steps, 0);
+        assert_eq!(frame(&mut clock, MS, u32::MAX).steps, 1);
+        assert_eq!(clock.lag_ns(), 0);
     }
 
     #[test]

@@ -94,6 +94,12 @@ impl DelayController {
         }
     }
 
+    /// The length of a tick in real time now (longer while the server has
+    /// slowed the game down): what one tick of delay adds to the slack.
+    pub fn set_tick_length(&mut self, tick: Duration) {
+        self.tick = tick.max(Duration::from_nanos(1));
+    }
+
     /// The delay in force.
     pub fn current(&self) -> u8 {
         self.current

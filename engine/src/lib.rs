@@ -17,7 +17,11 @@
 //! - [`input_delay`] picks the smallest input delay that keeps the game
 //!   from waiting, from the round trip, the jitter and the server's lag
 //!   indicator.
-//! - [`net_game`] glues the three into a networked game, [`solo`] is the
+//! - [`speed`] is the game speed the server announces (slower while a
+//!   player's machine cannot keep up): the accumulator's tick length from
+//!   an announced tick on; [`capacity`] measures what this machine
+//!   sustains, for the server to choose it.
+//! - [`net_game`] glues these into a networked game, [`solo`] is the
 //!   game against the computer; both only answer "what now", the frontend
 //!   carries it out.
 //! - [`history`] keeps the last ticks for [`desync`] dumps, which
@@ -36,6 +40,7 @@
 extern crate self as lockstep_engine;
 
 pub mod accumulator;
+pub mod capacity;
 pub mod desync;
 pub mod diff;
 mod game;
@@ -47,6 +52,7 @@ pub mod net_game;
 pub mod recorder;
 pub mod replay;
 pub mod solo;
+pub mod speed;
 pub mod synctest;
 #[cfg(test)]
 mod testing;

@@ -4,12 +4,14 @@
 //! No SDL2, no sockets, no clock: the frontend (window or headless) passes
 //! the elapsed time in, asks [`NetGame::advance`] until it says otherwise,
 //! hands each sampled local input back, and draws `previous`/`current` at
-//! the returned alpha.
+//! the returned alpha. The server's speed announcements
+//! ([`NetGame::set_speed`]) set the clock's tick length for the ticks
+//! from theirs on.
 
 use std::time::Duration;
 
 use lockstep_protocol::{
-    Bundle, DesyncNotice, Input, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
+    Bundle, DesyncNotice, Input, Percent, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
 };
 
 use crate::accumulator::{FixedStep, FrameEnd, Policy};
@@ -18,6 +20,7 @@ use crate::game::{apply, apply_phases, Game, Setup};
 use crate::gate::{Gate, InputBuffer};
 use crate::history::{History, DEFAULT_HISTORY};
 use crate::input_delay::{DelayController, LinkFigures};
+use crate::speed::SpeedSchedule;
 
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,12 +107,13 @@ pub struct NetGame<G> {
     pub me: Option<PlayerId>,
     buffer: InputBuffer,
     clock: FixedStep,
+    /// The game speed of each tick, which sets the clock's tick length.
+    speed: SpeedSchedule,
     delay: DelayController,
     stats: GameStats,
     last_stall: Option<Tick>,
     history: History<G>,
     hash_interval: u32,
-    tick_rate: u16,
     fault: Option<Fault>,
     name: String,
     first_input_tick: Tick,
@@ -143,12 +147,12 @@ impl<G: Game> NetGame<G> {
             me: start.you,
             buffer: InputBuffer::new(delay.current(), start.first_input_tick),
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),
+            speed: SpeedSchedule::new(start.tick_rate),
             delay,
             stats: GameStats::default(),
             last_stall: None,
             history,
             hash_interval: u32::from(start.hash_interval.max(1)),
-            tick_rate: start.tick_rate,
             fault: options.fault,
             name: start
                 .roster
@@ -185,6 +189,30 @@ impl<G: Game> NetGame<G> {
         self.catch_up.map(|to| (self.current.tick().0, to.0))
     }
 
+    /// The server's announcement that ticks from `from_tick` on run at
+    /// `percent` of the nominal speed, `postpone` later than scheduled:
+    /// they last longer (or shorter) in real time, and simulate the same.
+    pub fn set_speed(&mut self, from_tick: Tick, percent: Percent, postpone: Duration) {
+        self.speed
+            .announce(from_tick, percent, postpone.as_nanos() as u64);
+    }
+
+    /// How late the next tick is against its schedule: real time owed
+    /// beyond the tick due now (zero when on time or ahead).
+    pub fn behind(&self) -> Duration {
+        Duration::from_nanos(self.clock.lag_ns().saturating_sub(self.clock.tick_ns()))
+    }
+
+    /// The game speed the next tick runs at.
+    pub fn speed(&self) -> Percent {
+        self.speed.current()
+    }
+
+    /// The lowest game speed any live tick ran at.
+    pub fn slowest_speed(&self) -> Percent {
+        self.speed.slowest()
+    }
+
     /// Runs the next tick if it is due and its bundle is here. While
     /// catching up, every received bundle is due at once: game time is
     /// replayed as fast as the machine allows, then the clock takes over.
@@ -192,11 +220,19 @@ impl<G: Game> NetGame<G> {
         if let Some(to) = self.catch_up {
             if self.current.tick() >= to && self.buffer.buffered() == 0 {
                 self.catch_up = None;
-                self.clock = FixedStep::new(self.tick_rate, Policy::NETWORKED);
+                // The clock starts now: nothing to forgive.
+                self.speed.enter(self.current.tick());
+                self.clock = FixedStep::with_tick_ns(self.speed.tick_ns(), Policy::NETWORKED);
                 return Advance::NotDue;
             }
-        } else if !self.clock.due() {
-            return Advance::NotDue;
+        } else {
+            // The world's tick is the next bundle's: it runs at its speed.
+            let postpone = self.speed.enter(self.current.tick());
+            self.clock.set_tick_ns(self.speed.tick_ns());
+            self.clock.postpone(postpone);
+            if !self.clock.due() {
+                return Advance::NotDue;
+            }
         }
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
@@ -275,6 +311,8 @@ impl<G: Game> NetGame<G> {
             return;
         }
         let (tick, next_local) = (self.current.tick(), self.buffer.next_local());
+        self.delay
+            .set_tick_length(Duration::from_nanos(self.clock.tick_ns()));
         if let Some(delay) = self.delay.update(tick, next_local, link, slack) {
             self.buffer.set_input_delay(delay);
         }
@@ -292,7 +330,7 @@ impl<G: Game> NetGame<G> {
 
     /// Nanoseconds until the next tick is due (0 if one is due now).
     pub fn until_due_ns(&self) -> u64 {
-        self.clock.tick_ns().saturating_sub(self.clock.lag_ns())
+        self.clock.until_due_ns()
     }
 
     /// The fixed-step clock, read-only: its lag and tick length tell a
@@ -312,7 +350,8 @@ impl<G: Game> NetGame<G> {
     /// interpolation (the newest state is reached only at the end of the
     /// tick after it), and half a frame until the frame that shows it.
     pub fn input_lag(&self, frame: Option<Duration>) -> Duration {
-        let tick = Duration::from_secs(1) / u32::from(self.tick_rate.max(1));
+        // A tick lasts longer while the game runs slower.
+        let tick = Duration::from_nanos(self.clock.tick_ns());
         let delay = tick * self.input_delay();
         match frame {
             Some(frame) => delay + tick / 2 + tick + frame / 2,
@@ -518,6 +557,68 @@ mod tests {
         game.receive(Tick(100), vec![bundle(1)]);
         assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
         assert_eq!(frame(&mut game, TICK_NS).0, vec![101]);
+    }
+
+    #[test]
+    fn an_announced_speed_paces_the_ticks_from_its_tick_on_and_not_before() {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        game.receive(Tick(0), (0..10).map(bundle).collect());
+        game.set_speed(Tick(3), Percent(50), Duration::ZERO);
+        assert_eq!(game.speed(), Percent::FULL);
+        // Ticks 0, 1 and 2 at full speed: one tick of real time each.
+        for tick in 1..=3 {
+            assert_eq!(frame(&mut game, TICK_NS).0, vec![tick]);
+        }
+        // From tick 3 on at half speed: each waits twice as long.
+        assert_eq!(game.speed(), Percent(50));
+        assert_eq!(frame(&mut game, TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![4]);
+        assert_eq!(game.until_due_ns(), 2 * TICK_NS);
+        assert_eq!(frame(&mut game, 2 * TICK_NS).0, vec![5]);
+        assert_eq!(game.stats().stalled_ticks, 0);
+        assert_eq!(game.slowest_speed(), Percent(50));
+
+        // Only the pacing changed: the same bundles at full speed give the
+        // same world.
+        let mut full = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        full.receive(Tick(0), (0..10).map(bundle).collect());
+        assert_eq!(frame(&mut full, 5 * TICK_NS).0, vec![1, 2, 3, 4, 5]);
+        assert_eq!(full.current.hash(), game.current.hash());
+    }
+
+    #[test]
+    fn a_late_joiner_follows_the_speed_in_force_once_caught_up() {
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+        game.set_speed(Tick(50), Percent(25), Duration::from_secs(9));
+        game.receive(Tick(0), (0..100).map(|_| bundle(1)).collect());
+        // The history runs at once, whatever the speed...
+        assert_eq!(frame(&mut game, 0).0.len(), 100);
+        game.receive(Tick(100), vec![bundle(1)]);
+        // ...and live ticks take four times their nominal length.
+        assert_eq!(frame(&mut game, 3 * TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![101]);
+    }
+
+    #[test]
+    fn a_postponed_schedule_makes_the_ticks_from_the_change_on_due_that_much_later() {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        // Half a second of stall: the game is 29 ticks behind.
+        assert_eq!(frame(&mut game, 30 * TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(game.behind(), Duration::from_nanos(29 * TICK_NS));
+        // The server slows the game to half speed from tick 2 and forgives
+        // what the game will be behind then: 27 ticks, once ticks 0 and 1
+        // have run late.
+        game.set_speed(Tick(2), Percent(50), Duration::from_nanos(27 * TICK_NS));
+        game.receive(Tick(0), (0..10).map(bundle).collect());
+        assert_eq!(frame(&mut game, 0).0, vec![1, 2]);
+        // Back on schedule: tick 2, twice as long, is due in one more
+        // nominal tick, then every two.
+        assert_eq!(game.behind(), Duration::ZERO);
+        assert_eq!(game.until_due_ns(), TICK_NS);
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![3]);
+        assert_eq!(frame(&mut game, TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![4]);
     }
 
     /// A faulty and an honest player, both played through 10 ticks.

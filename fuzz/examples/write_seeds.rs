@@ -14,7 +14,8 @@ use std::{fs, io, path::Path};
 
 use lockstep_protocol::{
     encode, encode_frame, Bundle, BundleDatagram, Buttons, ClientDatagram, ClientMessage,
-    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, Platform, PlayerId, PlayerInput, Slack,
+    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, Percent, Platform, PlayerId,
+    PlayerInput, Slack,
     Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start,
     Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
@@ -126,6 +127,14 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                 hashes: (0..16).map(|h| h * 0x0101_0101).collect(),
             },
         ),
+        (
+            "capacity",
+            ClientMessage::Capacity {
+                percent: Percent(49),
+                tick: Tick(300),
+                behind_us: 400_000,
+            },
+        ),
     ]
 }
 
@@ -207,6 +216,14 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
             ServerMessage::Pinpointed {
                 tick: Tick(300),
                 first: Tick(293),
+            },
+        ),
+        (
+            "speed",
+            ServerMessage::Speed {
+                from_tick: Tick(312),
+                percent: Percent(44),
+                postpone_us: 450_000,
             },
         ),
         (

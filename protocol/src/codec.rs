@@ -409,6 +409,26 @@ mod tests {
             "07ac02a502"
         );
 
+        let capacity = ClientMessage::Capacity {
+            percent: Percent(49),
+            tick: Tick(300),
+            behind_us: 400_000,
+        };
+        assert_eq!(
+            hex(&encode(&capacity, MAX_MESSAGE_SIZE).unwrap()),
+            "0531ac0280b518"
+        );
+
+        let speed = ServerMessage::Speed {
+            from_tick: Tick(312),
+            percent: Percent(44),
+            postpone_us: 450_000,
+        };
+        assert_eq!(
+            hex(&encode(&speed, MAX_MESSAGE_SIZE).unwrap()),
+            "08b8022cd0bb1b"
+        );
+
         let refused = ServerMessage::Refused(Refusal {
             reason: "no".into(),
         });

@@ -42,7 +42,7 @@ pub use replay::{
     ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader, ReplayWriter,
     MAX_RECORD_SIZE, REPLAY_FORMAT, REPLAY_MAGIC,
 };
-pub use types::{Buttons, Input, PlayerId, Tick};
+pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 
 /// Balls in the arena unless the server is told otherwise. Part of the
 /// world parameters in [`Start`], so every client builds the same world.

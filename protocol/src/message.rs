@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Input, Platform, PlayerId, Tick};
+use crate::{Input, Percent, Platform, PlayerId, Tick};
 
 /// Client → server, on the control stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +37,22 @@ pub enum ClientMessage {
         /// The hashes of `first_tick`, `first_tick + 1`, ..., at most
         /// [`MAX_TICK_HASHES`], ending at `tick`.
         hashes: Vec<u64>,
+    },
+    /// How fast this client's machine can run the game, and how far it is
+    /// behind. Sent four times a second while the game runs; the server
+    /// slows the game down for everyone when a player's machine cannot
+    /// keep up ([`ServerMessage::Speed`]).
+    Capacity {
+        /// The ticks per second the client's loop would manage if it did
+        /// nothing but run them (the simulation and everything else each
+        /// tick costs, waiting left out), as a share of the nominal tick
+        /// rate.
+        percent: Percent,
+        /// The client's world tick when it measured `behind_us`.
+        tick: Tick,
+        /// How late its ticks are against their schedule: real time owed
+        /// beyond the tick due now, in microseconds (0 when on time).
+        behind_us: u32,
     },
 }
 
@@ -109,6 +125,24 @@ pub enum ServerMessage {
         tick: Tick,
         /// The first tick whose hashes differ (at most `tick`).
         first: Tick,
+    },
+    /// The game speed changes for everyone: ticks from `from_tick` on last
+    /// `100 / percent` times their nominal length. Only the pacing of wall
+    /// time changes, never a tick's game time, so the simulation is the
+    /// same at any speed. Announced ahead of `from_tick`, so that every
+    /// client switches at the same tick; a client joining a running game
+    /// gets the speed in force after its Start.
+    Speed {
+        /// First tick paced at the new speed.
+        from_tick: Tick,
+        /// The new speed (100 is full speed).
+        percent: Percent,
+        /// How much later than their schedule every tick from `from_tick`
+        /// on is due, in microseconds: the time the game fell behind its
+        /// schedule while a machine could not keep up. Every client
+        /// forgives it at the same tick, rather than the slow machine
+        /// making it up by running flat out while the others wait for it.
+        postpone_us: u32,
     },
 }
 

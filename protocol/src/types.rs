@@ -92,3 +92,44 @@ pub struct Input {
     /// is in use. When present it replaces the direction buttons.
     pub axes: Option<[i8; 2]>,
 }
+
+/// A share of the nominal tick rate, in percent: the game speed the server
+/// announces (100 is full speed) or the speed a client's machine can
+/// sustain (above 100 when it has time to spare).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct Percent(pub u16);
+
+impl Percent {
+    /// Full speed: the tick rate of [`crate::Start::tick_rate`].
+    pub const FULL: Percent = Percent(100);
+
+    /// How long a tick lasts at this speed, for a tick of `full_ns`
+    /// nanoseconds at full speed (a speed of 0 counts as 1%).
+    #[must_use]
+    pub fn tick_ns(self, full_ns: u64) -> u64 {
+        full_ns.saturating_mul(100) / u64::from(self.0.max(1))
+    }
+}
+
+impl std::fmt::Display for Percent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}%", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slower_speed_makes_every_tick_longer_in_proportion() {
+        let full = 16_666_666;
+        assert_eq!(Percent::FULL.tick_ns(full), full);
+        assert_eq!(Percent(50).tick_ns(full), 2 * full);
+        assert_eq!(Percent(25).tick_ns(full), 4 * full);
+        assert_eq!(Percent(0).tick_ns(full), 100 * full, "0% counts as 1%");
+        assert_eq!(Percent(45).to_string(), "45%");
+    }
+}

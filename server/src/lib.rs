@@ -31,13 +31,14 @@ mod relay;
 mod server;
 mod session;
 mod slack;
+mod speed;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lockstep_protocol::{Platform, PlayerId, Tick, ALPN};
+use lockstep_protocol::{Percent, Platform, PlayerId, Tick, ALPN};
 use tokio::sync::mpsc;
 use tracing::{info, warn, Instrument};
 
@@ -49,6 +50,7 @@ pub use relay::{
 };
 pub use server::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use session::MAX_NAME_CHARS;
+pub use speed::{CapacityReport, SpeedChange, SpeedControl, SpeedReason};
 
 /// How long a tick waits by default for a late player's input once every
 /// other input of the tick is in, before the relay repeats that player's
@@ -108,6 +110,9 @@ pub struct Config {
     /// (`lockstep_sim::self_test` of this server's build by default): a
     /// client whose machine or build computes another would desync.
     pub self_test: u64,
+    /// Slow the game down for everyone while a player's machine cannot
+    /// keep up, and speed it up again once it can (see [`SpeedControl`]).
+    pub speed_control: bool,
 }
 
 /// This build's simulation self-test hash, computed once per process (a
@@ -144,6 +149,7 @@ impl Default for Config {
             replay_dir: None,
             password: None,
             self_test: build_self_test(),
+            speed_control: true,
         }
     }
 }
@@ -249,6 +255,22 @@ pub enum ServerEvent {
         /// empty when the game agreed.
         diverged: Vec<String>,
     },
+    /// The game speed changes for everyone from `from_tick` on.
+    Speed {
+        /// The new speed.
+        percent: Percent,
+        /// First tick paced at it.
+        from_tick: Tick,
+        /// Why it changed.
+        reason: SpeedReason,
+        /// Name of the slowest machine's player.
+        slowest: String,
+        /// That machine's capacity, as it last reported it.
+        capacity: Percent,
+        /// How far behind its schedule the game is at `from_tick`, time
+        /// every client forgives there.
+        postpone: Duration,
+    },
     /// Every player left; the server is back in the lobby.
     GameOver {
         /// First tick that was never bundled.
@@ -331,6 +353,22 @@ impl std::fmt::Display for ServerEvent {
                 "verdict diverged ticks={ticks} checks={checks} diverged={} majority={}",
                 diverged.join(","),
                 agreed.join(",")
+            ),
+            ServerEvent::Speed {
+                percent,
+                from_tick,
+                reason,
+                slowest,
+                capacity,
+                postpone,
+            } => write!(
+                f,
+                "speed percent={} from_tick={from_tick} reason={} slowest={slowest} capacity={} \
+                 postpone_ms={}",
+                percent.0,
+                reason.as_str(),
+                capacity.0,
+                postpone.as_millis()
             ),
             ServerEvent::GameOver { tick } => write!(f, "game over tick={tick}"),
         }

@@ -51,6 +51,16 @@ struct Args {
     /// announces it and ends the game.
     #[arg(long, value_enum, default_value_t = DesyncAction::Continue)]
     on_desync: DesyncAction,
+    /// Speed control: `on` slows the game down for everyone, from a tick
+    /// announced to all, while a player's machine cannot keep up with the
+    /// tick rate (it reports what it sustains), and speeds it up again
+    /// once it can; only the pacing changes, never a tick's game time. On
+    /// by default: when every machine keeps up it changes nothing, and
+    /// when one cannot, the game runs smoothly at its pace instead of
+    /// stalling for it on almost every tick. `off` keeps full speed and
+    /// lets the game wait.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    speed_control: Switch,
     /// Directory for replay files: one per game, named after its start time
     /// (UTC).
     #[arg(long, value_name = "DIR", default_value = "replays")]
@@ -74,6 +84,12 @@ struct Args {
 enum DesyncAction {
     Continue,
     Stop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 fn default_identity_dir() -> PathBuf {
@@ -127,6 +143,7 @@ async fn run() -> anyhow::Result<()> {
             DesyncAction::Continue => OnDesync::Continue,
             DesyncAction::Stop => OnDesync::Stop,
         },
+        speed_control: args.speed_control == Switch::On,
         ..Config::default()
     };
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();

@@ -244,6 +244,13 @@ impl Relay {
         }
     }
 
+    /// The game's pace changes as the clients will change it: from tick
+    /// `from` on, ticks last `tick` and are due `postpone` later. Inputs
+    /// are timed, and stood in for, against that schedule.
+    pub fn change_pace(&mut self, from: Tick, tick: Duration, postpone: Duration) {
+        self.schedule.change(from, tick, postpone);
+    }
+
     /// First tick without a complete bundle.
     pub fn next_tick(&self) -> Tick {
         Tick(self.bundles.len() as u32)

@@ -22,7 +22,7 @@ use tracing::{debug, info, warn, Instrument};
 use crate::clock;
 use crate::driver::ConnEvent;
 use crate::session::{ConnId, Event, Outgoing};
-use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
+use crate::{CapacityReport, ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
 
 /// Control messages waiting for one client's writer task: Welcome, Start,
 /// a history, Ended, and four lag-indicator updates a second. An honest
@@ -485,6 +485,18 @@ async fn relay_control(
                     first_tick,
                     hashes,
                 })) => Event::TickHashes(conn_id, tick, first_tick, hashes),
+                Ok(Some(ClientMessage::Capacity {
+                    percent,
+                    tick,
+                    behind_us,
+                })) => Event::Capacity(
+                    conn_id,
+                    CapacityReport {
+                        percent,
+                        tick,
+                        behind: Duration::from_micros(u64::from(behind_us)),
+                    },
+                ),
                 Ok(Some(ClientMessage::Hello(_))) => {
                     debug!("repeated Hello ignored");
                     continue;

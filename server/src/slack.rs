@@ -22,22 +22,55 @@ use lockstep_protocol::{Slack, Tick};
 pub const SLACK_WINDOW: usize = 240;
 
 /// When each tick is needed, on the server's clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schedule {
-    start: Duration,
-    tick: Duration,
+    /// Stretches of the game at one speed, by ascending first tick: from
+    /// tick `from` on, tick `t` is needed at `base + (t - from + 1) *
+    /// tick`.
+    stretches: Vec<Stretch>,
     /// Ticks of the first second, whose inputs are not timed.
     warmup: u32,
+}
+
+/// Part of a [`Schedule`] at one speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stretch {
+    from: Tick,
+    base: Duration,
+    tick: Duration,
 }
 
 impl Schedule {
     /// The schedule of a game that started at `start` at `tick_rate`.
     pub fn new(start: Duration, tick_rate: u16) -> Schedule {
         Schedule {
-            start,
-            tick: Duration::from_secs(1) / u32::from(tick_rate.max(1)),
+            stretches: vec![Stretch {
+                from: Tick(0),
+                base: start,
+                tick: Duration::from_secs(1) / u32::from(tick_rate.max(1)),
+            }],
             warmup: u32::from(tick_rate),
         }
+    }
+
+    /// A change of speed, as the clients make it: from tick `from` on,
+    /// ticks last `tick`, and every one is due `postpone` later. Replaces
+    /// any change from `from` or later.
+    pub fn change(&mut self, from: Tick, tick: Duration, postpone: Duration) {
+        self.stretches
+            .retain(|s| s.from < from || s.from == Tick(0));
+        let base = match from.0.checked_sub(1) {
+            Some(before) => self.needed(Tick(before)),
+            None => self.stretches[0].base,
+        };
+        if from == Tick(0) {
+            self.stretches.clear();
+        }
+        self.stretches.push(Stretch {
+            from,
+            base: base + postpone,
+            tick,
+        });
     }
 
     /// Whether the input for `tick` is timed: not in the game's first
@@ -49,7 +82,13 @@ impl Schedule {
 
     /// When the clients step `tick`: its bundle must leave by then.
     pub fn needed(&self, tick: Tick) -> Duration {
-        self.start + self.tick * tick.0.saturating_add(1)
+        let stretch = self
+            .stretches
+            .iter()
+            .rev()
+            .find(|s| s.from <= tick)
+            .unwrap_or(&self.stretches[0]);
+        stretch.base + stretch.tick * tick.since(stretch.from).saturating_add(1)
     }
 }
 
@@ -115,6 +154,24 @@ mod tests {
         let schedule = Schedule::new(Duration::from_secs(10), 50);
         assert_eq!(schedule.needed(Tick(0)), Duration::from_secs(10) + 20 * MS);
         assert_eq!(schedule.needed(Tick(49)), Duration::from_secs(11));
+    }
+
+    #[test]
+    fn a_change_of_speed_stretches_the_ticks_from_its_tick_on() {
+        let mut schedule = Schedule::new(Duration::ZERO, 50);
+        // From tick 10 on at half speed (40 ms a tick), 100 ms later.
+        schedule.change(Tick(10), 40 * MS, 100 * MS);
+        assert_eq!(schedule.needed(Tick(9)), 200 * MS);
+        assert_eq!(schedule.needed(Tick(10)), 340 * MS);
+        assert_eq!(schedule.needed(Tick(12)), 420 * MS);
+        // Back to full speed from tick 20, with no postponement; an
+        // announcement for a later tick replaces nothing before it.
+        schedule.change(Tick(20), 20 * MS, Duration::ZERO);
+        assert_eq!(schedule.needed(Tick(19)), 700 * MS);
+        assert_eq!(schedule.needed(Tick(21)), 740 * MS);
+        // A new announcement for tick 15 replaces the one for 20.
+        schedule.change(Tick(15), 20 * MS, Duration::ZERO);
+        assert_eq!(schedule.needed(Tick(19)), 600 * MS);
     }
 
     #[test]

@@ -209,9 +209,7 @@ pub struct Client {
 
 impl Client {
     pub fn headless_bot(server: &Server, name: &str, seed: u64, ticks: u32) -> Client {
-        let mut command = headless(server, name);
-        command.args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()]);
-        Client::spawn(name, &mut command)
+        Client::spawn(name, &mut headless_bot(server, name, seed, ticks))
     }
 
     pub fn spawn(name: &str, command: &mut Command) -> Client {
@@ -300,8 +298,7 @@ impl Finished {
             .lines()
             .find(|l| l.starts_with("stats "))
             .unwrap_or_else(|| panic!("{}: no stats line in {:?}", self.name, self.stdout));
-        line.split_whitespace()
-            .find_map(|field| field.strip_prefix(&format!("{key}=")))
+        field(line, key)
             .and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{}: no {key} in {line:?}", self.name))
     }
@@ -358,6 +355,30 @@ pub fn last_line(output: &Output) -> String {
         .to_string()
 }
 
+/// The value of the `key=value` field of an output line (the server's
+/// event lines, the client's `stats` line).
+pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// Waits for every client to exit, each within `timeout` ([`Client::finish`]),
+/// and checks that they all ended on the same `final tick=N hash=H` line.
+/// Returns what each printed, in order, and that line.
+pub fn finish_in_lockstep(
+    clients: Vec<Client>,
+    timeout: Duration,
+) -> (Vec<Finished>, (u32, String)) {
+    let finished: Vec<Finished> = clients.into_iter().map(|c| c.finish(timeout)).collect();
+    let ends: Vec<(u32, String)> = finished.iter().map(Finished::final_line).collect();
+    assert!(
+        ends.iter().all(|end| *end == ends[0]),
+        "the clients disagree: {ends:?}"
+    );
+    let end = ends[0].clone();
+    (finished, end)
+}
+
 /// Runs `args` of the client inside a fresh Xvfb display, 1280x720.
 pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
     assert!(
@@ -407,6 +428,14 @@ pub fn joining(bin: &Path, server: &Server, name: &str) -> Command {
             &server.fingerprint,
         ])
         .args(["--name", name]);
+    command
+}
+
+/// A headless bot command joining `server` as `name`, playing `seed`'s
+/// inputs until tick `ticks`; add flags and [`Client::spawn`] it.
+pub fn headless_bot(server: &Server, name: &str, seed: u64, ticks: u32) -> Command {
+    let mut command = headless(server, name);
+    command.args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()]);
     command
 }
 

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use lockstep_protocol::{PlayerId, Refusal, ServerMessage, Tick};
+use lockstep_protocol::{Percent, PlayerId, Refusal, ServerMessage, Tick};
 use tracing::info;
 
 use super::{Action, Client, CloseCode, ConnId, Join, Outgoing, Role, Session};
@@ -244,9 +244,10 @@ impl Session {
     }
 
     /// Sends `conn` the running game so far: a Start (as `you`, giving
-    /// inputs from `first_input_tick`) and every bundle until now as
-    /// History, which the client fast-forwards through. Returns the tick
-    /// the live bundles go on from; `None` when no game runs.
+    /// inputs from `first_input_tick`), the game speed unless it is full,
+    /// and every bundle until now as History, which the client
+    /// fast-forwards through. Returns the tick the live bundles go on
+    /// from; `None` when no game runs.
     fn send_game_so_far(
         &mut self,
         conn: ConnId,
@@ -258,6 +259,17 @@ impl Session {
         let history = relay.history(Tick(0), next).to_vec();
         let start = self.start_message(you, first_input_tick, next);
         self.actions.send(conn, ServerMessage::Start(start));
+        let percent = self.speed.speed();
+        if percent != Percent::FULL {
+            let from_tick = self.speed_from;
+            // Its clock starts now: nothing to forgive.
+            let speed = ServerMessage::Speed {
+                from_tick,
+                percent,
+                postpone_us: 0,
+            };
+            self.actions.send(conn, speed);
+        }
         self.actions.push(Action::Control(
             conn,
             Outgoing::History {

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Platform, Refusal,
-    ServerDatagram, ServerMessage, Tick, MAX_DATAGRAM_SIZE,
+    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Percent, Platform,
+    Refusal, ServerDatagram, ServerMessage, Tick, MAX_DATAGRAM_SIZE,
 };
 
 use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
-use crate::{Config, ServerEvent};
+use crate::{CapacityReport, Config, ServerEvent};
 
 /// The path every test client has unless a test says otherwise.
 pub(super) const LINK: LinkStats = LinkStats {
@@ -167,6 +167,30 @@ impl Harness {
             Tick(first_tick),
             hashes,
         ))
+    }
+
+    /// Connection `id` reports that its machine sustains `percent` of the
+    /// tick rate, and that it is on time at the next tick to bundle.
+    pub(super) fn capacity(&mut self, id: usize, percent: u16) -> Out {
+        let tick = self.next_tick().0;
+        self.capacity_behind(id, percent, tick, Duration::ZERO)
+    }
+
+    /// Connection `id` reports that its machine sustains `percent` of the
+    /// tick rate, and that it was `behind` its schedule at `tick`.
+    pub(super) fn capacity_behind(
+        &mut self,
+        id: usize,
+        percent: u16,
+        tick: u32,
+        behind: Duration,
+    ) -> Out {
+        let report = CapacityReport {
+            percent: Percent(percent),
+            tick: Tick(tick),
+            behind,
+        };
+        self.event(Event::Capacity(conn(id), report))
     }
 
     /// Connection `id` says it is alive without new inputs.

@@ -16,7 +16,8 @@
 //! same history and bundles but send no inputs, so nobody waits for them.
 //!
 //! This file holds the state and the event handling, the game's start and
-//! end, departures and hash verdicts; `admission.rs` decides who gets in
+//! end, departures, hash verdicts and the announcements of the game speed
+//! that [`SpeedControl`] picks; `admission.rs` decides who gets in
 //! (names, slots, rejoins, takeovers), `fanout.rs` what goes out to every
 //! client (bundle datagrams, repeats, the lag indicator) and `laggards.rs`
 //! how often the inputs the relay stood in for are reported.
@@ -34,14 +35,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, InputDatagram, Platform, PlayerId, Refusal, ReplayHeader, RosterEntry,
-    ServerMessage, Start, Tick, PROTOCOL_VERSION,
+    Bundle, DesyncNotice, InputDatagram, Percent, Platform, PlayerId, Refusal, ReplayHeader,
+    RosterEntry, ServerMessage, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
 use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
+use crate::speed::{lead_ticks, CapacityReport, SpeedChange, SpeedControl};
 use crate::{Config, OnDesync, ServerEvent};
 use laggards::{LaggardReports, Report};
 
@@ -124,6 +126,8 @@ pub(crate) enum Event {
     /// Fresh path facts for a connection (the driver sends them with every
     /// poll; RTT and datagram size change over a connection's life).
     Link(ConnId, LinkStats),
+    /// The client's report of what its machine sustains.
+    Capacity(ConnId, CapacityReport),
 }
 
 /// Which QUIC close code a connection is closed with.
@@ -211,6 +215,10 @@ pub(crate) struct Session {
     /// Desyncs waiting for the players' per-tick hashes, oldest first;
     /// each is announced once pinpointed.
     pinpoints: VecDeque<Pinpoint>,
+    /// The running game's speed, from the players' capacities.
+    speed: SpeedControl,
+    /// The tick the speed in force was announced from.
+    speed_from: Tick,
     recorder: Option<Recorder>,
     last_status: Duration,
     /// Players the server has warned it waits for (once per episode).
@@ -224,6 +232,7 @@ pub(crate) struct Session {
 
 impl Session {
     pub(crate) fn new(config: Config) -> Self {
+        let speed = SpeedControl::new(config.tick_rate);
         Session {
             config,
             clients: BTreeMap::new(),
@@ -232,6 +241,8 @@ impl Session {
             relay: None,
             hashes: HashCheck::new(),
             pinpoints: VecDeque::new(),
+            speed,
+            speed_from: Tick(0),
             recorder: None,
             last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
@@ -309,7 +320,63 @@ impl Session {
                     client.link = link;
                 }
             }
+            Event::Capacity(conn, report) => {
+                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
+                    return;
+                };
+                if self.relay.is_none() || !self.config.speed_control {
+                    return;
+                }
+                let before = self.speed.speed();
+                if let Some(change) = self.speed.report(player, report, now) {
+                    self.announce_speed(change, before);
+                }
+            }
         }
+    }
+
+    /// Tells every client the new speed, the tick it starts at (a moment
+    /// of play at the `before` speed after the next tick to bundle, and
+    /// never before an earlier announcement's tick) and the backlog every
+    /// client forgives there.
+    fn announce_speed(&mut self, change: SpeedChange, before: Percent) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let lead = lead_ticks(self.config.tick_rate, before);
+        let from_tick = relay.next_tick().plus(lead).max(self.speed_from);
+        self.speed_from = from_tick;
+        let postpone = self.speed.backlog_at(from_tick, before);
+        // The inputs are timed against the schedule the clients will keep.
+        let full_ns = 1_000_000_000 / u64::from(self.config.tick_rate.max(1));
+        let tick = Duration::from_nanos(change.percent.tick_ns(full_ns));
+        let sent = Duration::from_micros(postpone.as_micros().min(u128::from(u32::MAX)) as u64);
+        if let Some(relay) = &mut self.relay {
+            relay.change_pace(from_tick, tick, sent);
+        }
+        let slowest = self.name_of(change.slowest);
+        info!(
+            percent = change.percent.0,
+            %from_tick,
+            reason = change.reason.as_str(),
+            %slowest,
+            capacity = change.capacity.0,
+            postpone_ms = postpone.as_millis() as u64,
+            "game speed"
+        );
+        self.tell_everyone(&ServerMessage::Speed {
+            from_tick,
+            percent: change.percent,
+            postpone_us: sent.as_micros() as u32,
+        });
+        self.emit(ServerEvent::Speed {
+            percent: change.percent,
+            from_tick,
+            reason: change.reason,
+            slowest,
+            capacity: change.capacity,
+            postpone,
+        });
     }
 
     /// Queues `message` for every client, players and spectators.
@@ -407,6 +474,8 @@ impl Session {
         ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
+        self.speed = SpeedControl::new(self.config.tick_rate);
+        self.speed_from = Tick(0);
         self.waiting_warned.clear();
         self.laggards = LaggardReports::default();
         self.start_recording(roster.clone(), unix_time);
@@ -500,6 +569,7 @@ impl Session {
         for pinpoint in &mut self.pinpoints {
             pinpoint.forget(departure.player);
         }
+        self.speed.forget(departure.player);
         self.emit(ServerEvent::Dropped {
             player: departure.player,
             name,
@@ -769,7 +839,7 @@ mod tests {
     use std::time::Duration;
 
     use lockstep_protocol::{
-        DesyncNotice, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
+        DesyncNotice, Percent, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
     };
 
     use super::harness::{ms, platform, Harness, Out, TRIPLE};
@@ -1202,6 +1272,81 @@ mod tests {
             assert!(judged.released(id));
         }
         assert_eq!(h.next_tick(), Tick(0), "back in the lobby");
+    }
+
+    #[test]
+    fn a_player_that_cannot_keep_up_slows_the_game_for_everyone_until_it_recovers() {
+        let mut h = three_playing(Config::default());
+        h.spectate(4, "sam");
+        h.capacity(1, 3000);
+        h.capacity(3, 3000);
+        // A spectator's machine sets no pace: nobody waits for it.
+        assert!(h.capacity(4, 10).reports().is_empty());
+
+        // bob's machine runs 49% of the tick rate and, at tick 8, was
+        // 300 ms behind: the game slows to what it sustains with 10% to
+        // spare, from a tick a tenth of a second of play ahead, for
+        // everyone, and everyone forgives what bob will be behind by then
+        // (another 17.3 ms for each of the 8 ticks).
+        let slowed = h.capacity_behind(2, 49, 8, ms(300));
+        assert_eq!(
+            slowed.reports(),
+            vec![
+                "speed percent=44 from_tick=16 reason=slow slowest=bob capacity=49 \
+                 postpone_ms=438"
+            ]
+        );
+        let speed = ServerMessage::Speed {
+            from_tick: Tick(16),
+            percent: Percent(44),
+            postpone_us: 438_775,
+        };
+        for id in 1..=4 {
+            assert_eq!(slowed.messages(id), vec![speed.clone()]);
+        }
+        // Whoever joins now hears the speed right after its Start, with
+        // nothing to forgive: its clock starts then.
+        let late = h.spectate(5, "tom");
+        let fresh = ServerMessage::Speed {
+            from_tick: Tick(16),
+            percent: Percent(44),
+            postpone_us: 0,
+        };
+        assert!(
+            matches!(late.messages(5)[..], [ServerMessage::Start(_), ref then] if *then == fresh)
+        );
+
+        // bob's machine recovers: once every report has allowed full
+        // speed for five seconds, the game goes back to it.
+        let mut raised = Vec::new();
+        for round in 0..11 {
+            h.advance(ms(500));
+            let ticks = 10 + round * 10..20 + round * 10;
+            for id in 1..=3 {
+                h.inputs(id, ticks.clone());
+            }
+            for (id, capacity) in [(1, 3000), (2, 2500), (3, 3000)] {
+                raised.extend(h.capacity(id, capacity).reports());
+            }
+        }
+        assert_eq!(
+            raised,
+            vec![
+                "speed percent=100 from_tick=123 reason=recovered slowest=bob capacity=2500 \
+                 postpone_ms=0"
+            ]
+        );
+    }
+
+    #[test]
+    fn with_speed_control_off_a_slow_machine_changes_nothing() {
+        let mut h = three_playing(Config {
+            speed_control: false,
+            ..Config::default()
+        });
+        let out = h.capacity(2, 30);
+        assert!(out.reports().is_empty());
+        assert!(out.messages(1).is_empty());
     }
 
     /// ann and cat on x86-64 Linux, bob on an ARM Mac, ticks `0..10`
