@@ -84,6 +84,11 @@ impl TickCost {
     }
 }
 
+/// A frame this long after the last means this machine stopped (a
+/// process stopped, swapped out, a frozen window): far longer than any
+/// frame a running client draws.
+const HICCUP: Duration = Duration::from_millis(150);
+
 /// What one frame of ticks did.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameTicks {
@@ -223,15 +228,21 @@ impl NetPlay {
     /// the frontend's input when no bot plays. The time the ticks take
     /// goes to the capacity meter; a player reports its verdict.
     pub fn run_ticks(&mut self, now: Instant, sample: impl FnMut() -> Input) -> FrameTicks {
-        let elapsed_ns = now.saturating_duration_since(self.last_frame).as_nanos() as u64;
-        self.game.begin_frame(elapsed_ns);
+        let elapsed = now.saturating_duration_since(self.last_frame);
+        self.game.begin_frame(elapsed.as_nanos() as u64);
         self.last_frame = now;
+        if elapsed >= HICCUP {
+            self.game.hiccup();
+        }
         // How late this frame starts, for the report.
         let (tick, behind) = (self.game.current.tick(), self.game.behind());
         let busy_from = crate::clock::now();
         let frame = self.tick_loop(now, busy_from, sample);
         let busy_ns = crate::clock::since(busy_from).as_nanos() as u64;
-        if let Some(capacity) = self.capacity.frame(elapsed_ns, frame.steps, busy_ns) {
+        if let Some(capacity) = self
+            .capacity
+            .frame(elapsed.as_nanos() as u64, frame.steps, busy_ns)
+        {
             if self.game.me.is_some() {
                 self.net.report_capacity(capacity, tick, behind);
             }

@@ -4,18 +4,24 @@
 //! A client's input for tick `t` is sampled when it steps `t - d` and must
 //! reach the server before the clients step `t`. The server times every
 //! input against that instant and reports each player's *slack* (how early
-//! its inputs arrived: the least, and the 10th percentile, over its last
+//! its inputs arrived: the 1st and the 10th percentile, over its last
 //! few seconds of inputs; see `lockstep-server`'s `slack.rs`), as Quantum's
 //! input offset and ggrs's frame advantage do. One more tick of delay is
 //! one more tick of slack, so the client reads off from its own slack
 //! alone where its delay belongs:
 //!
-//! - **Up at once** when inputs were late: by as many ticks as the 10th
-//!   percentile lacks, or by one when only a few inputs were late. A peer's
+//! - **Up at once** when more than one input in a hundred was late: by as
+//!   many ticks as the 10th percentile lacks, or, when only a few were
+//!   (a burst of losses held them), by as many as the 1st percentile
+//!   lacks. One late input in a hundred is tolerated: a rare long burst
+//!   does not ratchet the delay up. A peer's
 //!   lateness shows in that peer's slack, never in ours, so it raises no
-//!   one else's delay.
+//!   one else's delay; and this machine's own hiccup (a frame that came
+//!   long after the last, a process stopped for a while) is not the
+//!   network's doing: the inputs it made late are not counted
+//!   ([`DelayController::hiccup`]).
 //! - **Down, slowly**: only after [`LOWER_AFTER`] ticks in which even the
-//!   least slack had whole ticks to spare, and then by the fewest spare
+//!   1st-percentile slack had whole ticks to spare, and then by the fewest spare
 //!   ticks any report had, in one step, so the delay stays steady instead
 //!   of swinging (a steady delay feels better than one that moves, as Age
 //!   of Empires found).
@@ -42,7 +48,7 @@ pub const MIN_DELAY: u8 = 1;
 /// Largest delay: a quarter of a second at 60 Hz. Beyond it the game feels
 /// broken anyway, and waiting is better than an ever longer delay.
 pub const MAX_DELAY: u8 = 15;
-/// Ticks the least slack must have had room for a tick less before the
+/// Ticks the 1st-percentile slack must have had room for a tick less before the
 /// delay comes down by one (10 s at 60 Hz): a delay that was needed
 /// recently is likely needed again.
 pub const LOWER_AFTER: u32 = 600;
@@ -98,6 +104,13 @@ impl DelayController {
     /// slowed the game down): what one tick of delay adds to the slack.
     pub fn set_tick_length(&mut self, tick: Duration) {
         self.tick = tick.max(Duration::from_nanos(1));
+    }
+
+    /// This machine stopped for a while (a frame came long after the last):
+    /// the inputs sampled up to `through` (exclusive) went late because of
+    /// it, so reports that count them are ignored.
+    pub fn hiccup(&mut self, through: Tick) {
+        self.fresh_from = self.fresh_from.max(through);
     }
 
     /// The delay in force.
@@ -163,10 +176,13 @@ impl DelayController {
             let short = ((safety_ms - p10) / tick_ms).ceil() as u8;
             return self.current.saturating_add(short.max(1));
         }
-        if slack.min_ms < 0 {
-            return self.current.saturating_add(1);
+        if slack.p1_ms < 0 {
+            // A few inputs were late, by as much as a burst of losses
+            // held them: cover the latest.
+            let short = (-f64::from(slack.p1_ms) / tick_ms).ceil() as u8;
+            return self.current.saturating_add(short.max(1));
         }
-        let spare = ((f64::from(slack.min_ms) - safety_ms) / tick_ms).floor() as u8;
+        let spare = ((f64::from(slack.p1_ms) - safety_ms) / tick_ms).floor() as u8;
         if spare == 0 {
             self.room = None;
             return self.current;
@@ -201,10 +217,10 @@ mod tests {
     }
 
     /// A report on inputs from `from` on.
-    fn slack(from: u32, min_ms: i16, p10_ms: i16) -> Option<Slack> {
+    fn slack(from: u32, p1_ms: i16, p10_ms: i16) -> Option<Slack> {
         Some(Slack {
             from: Tick(from),
-            min_ms,
+            p1_ms,
             p10_ms,
         })
     }

@@ -281,6 +281,21 @@ impl<G: Game> NetGame<G> {
         }
     }
 
+    /// This machine stopped for a while (a frame came long after the last):
+    /// the inputs it has sent so far, and those the clock now says are
+    /// overdue, went late because of it, not the network, so the input
+    /// delay does not count them.
+    pub fn hiccup(&mut self) {
+        let overdue = self.clock.lag_ns() / self.clock.tick_ns().max(1);
+        let overdue = u32::try_from(overdue).unwrap_or(u32::MAX);
+        let through = self
+            .buffer
+            .next_tick()
+            .plus(overdue)
+            .plus(self.buffer.input_delay());
+        self.delay.hiccup(through.max(self.buffer.next_local()));
+    }
+
     /// The ticks that need a local input while the game is stalled: those
     /// the clock's overdue steps would have sampled for (none for a
     /// spectator, or while fast-forwarding a late join).

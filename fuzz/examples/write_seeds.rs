@@ -196,7 +196,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                     waited_for: true,
                     slack: Some(Slack {
                         from: Tick(20),
-                        min_ms: -12,
+                        p1_ms: -12,
                         p10_ms: 9,
                     }),
                 }],

@@ -389,7 +389,7 @@ mod tests {
                 waited_for: true,
                 slack: Some(Slack {
                     from: Tick(20),
-                    min_ms: -12,
+                    p1_ms: -12,
                     p10_ms: 9,
                 }),
             }],

@@ -185,8 +185,9 @@ pub struct Peer {
 pub struct Slack {
     /// The first tick whose input is counted.
     pub from: Tick,
-    /// The least slack, milliseconds.
-    pub min_ms: i16,
+    /// The 1st percentile, milliseconds: all but the latest one in a
+    /// hundred inputs had at least this much.
+    pub p1_ms: i16,
     /// The 10th percentile, milliseconds: what most inputs had, whatever
     /// a rare hiccup did.
     pub p10_ms: i16,

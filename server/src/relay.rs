@@ -891,8 +891,8 @@ mod tests {
                 .find(|s| s.player == p)
                 .and_then(|s| s.slack)
         };
-        assert_eq!(slack(P0).map(|s| (s.min_ms, s.p10_ms)), Some((15, 15)));
-        assert_eq!(slack(P1).map(|s| (s.from, s.min_ms)), Some((Tick(50), -10)));
+        assert_eq!(slack(P0).map(|s| (s.p1_ms, s.p10_ms)), Some((15, 15)));
+        assert_eq!(slack(P1).map(|s| (s.from, s.p1_ms)), Some((Tick(50), -10)));
         let fresh = Relay::new(&[P0], TIMEOUT, None, Duration::ZERO, 50);
         assert_eq!(fresh.standings(ms(1))[0].slack, None);
     }
