@@ -145,12 +145,12 @@ impl DelayController {
         if self.pinned.is_some() {
             return None;
         }
+        // Once the server reports at all, the guess is over: a report on
+        // an earlier delay says to wait for one on this one, not to guess.
+        self.measured |= slack.is_some();
         let fresh = slack.filter(|s| s.from >= self.fresh_from);
         let wanted = match fresh {
-            Some(slack) => {
-                self.measured = true;
-                self.called_for(tick, slack, link.jitter)
-            }
+            Some(slack) => self.called_for(tick, slack, link.jitter),
             None if !self.measured => self.estimate(link.rtt, link.irregularity).max(self.current),
             None => self.current,
         };
@@ -253,6 +253,18 @@ mod tests {
             c.update(Tick(3), Tick(10), figures(MS, Duration::ZERO), None),
             None
         );
+    }
+
+    #[test]
+    fn a_stale_report_ends_the_guessing_and_changes_nothing() {
+        let mut c = DelayController::new(3, 60, None, Tick(0));
+        let bursty = figures(MS, 60 * MS);
+        assert_eq!(c.update(Tick(60), Tick(63), bursty, None), Some(10));
+        // A report on inputs sampled under delay 3: wait for one on 10,
+        // however bursty the link looked.
+        let worse = figures(MS, 120 * MS);
+        assert_eq!(c.update(Tick(61), Tick(71), worse, slack(0, 40, 45)), None);
+        assert_eq!(c.update(Tick(62), Tick(72), worse, None), None);
     }
 
     #[test]
