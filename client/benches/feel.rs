@@ -144,6 +144,11 @@ const VARIANTS: &[Variant] = &[
         flags: &["--laggard-ms", "0"],
         new_only: true,
     },
+    Variant {
+        label: "--speed-control off",
+        flags: &["--speed-control", "off"],
+        new_only: true,
+    },
 ];
 
 /// One build's binaries.
