@@ -9,7 +9,7 @@ use lockstep_client::render::{player_colour, Renderer, Roster, HUD_TEXT};
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::WorldConfig;
-use lockstep_testkit::{under_xvfb, Client, Server, TempDir};
+use lockstep_testkit::{under_xvfb, Client, Finished, Server, TempDir};
 
 /// The HUD block (top left) and the score strip (top centre) are drawn over
 /// the arena; points under them are not checked.
@@ -27,42 +27,43 @@ fn close(a: [u8; 3], b: [u8; 3], tolerance: i32) -> bool {
         .all(|(&x, y)| (i32::from(x) - i32::from(y)).abs() <= tolerance)
 }
 
+/// Solo with the local disc played by bot 9 and world seed 9, `extra`
+/// flags added: exactly the offline game of [`seed_9`], so a test knows
+/// where things are.
+fn solo_seed_9(name: &str, ticks: u32, extra: &[&str]) -> Finished {
+    let ticks = ticks.to_string();
+    let mut args = vec!["solo", "--bots", "2", "--seed", "9", "--bot", "9"];
+    args.extend(["--ticks", &ticks]);
+    args.extend(extra);
+    under_xvfb(name, &args).finish(Duration::from_secs(60))
+}
+
+/// The offline three-player game of seed 9 after `ticks` at `tick_rate`.
+fn seed_9(ticks: u32, tick_rate: u16) -> lockstep_sim::World {
+    offline::run(SimOptions {
+        players: 3,
+        seed: 9,
+        ticks,
+        balls: WorldConfig::DEFAULT_BALLS,
+        tick_rate,
+    })
+}
+
+/// [`solo_seed_9`] for 90 ticks with a screenshot of the last one into
+/// `shot`, in a window of `size`.
+fn solo_screenshot(name: &str, shot: &std::path::Path, size: &str) -> Finished {
+    let shot = shot.to_string_lossy().to_string();
+    let flags = ["--screenshot", &shot, "--screenshot-tick", "90"];
+    solo_seed_9(name, 90, &[&flags[..], &["--window-size", size]].concat())
+}
+
 #[test]
 fn the_screenshot_shows_discs_and_balls_where_the_simulation_puts_them() {
     let dir = TempDir::new("render");
     let shot = dir.0.join("solo.png");
-    let shot_arg = shot.to_string_lossy().to_string();
-    // Solo with the local disc played by bot 9 and world seed 9 is exactly
-    // the offline game with seed 9, so the test knows where things are.
-    let finished = under_xvfb(
-        "solo",
-        &[
-            "solo",
-            "--bots",
-            "2",
-            "--seed",
-            "9",
-            "--bot",
-            "9",
-            "--ticks",
-            "90",
-            "--screenshot",
-            &shot_arg,
-            "--screenshot-tick",
-            "90",
-            "--window-size",
-            "1280x720",
-        ],
-    )
-    .finish(Duration::from_secs(60));
+    let finished = solo_screenshot("solo", &shot, "1280x720");
     let (tick, hash) = finished.final_line();
-    let world = offline::run(SimOptions {
-        players: 3,
-        seed: 9,
-        ticks: 90,
-        balls: WorldConfig::DEFAULT_BALLS,
-        tick_rate: 60,
-    });
+    let world = seed_9(90, 60);
     assert_eq!(tick, 90);
     assert_eq!(hash, format!("{:016x}", world.hash()));
 
@@ -125,39 +126,12 @@ const DEMO_BOT_WINDOW: (u32, u32) = (640, 360);
 fn at_the_demo_window_size_the_hud_text_stays_off_the_score_strip() {
     let dir = TempDir::new("render-demo-size");
     let shot = dir.0.join("solo.png");
-    let shot_arg = shot.to_string_lossy().to_string();
     let size = format!("{}x{}", DEMO_BOT_WINDOW.0, DEMO_BOT_WINDOW.1);
-    let finished = under_xvfb(
-        "solo-small",
-        &[
-            "solo",
-            "--bots",
-            "2",
-            "--seed",
-            "9",
-            "--bot",
-            "9",
-            "--ticks",
-            "90",
-            "--screenshot",
-            &shot_arg,
-            "--screenshot-tick",
-            "90",
-            "--window-size",
-            &size,
-        ],
-    )
-    .finish(Duration::from_secs(60));
+    let finished = solo_screenshot("solo-small", &shot, &size);
     assert_eq!(finished.final_line().0, 90);
     // The same world as the solo game (see the test above), and solo's
     // roster: you are named after the mode, then the bots.
-    let world = offline::run(SimOptions {
-        players: 3,
-        seed: 9,
-        ticks: 90,
-        balls: WorldConfig::DEFAULT_BALLS,
-        tick_rate: 60,
-    });
+    let world = seed_9(90, 60);
     let roster = Roster {
         players: [(0, "solo"), (1, "bot 1"), (2, "bot 2")]
             .map(|(id, name)| (lockstep_protocol::PlayerId(id), name.to_owned()))
@@ -259,32 +233,9 @@ fn with_vsync_the_game_still_ticks_at_its_own_rate() {
     // many frames the display shows in them: a loop that ticked once per
     // presented frame would be done in one second at 60 Hz.
     let started = clock::now();
-    let finished = under_xvfb(
-        "solo-vsync",
-        &[
-            "solo",
-            "--bots",
-            "2",
-            "--seed",
-            "9",
-            "--bot",
-            "9",
-            "--tick-rate",
-            "30",
-            "--ticks",
-            "60",
-            "--vsync",
-        ],
-    )
-    .finish(Duration::from_secs(60));
+    let finished = solo_seed_9("solo-vsync", 60, &["--tick-rate", "30", "--vsync"]);
     let took = clock::since(started);
-    let world = offline::run(SimOptions {
-        players: 3,
-        seed: 9,
-        ticks: 60,
-        balls: WorldConfig::DEFAULT_BALLS,
-        tick_rate: 30,
-    });
+    let world = seed_9(60, 30);
     assert_eq!(
         finished.final_line(),
         (60, format!("{:016x}", world.hash()))
