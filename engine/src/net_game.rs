@@ -286,12 +286,10 @@ impl<G: Game> NetGame<G> {
     /// overdue, went late because of it, not the network, so the input
     /// delay does not count them.
     pub fn hiccup(&mut self) {
-        let overdue = self.clock.lag_ns() / self.clock.tick_ns().max(1);
-        let overdue = u32::try_from(overdue).unwrap_or(u32::MAX);
         let through = self
             .buffer
             .next_tick()
-            .plus(overdue)
+            .plus(self.overdue_steps())
             .plus(self.buffer.input_delay());
         self.delay.hiccup(through.max(self.buffer.next_local()));
     }
@@ -303,10 +301,16 @@ impl<G: Game> NetGame<G> {
         if self.me.is_none() || self.catch_up.is_some() {
             return Tick(0)..Tick(0);
         }
-        let overdue = self.clock.lag_ns() / self.clock.tick_ns().max(1);
-        let overdue =
-            u32::try_from(overdue).map_or(MAX_OVERDUE_INPUTS, |o| o.min(MAX_OVERDUE_INPUTS));
+        let overdue = self.overdue_steps();
         self.buffer.local_ticks_due_ahead(overdue)
+    }
+
+    /// Steps the clock says are due but have not run (at most
+    /// [`MAX_OVERDUE_INPUTS`]): the inputs they would have sampled go out
+    /// anyway.
+    fn overdue_steps(&self) -> u32 {
+        let overdue = self.clock.lag_ns() / self.clock.tick_ns().max(1);
+        u32::try_from(overdue).map_or(MAX_OVERDUE_INPUTS, |o| o.min(MAX_OVERDUE_INPUTS))
     }
 
     /// The ticks that need a local input after the last [`Advance::Ran`]

@@ -57,15 +57,11 @@ impl Schedule {
     /// ticks last `tick`, and every one is due `postpone` later. Replaces
     /// any change from `from` or later.
     pub fn change(&mut self, from: Tick, tick: Duration, postpone: Duration) {
-        self.stretches
-            .retain(|s| s.from < from || s.from == Tick(0));
         let base = match from.0.checked_sub(1) {
             Some(before) => self.needed(Tick(before)),
             None => self.stretches[0].base,
         };
-        if from == Tick(0) {
-            self.stretches.clear();
-        }
+        self.stretches.retain(|s| s.from < from);
         self.stretches.push(Stretch {
             from,
             base: base + postpone,
