@@ -27,6 +27,7 @@ mod platform;
 pub mod quic;
 mod replay;
 mod types;
+mod verification;
 
 pub use codec::{
     decode, encode, encode_bundles, encode_frame, hello_version, DecodeError, EncodeError,
@@ -43,6 +44,7 @@ pub use replay::{
     MAX_RECORD_SIZE, REPLAY_FORMAT, REPLAY_MAGIC,
 };
 pub use types::{Buttons, Input, Percent, PlayerId, Tick};
+pub use verification::verification_code;
 
 /// Balls in the arena unless the server is told otherwise. Part of the
 /// world parameters in [`Start`], so every client builds the same world.
