@@ -264,6 +264,7 @@ mod tests {
             password: None,
             platform: Platform::default(),
             self_test: 0,
+            ready: false,
         });
         let bytes = encode(&hello, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(hello));
@@ -298,7 +299,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 5,
+            protocol_version: 6,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -312,15 +313,16 @@ mod tests {
                 build: "b".into(),
             },
             self_test: 0x0123_4567_89ab_cdef,
+            ready: true,
         });
-        // Length 32; Hello, version 5, "ada", false, None; then the
-        // platform's seven fields (six strings and a list of one) and the
-        // self-test as a varint.
+        // Length 33; Hello, version 6, "ada", false, None; then the
+        // platform's seven fields (six strings and a list of one), the
+        // self-test as a varint and ready.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
-            "20000000\
-             00050361646100000178016c0163010166017201640162\
-             ef9bafcdf8acd19101"
+            "21000000\
+             00060361646100000178016c0163010166017201640162\
+             ef9bafcdf8acd1910101"
         );
 
         let inputs = ClientDatagram::Inputs(InputDatagram {
@@ -436,6 +438,86 @@ mod tests {
             hex(&encode(&refused, MAX_MESSAGE_SIZE).unwrap()),
             "00026e6f"
         );
+
+        // Ready is variant 6 with one bool; GameDone is variant 7, alone.
+        assert_eq!(
+            hex(&encode(&ClientMessage::Ready(true), MAX_MESSAGE_SIZE).unwrap()),
+            "0601"
+        );
+        assert_eq!(
+            hex(&encode(&ClientMessage::GameDone, MAX_MESSAGE_SIZE).unwrap()),
+            "07"
+        );
+
+        // Lobby is variant 9: one player (slot 1, "bo", ready, 23 ms,
+        // "x"); game 2 for two players at 60 Hz, delay 3, 24 balls and its
+        // seed as a varint; then the last game (Some: game 1, seed 7, 300
+        // ticks).
+        assert_eq!(
+            hex(&encode(&sample_lobby(), MAX_MESSAGE_SIZE).unwrap()),
+            "09010102626f0117017802023c0318\
+             f0dcf0f199d1d3a6d301\
+             010107ac02"
+        );
+    }
+
+    fn sample_lobby() -> ServerMessage {
+        ServerMessage::Lobby(Lobby {
+            players: vec![LobbyPlayer {
+                id: PlayerId(1),
+                name: "bo".into(),
+                ready: true,
+                ping_ms: 23,
+                platform: "x".into(),
+            }],
+            next: GameSettings {
+                game: 2,
+                players_needed: 2,
+                tick_rate: 60,
+                input_delay: 3,
+                balls: 24,
+                seed: 0xd34d_4e89_9e3c_2e70,
+            },
+            last: Some(GameSummary {
+                game: 1,
+                seed: 7,
+                ticks: Tick(300),
+            }),
+        })
+    }
+
+    /// Every cut and every flipped byte of a lobby message decodes to an
+    /// error or to some other lobby, never to a panic.
+    #[test]
+    fn a_malformed_lobby_message_is_an_error_not_a_panic() {
+        let bytes = encode(&sample_lobby(), MAX_MESSAGE_SIZE).unwrap();
+        for len in 0..bytes.len() {
+            assert!(
+                decode::<ServerMessage>(&bytes[..len], MAX_MESSAGE_SIZE).is_err(),
+                "a lobby cut to {len} bytes decoded"
+            );
+        }
+        for i in 0..bytes.len() {
+            for flip in [0x01, 0x80, 0xff] {
+                let mut bad = bytes.clone();
+                bad[i] ^= flip;
+                let _ = decode::<ServerMessage>(&bad, MAX_MESSAGE_SIZE);
+            }
+        }
+        // A player count far beyond the bytes that follow.
+        assert!(matches!(
+            decode::<ServerMessage>(&[0x09, 0xff, 0xff, 0x03], MAX_MESSAGE_SIZE),
+            Err(DecodeError::Malformed(_))
+        ));
+        // Ready with a byte that is no bool.
+        assert!(matches!(
+            decode::<ClientMessage>(&[0x06, 0x02], MAX_MESSAGE_SIZE),
+            Err(DecodeError::Malformed(_))
+        ));
+        assert_eq!(
+            decode::<ClientMessage>(&[0x07, 0x00], MAX_MESSAGE_SIZE),
+            Err(DecodeError::TrailingBytes(1))
+        );
     }
 
     #[test]
@@ -472,6 +554,7 @@ mod tests {
                     ..Platform::default()
                 },
                 self_test: u64::MAX,
+                ready: true,
             }),
             MAX_MESSAGE_SIZE,
         )
@@ -484,7 +567,7 @@ mod tests {
     #[test]
     fn decode_rejects_garbage_with_typed_errors() {
         assert!(matches!(
-            decode::<ClientMessage>(&[0x07], MAX_MESSAGE_SIZE),
+            decode::<ClientMessage>(&[0x7f], MAX_MESSAGE_SIZE),
             Err(DecodeError::Malformed(_))
         ));
         assert!(matches!(
@@ -518,6 +601,7 @@ mod tests {
             password: None,
             platform: Platform::default(),
             self_test: 0,
+            ready: false,
         });
         assert!(matches!(
             encode_frame(&huge),
@@ -535,6 +619,7 @@ mod tests {
             password: None,
             platform: Platform::default(),
             self_test: 0,
+            ready: false,
         }))
         .unwrap();
         let all = [a, b].concat();

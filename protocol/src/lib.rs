@@ -34,9 +34,9 @@ pub use codec::{
     FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 pub use message::{
-    Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, Hello, InputDatagram,
-    Peer, PeerStatus, PlayerInput, Refusal, RosterEntry, ServerDatagram, ServerMessage, Slack,
-    Start, MAX_TICK_HASHES,
+    Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, GameSettings,
+    GameSummary, Hello, InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, PlayerInput, Refusal,
+    RosterEntry, ServerDatagram, ServerMessage, Slack, Start, MAX_TICK_HASHES,
 };
 pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{
@@ -54,7 +54,7 @@ pub const DEFAULT_BALLS: u16 = 24;
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 
 /// ALPN identifier for the QUIC handshake. It names the protocol family, not
 /// its version: a version mismatch is answered with a readable

@@ -54,6 +54,23 @@ pub enum ClientMessage {
         /// beyond the tick due now, in microseconds (0 when on time).
         behind_us: u32,
     },
+    /// The player is ready for the next game (`true`) or not yet
+    /// (`false`). Only counts in the lobby: the server ignores it during a
+    /// game and from spectators. A game starts when every player in the
+    /// lobby is ready and at least [`GameSettings::players_needed`] are
+    /// there. [`Hello::ready`] sets the state a player joins with; after a
+    /// game every player is not ready again until it says so.
+    Ready(bool),
+    /// The player has played all it wanted of the running game (the
+    /// headless `--ticks` of a client that plays `--games` more than one)
+    /// and stays for the next. The server takes it out of the game like
+    /// [`ClientMessage::Leave`], after the last tick it sent an input for,
+    /// but keeps the connection in the lobby. Once every player of the game
+    /// is done or gone the game is over, and the server sends everyone
+    /// still there the lobby ([`ServerMessage::Lobby`], with the game just
+    /// played as [`Lobby::last`]); the next game starts on the same
+    /// connections when they are all ready again.
+    GameDone,
 }
 
 /// Most hashes one [`ClientMessage::TickHashes`] may carry: 17 s of play
@@ -83,6 +100,10 @@ pub struct Hello {
     /// self-test (`lockstep_sim::self_test`): a server whose own build
     /// computes another refuses the client before the game could desync.
     pub self_test: u64,
+    /// Whether the player is ready for the game as it joins: bots and
+    /// headless clients are (so scripts need nobody to press a key), a
+    /// person in a window says so in the lobby ([`ClientMessage::Ready`]).
+    pub ready: bool,
 }
 
 /// Server → client, on the control stream.
@@ -144,6 +165,68 @@ pub enum ServerMessage {
         /// making it up by running flat out while the others wait for it.
         postpone_us: u32,
     },
+    /// The lobby as it stands, sent to every client in it whenever it
+    /// changes (a player joins, leaves or changes its ready state, a game
+    /// ends) and every second for the pings. Never sent while a game runs.
+    Lobby(Lobby),
+}
+
+/// Who waits in the lobby, for which game, and how the last game went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lobby {
+    /// Every player in the lobby, ascending by slot.
+    pub players: Vec<LobbyPlayer>,
+    /// The game that starts when everybody is ready.
+    pub next: GameSettings,
+    /// The game that ended last on this server, if one did: clients show
+    /// its scores (their own world has them; the server never simulates).
+    pub last: Option<GameSummary>,
+}
+
+/// One player waiting in the lobby.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyPlayer {
+    /// Its slot: the colour it plays in.
+    pub id: PlayerId,
+    /// Its display name.
+    pub name: String,
+    /// Whether it is ready for the next game.
+    pub ready: bool,
+    /// Round-trip time between the server and this player, milliseconds.
+    pub ping_ms: u16,
+    /// The target triple its client was built for, as its Hello claims
+    /// (at most [`crate::MAX_PLATFORM_CHARS`] characters).
+    pub platform: String,
+}
+
+/// The rules of the next game, as its [`Start`] will give them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSettings {
+    /// Which game of this server it is, from 1.
+    pub game: u32,
+    /// Players needed before the game starts (more may join).
+    pub players_needed: u8,
+    /// Simulation steps per second.
+    pub tick_rate: u16,
+    /// Ticks between sampling a local input and simulating it, until each
+    /// client adapts its own.
+    pub input_delay: u8,
+    /// Balls in the arena.
+    pub balls: u16,
+    /// The world seed of this game: the server's `--seed` for the first,
+    /// a new one derived from it for each later game.
+    pub seed: u64,
+}
+
+/// A game that is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// Which game of this server it was, from 1.
+    pub game: u32,
+    /// Its world seed.
+    pub seed: u64,
+    /// Ticks bundled.
+    pub ticks: Tick,
 }
 
 /// The server's view of every player's link.
