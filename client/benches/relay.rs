@@ -418,6 +418,7 @@ async fn client(
         password: None,
         platform: Platform::default(),
         self_test: lockstep_sim::self_test(),
+        ready: true,
     });
     control.write_all(&encode_frame(&hello)?).await?;
     let mut reader = FrameReader::new();

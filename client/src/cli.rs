@@ -59,9 +59,31 @@ pub(crate) struct PlayArgs {
     /// measured round trip and jitter.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=15))]
     pub(crate) input_delay: Option<u8>,
-    /// Play seeded pseudo-random inputs instead of the keyboard.
+    /// Play seeded pseudo-random inputs instead of the keyboard (a bot is
+    /// ready for every game at once).
     #[arg(long, value_name = "SEED")]
     pub(crate) bot: Option<u64>,
+    /// Be ready for the game at once in the window's lobby, as bots and
+    /// headless clients are (otherwise press R, Space or the button).
+    #[arg(long)]
+    pub(crate) ready: bool,
+    /// Play N games back to back on one connection, each to --ticks: at
+    /// --ticks of each game but the last, tell the server this game is
+    /// done, wait in the lobby until it is over for everyone (with its
+    /// scores), and be ready for the next (a bot or headless client at
+    /// once, a person by pressing R). Prints `stats` and `final` lines for
+    /// every game.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) games: u32,
+    /// With --screenshot: take it in the lobby before game N (1 is the
+    /// first) once the players needed are listed, instead of at
+    /// --screenshot-tick.
+    #[arg(long, value_name = "N", requires = "screenshot", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) screenshot_lobby: Option<u32>,
+    /// Press ready in the lobby once the lobby screenshot is taken, as a
+    /// person would (for tests).
+    #[arg(long, hide = true, requires = "screenshot_lobby")]
+    pub(crate) ready_after_screenshot: bool,
     #[command(flatten)]
     pub(crate) window: WindowArgs,
     /// Where desync dumps are written when the server reports a desync.
@@ -129,6 +151,12 @@ impl PlayArgs {
                  `sim` command (see --help)"
             );
         };
+        if self.games > 1 && self.window.ticks.is_none() {
+            bail!("--games needs --ticks: each game ends for this client at that tick");
+        }
+        if self.games > 1 && self.spectate {
+            bail!("--games is for players; a spectator watches one game");
+        }
         Ok(ConnectOptions {
             server: connect::resolve(&address)?,
             link: self
@@ -149,6 +177,8 @@ impl PlayArgs {
             play: PlayOptions {
                 bot: self.bot,
                 ticks: self.window.ticks,
+                games: self.games,
+                auto_ready: self.ready || self.headless || self.bot.is_some(),
                 dump_dir: self.dump_dir,
                 game: GameOptions {
                     history: self.history,
@@ -167,6 +197,8 @@ impl PlayArgs {
             },
             window: WindowOptions {
                 draw_cost: Duration::from_nanos(self.draw_cost_ns),
+                screenshot_lobby: self.screenshot_lobby,
+                ready_after_screenshot: self.ready_after_screenshot,
                 ..self.window.options(self.bot)
             },
         })
@@ -211,6 +243,8 @@ impl WindowArgs {
             bot,
             vsync: self.vsync,
             draw_cost: Duration::ZERO,
+            screenshot_lobby: None,
+            ready_after_screenshot: false,
         }
     }
 }

@@ -60,7 +60,8 @@ pub fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
 }
 
 /// Joins the server and plays until the game's end, `play.ticks`, or the
-/// window is closed; the `stats ...` and `final ...` lines.
+/// window is closed, `play.games` times over; the `stats ...` and
+/// `final ...` lines of each game.
 pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
     let name = options
         .name
@@ -80,6 +81,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         password: options.password,
         protocol_version: options.protocol_version,
         spectate: options.spectate,
+        ready: options.headless || options.window.joins_ready(&options.play),
         platform: crate::platform::current(),
         self_test: self_test(options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
@@ -87,7 +89,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         link: options.link,
     })
     .context("starting the network thread")?;
-    let outcome = if options.headless {
+    let outcomes = if options.headless {
         if options.window.screenshot.is_some() {
             bail!("--screenshot needs a window; drop --headless");
         }
@@ -99,7 +101,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         };
         window_modes::networked(net, window, options.play)?
     };
-    Ok(report(&outcome))
+    Ok(outcomes.iter().flat_map(report).collect())
 }
 
 /// The simulation self-test hash to announce: this build's, run before

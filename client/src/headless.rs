@@ -1,5 +1,10 @@
 //! The client without a window: same network, gate and loop, no drawing.
 //! Used for bots, tests and benchmarks.
+//!
+//! With `--games N` it plays N games back to back on one connection: at
+//! `--ticks` of every game but the last it says GameDone instead of Leave,
+//! waits in the lobby until the game is over for everyone, says it is
+//! ready for the next, and plays that one from its Start.
 
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -15,12 +20,20 @@ use crate::{GameOutcome, PlayError};
 /// the bundle it waits for wakes it earlier.
 const STALL_WAIT: Duration = Duration::from_millis(50);
 
-/// Waits in the lobby until the game starts.
-fn wait_for_start(net: &NetClient) -> Result<(Start, Instant), PlayError> {
+/// Waits in the lobby until the game starts. After a game (`rematch`),
+/// the first lobby the server sends is the one after that game ended for
+/// everyone: the client says it is ready then (the server ignores it
+/// while a game runs, and makes everyone not ready when one ends).
+fn wait_for_start(net: &NetClient, rematch: bool) -> Result<(Start, Instant), PlayError> {
+    let mut said_ready = !rematch;
     loop {
         match net.events().recv() {
             Ok(NetEvent::Started { start, at }) => return Ok((start, at)),
             Ok(NetEvent::Welcome { first_use, .. }) => crate::announce_first_use(&first_use),
+            Ok(NetEvent::Lobby(_)) if !said_ready => {
+                net.ready(true);
+                said_ready = true;
+            }
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed)),
             Ok(_) => {}
             Err(_) => return Err(PlayError::Lost("the network thread stopped".into())),
@@ -28,16 +41,34 @@ fn wait_for_start(net: &NetClient) -> Result<(Start, Instant), PlayError> {
     }
 }
 
-/// Plays until `options.ticks`, or until the connection ends.
-pub fn run(net: NetClient, options: PlayOptions) -> Result<GameOutcome, PlayError> {
-    let (start, at) = wait_for_start(&net)?;
-    let mut play = NetPlay::start(net, &start, at, options);
+/// Plays `options.games` games, each until `options.ticks`, or until the
+/// connection ends; how each game ended, in order.
+pub fn run(mut net: NetClient, options: PlayOptions) -> Result<Vec<GameOutcome>, PlayError> {
+    let mut outcomes = Vec::new();
+    for game in 1..=options.games.max(1) {
+        let (start, at) = wait_for_start(&net, game > 1)?;
+        let play = play_game(NetPlay::start(net, &start, at, options.for_game(game)))?;
+        if options.is_last(game) {
+            outcomes.push(play.finish(None));
+            break;
+        }
+        let (next, outcome, _) = play.finish_game(None);
+        outcomes.push(outcome);
+        net = next;
+    }
+    Ok(outcomes)
+}
+
+/// Plays one game until `ticks` is reached (the game is handed back, for
+/// the caller to leave or to wait for the next), or until the connection
+/// ends.
+fn play_game(mut play: NetPlay) -> Result<NetPlay, PlayError> {
     loop {
         // IndependentTickRun: take what the network delivered.
         play.drain()?;
         let frame = play.run_ticks(clock::now(), Input::default);
         if frame.finished {
-            return Ok(play.finish(None));
+            return Ok(play);
         }
         if !play.game.is_playing() {
             return Err(PlayError::Dropped);

@@ -16,7 +16,8 @@
 //!   networked game asks for ([`replaced`] tells a late player the server
 //!   stood in for its inputs); [`headless`] and `window` are the two
 //!   frontends that drive it; `render` only draws, with its score strip,
-//!   HUD and banner placed apart by `overlay`.
+//!   HUD and banner placed apart by `overlay`, and `lobby_screen` draws
+//!   the lobby between games.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
 //! - The modes of the `lockstep-client` binary that are more than one call
@@ -27,8 +28,8 @@
 //!   the lab, and the windows of the others, in every build (without the
 //!   `window` feature they fail with [`window_modes::NoWindow`]).
 //!
-//! `window`, `render`, `overlay`, `lab`, `replay_window` and `screenshot`
-//! exist with the default `window` feature (SDL2) only.
+//! `window`, `render`, `overlay`, `lobby_screen`, `lab`, `replay_window`
+//! and `screenshot` exist with the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
 pub mod clock;
@@ -40,6 +41,8 @@ pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;
 pub mod link;
+#[cfg(feature = "window")]
+pub mod lobby_screen;
 pub mod net;
 #[cfg(feature = "window")]
 mod overlay;

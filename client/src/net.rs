@@ -29,7 +29,7 @@ use bytes::Bytes;
 use lockstep_engine::input_delay::LinkFigures;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
-    InputDatagram, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage, Start,
+    InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage, Start,
     Tick, ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
@@ -70,6 +70,9 @@ pub struct NetOptions {
     pub protocol_version: u16,
     /// Watch without playing.
     pub spectate: bool,
+    /// Join ready for the game (bots, headless clients, `--ready`); a
+    /// person in a window says so in the lobby instead.
+    pub ready: bool,
     /// This machine and build, for the server to show and record.
     pub platform: Platform,
     /// The simulation self-test hash to announce
@@ -121,6 +124,11 @@ pub enum NetCommand {
     Report(Tick, u64),
     /// Report what this machine sustains, and how late it was at a tick.
     Capacity(Percent, Tick, Duration),
+    /// Tell the server we are ready for the next game, or not.
+    Ready(bool),
+    /// Tell the server we are done with this game and stay for the next;
+    /// the datagram exchange starts afresh with the next Start.
+    GameDone,
     /// Leave the game and close the connection.
     Leave,
 }
@@ -181,7 +189,12 @@ pub enum NetEvent {
         /// Set when this server was trusted for the first time: says which
         /// fingerprint was recorded where (the frontend shows it).
         first_use: Option<String>,
+        /// The fingerprint of the certificate the server presented: the
+        /// lobby shows its verification code.
+        fingerprint: Option<String>,
     },
+    /// The lobby as the server sees it (between games).
+    Lobby(Lobby),
     /// The game starts. `at` is when Start arrived: every client starts its
     /// game clock from that moment, however long its frontend takes to
     /// notice, so the clients' clocks agree to within the network delay.
@@ -282,6 +295,17 @@ impl NetClient {
         let _ = self
             .commands
             .send(NetCommand::TickHashes(tick, first_tick, hashes));
+    }
+
+    /// Tells the server we are ready for the next game, or not.
+    pub fn ready(&self, ready: bool) {
+        let _ = self.commands.send(NetCommand::Ready(ready));
+    }
+
+    /// Tells the server we are done with the running game and stay for the
+    /// next one.
+    pub fn game_done(&self) {
+        let _ = self.commands.send(NetCommand::GameDone);
     }
 
     /// Queues the local input for `tick`.
@@ -507,6 +531,7 @@ async fn play(
         password: options.password.clone(),
         platform: options.platform.clone(),
         self_test: options.self_test,
+        ready: options.ready,
     });
     send.write_all(&encode_frame(&hello)?).await?;
 
@@ -542,10 +567,16 @@ async fn play(
                                 player,
                                 players_needed,
                                 first_use,
+                                fingerprint: verifier.seen(),
                             });
                         }
                         ServerMessage::Start(start) => {
                             let at = clock::tokio_now();
+                            // Every game's exchange starts from tick 0 (a
+                            // rematch after GameDone, too).
+                            link = Link::default();
+                            on_schedule = InputSchedule::default();
+                            held.clear();
                             link.start(start.tick_rate, at.duration_since(epoch));
                             let _ = events.send(NetEvent::Started {
                                 start,
@@ -571,6 +602,9 @@ async fn play(
                             link.set_speed(from_tick, percent);
                             let postpone = Duration::from_micros(u64::from(postpone_us));
                             let _ = events.send(NetEvent::Speed { from_tick, percent, postpone });
+                        }
+                        ServerMessage::Lobby(lobby) => {
+                            let _ = events.send(NetEvent::Lobby(lobby));
                         }
                     }
                 }
@@ -614,6 +648,18 @@ async fn play(
                     let behind_us = behind.as_micros().min(u128::from(u32::MAX)) as u32;
                     let report = ClientMessage::Capacity { percent, tick, behind_us };
                     send.write_all(&encode_frame(&report)?).await?;
+                }
+                Some(NetCommand::Ready(ready)) => {
+                    send.write_all(&encode_frame(&ClientMessage::Ready(ready))?).await?;
+                }
+                Some(NetCommand::GameDone) => {
+                    send.write_all(&encode_frame(&ClientMessage::GameDone)?).await?;
+                    // Nothing more to send or repeat for this game; a
+                    // straggling bundle of it starts past a fresh link's
+                    // tick 0 and is ignored.
+                    link = Link::default();
+                    on_schedule = InputSchedule::default();
+                    held.clear();
                 }
                 Some(NetCommand::TickHashes(tick, first_tick, hashes)) => {
                     let answer = ClientMessage::TickHashes { tick, first_tick, hashes };

@@ -47,8 +47,15 @@ const TICK_BUDGET: Duration = Duration::from_millis(50);
 pub struct PlayOptions {
     /// Play seeded pseudo-random inputs; `None` uses the frontend's input.
     pub bot: Option<u64>,
-    /// Leave once the world reaches this tick.
+    /// Leave once the world reaches this tick (or, before the last of
+    /// `games`, say GameDone and wait in the lobby for the next game).
     pub ticks: Option<u32>,
+    /// Games to play back to back on this connection, each to `ticks`
+    /// (1 plays one game and leaves, as a client always did).
+    pub games: u32,
+    /// Say ready in every lobby at once: bots, headless clients and
+    /// `--ready`. A person in a window otherwise presses a key.
+    pub auto_ready: bool,
     /// Where desync dumps are written.
     pub dump_dir: PathBuf,
     /// Snapshots kept, fault injection and the input delay.
@@ -61,6 +68,37 @@ pub struct PlayOptions {
     pub inputs_on_schedule: bool,
     /// Make every tick cost extra real time (`--tick-cost-ms`).
     pub tick_cost: Option<TickCost>,
+}
+
+impl PlayOptions {
+    /// The options of game `game` (from 1) of a series of `games`: each
+    /// game its own recording, `FILE` for the first and `STEM-gameN.EXT`
+    /// for each later one.
+    #[must_use]
+    pub fn for_game(&self, game: u32) -> PlayOptions {
+        let record = self.record.as_ref().map(|path| {
+            if game <= 1 {
+                return path.clone();
+            }
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let name = match path.extension() {
+                Some(ext) => format!("{stem}-game{game}.{}", ext.to_string_lossy()),
+                None => format!("{stem}-game{game}"),
+            };
+            path.with_file_name(name)
+        });
+        PlayOptions {
+            record,
+            ..self.clone()
+        }
+    }
+
+    /// Whether game `game` (from 1) is the last of the series: after it
+    /// the client leaves instead of waiting for the next.
+    #[must_use]
+    pub fn is_last(&self, game: u32) -> bool {
+        game >= self.games
+    }
 }
 
 /// Real time added to every simulated tick: a machine too slow for the
@@ -203,7 +241,7 @@ impl NetPlay {
                 postpone,
             } => self.game.set_speed(from_tick, percent, postpone),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
-            NetEvent::Welcome { .. } | NetEvent::Started { .. } => {}
+            NetEvent::Welcome { .. } | NetEvent::Started { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
     }
@@ -461,6 +499,21 @@ impl NetPlay {
             recorder.finish("the player left");
         }
         GameOutcome::new(&self.game, self.link, frame)
+    }
+
+    /// Tells the server this player is done with the game but stays for
+    /// the next one; hands back the connection, how the game ended and
+    /// its last world (for the lobby's scores).
+    pub fn finish_game(mut self, frame: Option<Duration>) -> (NetClient, GameOutcome, World) {
+        if let Some(line) = self.replacements.flush() {
+            eprintln!("lockstep-client: {line}");
+        }
+        self.net.game_done();
+        if let Some(recorder) = self.recorder.take() {
+            recorder.finish("the player finished the game");
+        }
+        let outcome = GameOutcome::new(&self.game, self.link, frame);
+        (self.net, outcome, self.game.current)
     }
 
     /// Announces a desync on stderr and the HUD, writes this client's

@@ -17,8 +17,10 @@ use lockstep_sim::{World, WorldConfig};
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
+use sdl2::mouse::MouseButton;
 
 use crate::clock;
+use crate::lobby_screen::{LastScores, LobbyView};
 use crate::net::{NetClient, NetEvent};
 use crate::pacing::Pacer;
 use crate::play::{NetPlay, PlayOptions};
@@ -77,6 +79,8 @@ pub(crate) struct Pumped {
     pub(crate) quit: bool,
     /// Other keys pressed, in order.
     pub(crate) keys: Vec<Keycode>,
+    /// Where the left mouse button was pressed, in window pixels.
+    pub(crate) clicks: Vec<(i32, i32)>,
 }
 
 impl Screen {
@@ -144,6 +148,15 @@ impl Screen {
                 Event::KeyDown {
                     keycode: Some(key), ..
                 } => pumped.keys.push(key),
+                Event::MouseButtonDown {
+                    mouse_btn: MouseButton::Left,
+                    x,
+                    y,
+                    ..
+                } => pumped.clicks.push((x, y)),
+                Event::ControllerButtonDown {
+                    button: Button::A, ..
+                } => pumped.keys.push(Keycode::Return),
                 Event::ControllerDeviceAdded { which, .. } if self.pad.is_none() => {
                     self.pad = self.controllers.open(which).ok();
                 }
@@ -278,13 +291,14 @@ impl RateMeter {
     }
 }
 
-/// Takes the screenshot if this frame shows the requested tick.
+/// Takes the screenshot if this frame shows the requested tick (unless
+/// it is to show a lobby).
 pub(crate) fn capture(
     screen: &Screen,
     options: &mut WindowOptions,
     tick: u32,
 ) -> Result<(), WindowError> {
-    if tick >= options.screenshot_tick {
+    if options.screenshot_lobby.is_none() && tick >= options.screenshot_tick {
         if let Some(path) = options.screenshot.take() {
             crate::screenshot::save_png(&screen.canvas, &path)?;
         }
@@ -292,67 +306,179 @@ pub(crate) fn capture(
     Ok(())
 }
 
-/// Plays a networked game in a window.
+/// Plays networked games in a window: the lobby screen until a game
+/// starts, the game until `ticks` (or Esc), and, while games of
+/// `play_options.games` remain, the lobby again with the last game's
+/// scores. How each game ended, in order.
 pub fn run_networked(
     mut net: NetClient,
     mut options: WindowOptions,
     play_options: PlayOptions,
-) -> Result<GameOutcome, WindowError> {
+) -> Result<Vec<GameOutcome>, WindowError> {
     let mut screen = Screen::open(&options)?;
-    let lobby = World::new(WorldConfig::new(0, 60), &[]);
-    let mut hud = Hud {
-        fps: 0.0,
-        ups: 0.0,
-        tick: 0,
-        input_delay: 0,
-        input_lag_ms: None,
-        rtt_ms: None,
-        stalls: 0,
-        hash: 0,
-        speed: None,
-        status: "connecting".into(),
-        banner: Some("Connecting...".into()),
+    let mut view = LobbyView {
+        status: "connecting...".into(),
+        ready: options.joins_ready(&play_options),
+        ..LobbyView::default()
     };
-    let no_roster = Roster {
-        players: vec![],
-        me: None,
-    };
-    // The lobby: keep the window alive until Start.
-    let (start, started_at) = loop {
-        let frame_start = clock::now();
-        if screen.pump().quit {
+    let mut outcomes = Vec::new();
+    for game in 1..=play_options.games.max(1) {
+        let Some((start, started_at)) =
+            wait_in_lobby(&mut screen, &net, &mut view, &mut options, game, &play_options)?
+        else {
             net.leave();
-            return Err(PlayError::Lost("left before the game started".into()).into());
-        }
-        match net.events().try_recv() {
-            Ok(NetEvent::Started { start, at }) => break (start, at),
-            Ok(NetEvent::Welcome {
-                players_needed,
-                first_use,
-                ..
-            }) => {
-                crate::announce_first_use(&first_use);
-                hud.status = "in the lobby".into();
-                hud.banner = Some(format!("Waiting for {players_needed} players..."));
+            if outcomes.is_empty() {
+                return Err(PlayError::Lost("left before the game started".into()).into());
             }
-            Ok(NetEvent::Stats(stats)) => hud.rtt_ms = Some(stats.rtt.as_secs_f32() * 1000.0),
-            Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed).into()),
-            Ok(
-                NetEvent::Bundles { .. }
-                | NetEvent::Desync(_)
-                | NetEvent::Pinpointed { .. }
-                | NetEvent::Peers(_)
-                | NetEvent::Speed { .. },
-            )
-            | Err(_) => {}
+            return Ok(outcomes);
+        };
+        let play = NetPlay::start(net, &start, started_at, play_options.for_game(game));
+        let (play, frame, finished) = play_in_window(&mut screen, play, &mut options)?;
+        if !finished || play_options.is_last(game) {
+            outcomes.push(play.finish(frame));
+            return Ok(outcomes);
         }
-        screen.draw(&lobby, &lobby, 1.0, &no_roster, &hud)?;
+        let roster = play.game.roster.clone();
+        let (next, outcome, world) = play.finish_game(frame);
+        view.last = Some(LastScores {
+            tick: world.tick().0,
+            scores: world
+                .scores()
+                .iter()
+                .map(|score| {
+                    let name = roster
+                        .iter()
+                        .find(|(id, _)| *id == score.player)
+                        .map_or_else(|| format!("P{}", score.player), |(_, n)| n.clone());
+                    (score.player, name, score.goals)
+                })
+                .collect(),
+        });
+        view.ready = false;
+        view.lobby = None;
+        view.status = "the game goes on for the others; waiting for its end...".into();
+        outcomes.push(outcome);
+        net = next;
+    }
+    Ok(outcomes)
+}
+
+/// Shows the lobby until the server starts game `game`; `None` when the
+/// player quit. R, Space, a click on the button or the controller's A
+/// toggle ready; a player who says ready at once (a bot, `--ready`) says so
+/// in every lobby, after the lobby screenshot if one is asked for.
+fn wait_in_lobby(
+    screen: &mut Screen,
+    net: &NetClient,
+    view: &mut LobbyView,
+    options: &mut WindowOptions,
+    game: u32,
+    play_options: &PlayOptions,
+) -> Result<Option<(lockstep_protocol::Start, Instant)>, WindowError> {
+    let shot_here = options.screenshot_lobby == Some(game) && options.screenshot.is_some();
+    // Whether this client still has to say it is ready by itself in this
+    // lobby: after a game everyone starts not ready; before the first, the
+    // Hello said it unless a screenshot had to come first.
+    let mut auto_ready_due = play_options.auto_ready && (game > 1 || !view.ready);
+    loop {
+        let frame_start = clock::now();
+        let pumped = screen.pump();
+        if pumped.quit {
+            return Ok(None);
+        }
+        let mut toggle = pumped
+            .keys
+            .iter()
+            .any(|key| matches!(*key, Keycode::R | Keycode::Space | Keycode::Return));
+        let rows = view.lobby.as_ref().map_or(0, |l| l.players.len());
+        let output = screen.canvas.output_size().map_err(WindowError::Sdl)?;
+        toggle |= pumped
+            .clicks
+            .iter()
+            .any(|&(x, y)| crate::lobby_screen::hits_button(output, rows, x, y));
+        while let Ok(event) = net.events().try_recv() {
+            match event {
+                NetEvent::Started { start, at } => return Ok(Some((start, at))),
+                NetEvent::Welcome {
+                    player,
+                    first_use,
+                    fingerprint,
+                    ..
+                } => {
+                    crate::announce_first_use(&first_use);
+                    view.me = Some(player);
+                    view.code = fingerprint.map(|f| lockstep_protocol::verification_code(&f));
+                }
+                NetEvent::Lobby(lobby) => view.lobby = Some(lobby),
+                NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
+                _ => {}
+            }
+        }
+        let lobby_shown = view.lobby.as_ref().is_some_and(|l| {
+            l.players.len() >= usize::from(l.next.players_needed) && (game == 1 || l.last.is_some())
+        });
+        if toggle && view.me.is_some() {
+            view.ready = !view.ready;
+            net.ready(view.ready);
+        }
+        let waiting_for_shot = shot_here && options.screenshot.is_some();
+        if auto_ready_due && view.lobby.is_some() && !waiting_for_shot {
+            auto_ready_due = false;
+            view.ready = true;
+            net.ready(true);
+        }
+        view.status = lobby_status(view);
+        crate::lobby_screen::draw(&mut screen.canvas, view).map_err(WindowError::Sdl)?;
+        if shot_here && lobby_shown {
+            if let Some(path) = options.screenshot.take() {
+                crate::screenshot::save_png(&screen.canvas, &path)?;
+                if options.ready_after_screenshot && !view.ready {
+                    view.ready = true;
+                    net.ready(true);
+                }
+            }
+        }
         screen.present();
         screen.pace(frame_start);
-    };
+    }
+}
 
-    let mut play = NetPlay::start(net, &start, started_at, play_options);
-    hud.banner = None;
+/// What the lobby waits for, in words.
+fn lobby_status(view: &LobbyView) -> String {
+    let Some(lobby) = &view.lobby else {
+        return if view.me.is_some() {
+            "waiting for the lobby...".into()
+        } else {
+            "connecting...".into()
+        };
+    };
+    let missing = usize::from(lobby.next.players_needed).saturating_sub(lobby.players.len());
+    let unready: Vec<&str> = lobby
+        .players
+        .iter()
+        .filter(|p| !p.ready && Some(p.id) != view.me)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !view.ready {
+        "press R, Space or the button when you are ready".into()
+    } else if missing > 0 {
+        format!("waiting for {missing} more player(s) to join")
+    } else if !unready.is_empty() {
+        format!("waiting for {} to be ready", unready.join(", "))
+    } else {
+        "starting...".into()
+    }
+}
+
+/// Plays one game in the window until `ticks`, Esc or the window's
+/// close; hands the game back with the frame time and whether `ticks`
+/// was reached.
+fn play_in_window(
+    screen: &mut Screen,
+    mut play: NetPlay,
+    options: &mut WindowOptions,
+) -> Result<(NetPlay, Option<Duration>, bool), WindowError> {
+    let mut hud = Hud::default();
     loop {
         let frame_start = clock::now();
         play.drain()?;
@@ -398,10 +524,10 @@ pub fn run_networked(
         if !options.draw_cost.is_zero() {
             std::thread::sleep(options.draw_cost);
         }
-        capture(&screen, &mut options, hud.tick)?;
+        capture(screen, options, hud.tick)?;
         screen.present();
         if !keep_playing || frame.finished {
-            return Ok(play.finish(frame_time(hud.fps)));
+            return Ok((play, frame_time(hud.fps), frame.finished));
         }
         if !play.game.is_playing() {
             return Err(PlayError::Dropped.into());

@@ -59,6 +59,24 @@ pub struct WindowOptions {
     /// Real time every frame of a networked game spends on top of drawing:
     /// a slow window on demand, to see its inputs still go on time.
     pub draw_cost: Duration,
+    /// Take the screenshot in the lobby before this game (from 1) instead
+    /// of at `screenshot_tick`: once the lobby shows the players needed
+    /// (and, after a game, that game's scores), and before this client
+    /// says it is ready.
+    pub screenshot_lobby: Option<u32>,
+    /// Once the lobby screenshot is taken, press the ready key as a person
+    /// would (for tests of the lobby; windows have no other hands there).
+    pub ready_after_screenshot: bool,
+}
+
+impl WindowOptions {
+    /// Whether this window's player joins ready (its Hello says so):
+    /// one that says ready at once does, unless the first lobby is to be
+    /// photographed first.
+    #[must_use]
+    pub fn joins_ready(&self, play: &PlayOptions) -> bool {
+        play.auto_ready && self.screenshot_lobby != Some(1)
+    }
 }
 
 /// Solo play options.
@@ -192,12 +210,13 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
     }
 }
 
-/// Plays the networked game `net` joined in a window.
+/// Plays the networked games `net` joined in a window, with the lobby
+/// before each; how each game ended.
 pub(crate) fn networked(
     net: NetClient,
     window: WindowOptions,
     play: PlayOptions,
-) -> anyhow::Result<GameOutcome> {
+) -> anyhow::Result<Vec<GameOutcome>> {
     #[cfg(feature = "window")]
     {
         Ok(crate::window::run_networked(net, window, play)?)

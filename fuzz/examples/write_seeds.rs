@@ -108,6 +108,7 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                     build: "0.1.0".into(),
                 },
                 self_test: 0x1675_af9a_52ca_84bb,
+                ready: true,
             }),
         ),
         ("leave", ClientMessage::Leave),

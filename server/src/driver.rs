@@ -45,6 +45,8 @@ pub(crate) enum ConnEvent {
         name: String,
         /// Whether it only watches.
         spectate: bool,
+        /// Whether it is ready for the game as it joins.
+        ready: bool,
         /// Its machine and build, sanitized.
         platform: Platform,
         /// Its simulation self-test hash.
@@ -130,6 +132,7 @@ impl Driver {
                 conn_id,
                 name,
                 spectate,
+                ready,
                 platform,
                 self_test,
                 conn,
@@ -148,6 +151,7 @@ impl Driver {
                     Box::new(Join {
                         name,
                         spectate,
+                        ready,
                         platform,
                         self_test,
                         link,

@@ -6,8 +6,9 @@
 //! [`endpoint`] with the on-disk [`Identity`]). Each connection gets a task
 //! that reads the client's Hello and then forwards its traffic to one
 //! driver task, which owns the connections and the clock and runs the
-//! session: a pure state machine that keeps the lobby until `players`
-//! clients have joined, sends them Start, and from then on feeds every
+//! session: a pure state machine that keeps the lobby until at least
+//! `players` clients have joined and all of them are ready, sends them
+//! Start, and from then on feeds every
 //! input to the [`Relay`], itself a pure state machine that bundles tick
 //! `t` once every active player's input for `t` is in. Complete bundles go
 //! back to every client as datagrams that repeat whatever the client has
@@ -174,6 +175,16 @@ pub enum ServerEvent {
         /// Its machine and build.
         platform: Platform,
     },
+    /// A player in the lobby said it is ready for the next game, or not
+    /// (not printed for the state a player joins with).
+    Ready {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// Ready or not.
+        ready: bool,
+    },
     /// A client was turned away.
     Refused {
         /// Its address.
@@ -181,11 +192,12 @@ pub enum ServerEvent {
         /// The sentence it was sent.
         reason: String,
     },
-    /// The lobby was full and the game began.
+    /// Everyone in the lobby was ready, enough players were there, and a
+    /// game began.
     Started {
         /// Names in slot order.
         players: Vec<String>,
-        /// World seed.
+        /// The game's world seed (each rematch gets a new one).
         seed: u64,
     },
     /// A player was removed from the running game.
@@ -271,7 +283,8 @@ pub enum ServerEvent {
         /// every client forgives there.
         postpone: Duration,
     },
-    /// Every player left; the server is back in the lobby.
+    /// Every player left or was done with the game; the server is back
+    /// in the lobby.
     GameOver {
         /// First tick that was never bundled.
         tick: Tick,
@@ -287,6 +300,11 @@ impl std::fmt::Display for ServerEvent {
                 name,
                 platform,
             } => write!(f, "platform player={player} name={name} {platform}"),
+            ServerEvent::Ready {
+                player,
+                name,
+                ready,
+            } => write!(f, "ready player={player} name={name} ready={ready}"),
             ServerEvent::Refused { remote, reason } => {
                 write!(f, "refused remote={remote} reason={reason:?}")
             }

@@ -59,6 +59,9 @@ pub enum DropReason {
     TooFarBehind,
     /// It connected again; the old connection's slot ends here.
     Reconnected,
+    /// It played what it wanted of this game and waits in the lobby for
+    /// the next ([`lockstep_protocol::ClientMessage::GameDone`]).
+    Finished,
 }
 
 impl DropReason {
@@ -70,6 +73,7 @@ impl DropReason {
             DropReason::Timeout => "timeout",
             DropReason::TooFarBehind => "too-far-behind",
             DropReason::Reconnected => "reconnected",
+            DropReason::Finished => "finished",
         }
     }
 }

@@ -235,6 +235,7 @@ pub(crate) async fn handle_connection(
             conn_id,
             name: hello.name.clone(),
             spectate: hello.spectate,
+            ready: hello.ready,
             platform: hello.platform.sanitized(),
             self_test: hello.self_test,
             conn: conn.clone(),
@@ -497,6 +498,12 @@ async fn relay_control(
                         behind: Duration::from_micros(u64::from(behind_us)),
                     },
                 ),
+                Ok(Some(ClientMessage::Ready(ready))) => Event::Ready {
+                    conn: conn_id,
+                    ready,
+                    unix_time: clock::unix_seconds(),
+                },
+                Ok(Some(ClientMessage::GameDone)) => Event::GameDone(conn_id),
                 Ok(Some(ClientMessage::Hello(_))) => {
                     debug!("repeated Hello ignored");
                     continue;

@@ -62,6 +62,7 @@ fn hello(name: &str, version: u16) -> Vec<u8> {
         password: None,
         platform: Platform::default(),
         self_test: lockstep_sim::self_test(),
+        ready: true,
     }))
     .expect("hello encodes")
 }

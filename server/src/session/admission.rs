@@ -32,11 +32,12 @@ pub const MAX_NAME_CHARS: usize = 32;
 
 impl Session {
     /// Answers a join ([`super::Event::Join`]) and starts the game when
-    /// the lobby is full.
+    /// the lobby is full and ready.
     pub(super) fn admit(&mut self, conn: ConnId, join: Join, now: Duration) {
         let Join {
             name,
             spectate,
+            ready,
             platform,
             self_test,
             link,
@@ -51,6 +52,8 @@ impl Session {
             ack: Tick(0),
             rejoining: false,
             joined_at: now,
+            ready,
+            done: false,
         };
         let result = self
             .check_self_test(&client.name, self_test)
@@ -60,13 +63,9 @@ impl Session {
         if refused {
             self.actions.push(Action::Release(conn));
         }
-        let players = self
-            .clients
-            .values()
-            .filter(|c| matches!(c.role, Role::Player(_)))
-            .count();
-        if self.relay.is_none() && players == usize::from(self.config.players) {
-            self.start(now, unix_time);
+        if !refused {
+            self.unix_time = unix_time;
+            self.lobby_changed(now, unix_time);
         }
     }
 

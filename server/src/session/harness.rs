@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Percent, Platform,
-    Refusal, ServerDatagram, ServerMessage, Tick, MAX_DATAGRAM_SIZE,
+    decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Lobby, Percent,
+    Platform, Refusal, ServerDatagram, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE,
 };
 
 use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
@@ -99,6 +99,7 @@ impl Harness {
             Box::new(Join {
                 name: name.to_string(),
                 spectate: false,
+                ready: true,
                 platform: platform(TRIPLE),
                 self_test,
                 link: LINK,
@@ -112,12 +113,44 @@ impl Harness {
         self.joins(id, name, true, platform(TRIPLE))
     }
 
+    /// Connection `id` joins as a player called `name` who is not ready
+    /// yet (a person in a window).
+    pub(super) fn join_not_ready(&mut self, id: usize, name: &str) -> Out {
+        self.joining(id, name, false, false, platform(TRIPLE))
+    }
+
+    /// Connection `id` says it is ready for the next game, or not.
+    pub(super) fn ready(&mut self, id: usize, ready: bool) -> Out {
+        self.event(Event::Ready {
+            conn: conn(id),
+            ready,
+            unix_time: UNIX_TIME,
+        })
+    }
+
+    /// Connection `id` says it is done with the running game.
+    pub(super) fn game_done(&mut self, id: usize) -> Out {
+        self.event(Event::GameDone(conn(id)))
+    }
+
     fn joins(&mut self, id: usize, name: &str, spectate: bool, platform: Platform) -> Out {
+        self.joining(id, name, spectate, true, platform)
+    }
+
+    fn joining(
+        &mut self,
+        id: usize,
+        name: &str,
+        spectate: bool,
+        ready: bool,
+        platform: Platform,
+    ) -> Out {
         self.event(Event::Join(
             conn(id),
             Box::new(Join {
                 name: name.to_string(),
                 spectate,
+                ready,
                 platform,
                 self_test: crate::build_self_test(),
                 link: LINK,
@@ -248,9 +281,40 @@ fn input() -> Input {
 pub(super) struct Out(pub(super) Vec<Action>);
 
 impl Out {
-    /// Control messages queued for `id`, shared frames decoded (histories
-    /// are read by [`Out::histories`]).
+    /// Control messages queued for `id`, shared frames decoded, apart
+    /// from the lobby updates that come with every join, departure and
+    /// ready change (read by [`Out::lobbies`]) and histories (read by
+    /// [`Out::histories`]).
     pub(super) fn messages(&self, id: usize) -> Vec<ServerMessage> {
+        self.every_message(id)
+            .into_iter()
+            .filter(|message| !matches!(message, ServerMessage::Lobby(_)))
+            .collect()
+    }
+
+    /// The lobby updates queued for `id`, in order.
+    pub(super) fn lobbies(&self, id: usize) -> Vec<Lobby> {
+        self.every_message(id)
+            .into_iter()
+            .filter_map(|message| match message {
+                ServerMessage::Lobby(lobby) => Some(lobby),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The Start messages queued for `id`.
+    pub(super) fn starts(&self, id: usize) -> Vec<Start> {
+        self.every_message(id)
+            .into_iter()
+            .filter_map(|message| match message {
+                ServerMessage::Start(start) => Some(start),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn every_message(&self, id: usize) -> Vec<ServerMessage> {
         self.control(id)
             .filter_map(|outgoing| match outgoing {
                 Outgoing::Message(message) => Some(message.clone()),

@@ -15,18 +15,27 @@
 //! has fast-forwarded through the history it is sent. Spectators get the
 //! same history and bundles but send no inputs, so nobody waits for them.
 //!
+//! Between games the players wait in the lobby: each is ready or not, and
+//! a game starts when every one of them is ready and enough are there. A
+//! player that has played what it wanted of a game says GameDone instead
+//! of Leave: it leaves the game but stays connected, and when the game is
+//! over it is back in the lobby for the next one (a rematch, with a new
+//! seed and a new replay).
+//!
 //! This file holds the state and the event handling, the game's start and
 //! end, departures, hash verdicts and the announcements of the game speed
 //! that [`SpeedControl`] picks; `admission.rs` decides who gets in
-//! (names, slots, rejoins, takeovers), `fanout.rs` what goes out to every
-//! client (bundle datagrams, repeats, the lag indicator) and `laggards.rs`
-//! how often the inputs the relay stood in for are reported.
+//! (names, slots, rejoins, takeovers), `lobby.rs` who is ready and when a
+//! game starts, `fanout.rs` what goes out to every client (bundle
+//! datagrams, repeats, the lag indicator) and `laggards.rs` how often the
+//! inputs the relay stood in for are reported.
 
 mod admission;
 mod fanout;
 #[cfg(test)]
 mod harness;
 mod laggards;
+mod lobby;
 
 pub use admission::MAX_NAME_CHARS;
 
@@ -35,8 +44,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, InputDatagram, Percent, Platform, PlayerId, Refusal, ReplayHeader,
-    RosterEntry, ServerMessage, Start, Tick, PROTOCOL_VERSION,
+    Bundle, DesyncNotice, GameSummary, InputDatagram, Percent, Platform, PlayerId, Refusal,
+    ReplayHeader, RosterEntry, ServerMessage, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
@@ -93,6 +102,8 @@ pub(crate) struct Join {
     pub(crate) name: String,
     /// Whether it only watches.
     pub(crate) spectate: bool,
+    /// Whether it is ready for the game as it joins (its Hello says).
+    pub(crate) ready: bool,
     /// Its machine and build, as its Hello claims (sanitized): shown and
     /// recorded, never trusted.
     pub(crate) platform: Platform,
@@ -116,6 +127,19 @@ pub(crate) enum Event {
     Inputs(ConnId, InputDatagram),
     /// The client said Leave.
     Leave(ConnId),
+    /// The client says it is ready for the next game, or not.
+    Ready {
+        /// Who.
+        conn: ConnId,
+        /// Ready or not.
+        ready: bool,
+        /// Seconds since the Unix epoch: a game this starts is named
+        /// after it.
+        unix_time: u64,
+    },
+    /// The client has played what it wanted of the running game and stays
+    /// for the next.
+    GameDone(ConnId),
     /// The client's world hash at a tick.
     HashReport(ConnId, Tick, u64),
     /// The client's answer to a desync notice: for the desync at the
@@ -198,6 +222,10 @@ struct Client {
     rejoining: bool,
     /// When a reconnection asked for its slot.
     joined_at: Duration,
+    /// Ready for the next game (counts in the lobby only).
+    ready: bool,
+    /// Said GameDone: out of the running game, waiting for the next.
+    done: bool,
 }
 
 /// The lobby, the running game and every client of the server.
@@ -227,6 +255,18 @@ pub(crate) struct Session {
     laggards: LaggardReports,
     /// The relay's departure count at the last [`Session::forget_departed`].
     departures_seen: u64,
+    /// Games started so far: the running game's number, from 1.
+    games: u32,
+    /// The world seed of the running (or last) game.
+    seed: u64,
+    /// The game that ended last, for the lobby.
+    last_game: Option<GameSummary>,
+    /// When the lobby was last sent to everyone in it.
+    last_lobby: Duration,
+    /// The wall-clock time (Unix seconds) of the latest join or ready
+    /// change: a game that starts because a player left the lobby, which
+    /// carries no time, is named after it.
+    unix_time: u64,
     actions: Actions,
 }
 
@@ -234,6 +274,7 @@ impl Session {
     pub(crate) fn new(config: Config) -> Self {
         let speed = SpeedControl::new(config.tick_rate);
         Session {
+            seed: config.seed,
             config,
             clients: BTreeMap::new(),
             roster: Vec::new(),
@@ -248,6 +289,10 @@ impl Session {
             waiting_warned: BTreeSet::new(),
             laggards: LaggardReports::default(),
             departures_seen: 0,
+            games: 0,
+            last_game: None,
+            last_lobby: Duration::ZERO,
+            unix_time: 0,
             actions: Actions::default(),
         }
     }
@@ -312,6 +357,15 @@ impl Session {
                 self.settle_pinpoints(Some(now));
             }
             Event::Leave(conn) => self.remove(conn, DropReason::Left, "left", now),
+            Event::Ready {
+                conn,
+                ready,
+                unix_time,
+            } => {
+                self.unix_time = unix_time;
+                self.set_ready(conn, ready, now);
+            }
+            Event::GameDone(conn) => self.game_done(conn, now),
             Event::Disconnected(conn, why) => {
                 self.remove(conn, DropReason::Disconnected, &why, now)
             }
@@ -321,7 +375,12 @@ impl Session {
                 }
             }
             Event::Capacity(conn, report) => {
-                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
+                let Some(Role::Player(player)) = self
+                    .clients
+                    .get(&conn)
+                    .filter(|c| !c.done)
+                    .map(|c| c.role)
+                else {
                     return;
                 };
                 if self.relay.is_none() || !self.config.speed_control {
@@ -420,7 +479,7 @@ impl Session {
 
     fn start_message(&self, you: Option<PlayerId>, first_input_tick: Tick, history: Tick) -> Start {
         Start {
-            seed: self.config.seed,
+            seed: self.seed,
             tick_rate: self.config.tick_rate,
             input_delay: self.config.input_delay,
             balls: self.config.balls,
@@ -433,6 +492,11 @@ impl Session {
     }
 
     fn start(&mut self, now: Duration, unix_time: u64) {
+        self.games += 1;
+        self.seed = lobby::game_seed(self.config.seed, self.games);
+        for client in self.clients.values_mut() {
+            client.ready = false;
+        }
         let mut roster: Vec<RosterEntry> = self
             .clients
             .values()
@@ -479,10 +543,15 @@ impl Session {
         self.waiting_warned.clear();
         self.laggards = LaggardReports::default();
         self.start_recording(roster.clone(), unix_time);
-        info!(players = ids.len(), seed = self.config.seed, "game started");
+        info!(
+            players = ids.len(),
+            game = self.games,
+            seed = self.seed,
+            "game started"
+        );
         self.emit(ServerEvent::Started {
             players: roster.into_iter().map(|r| r.name).collect(),
-            seed: self.config.seed,
+            seed: self.seed,
         });
     }
 
@@ -495,7 +564,7 @@ impl Session {
             build: concat!("lockstep-server ", env!("CARGO_PKG_VERSION")).to_string(),
             recorder: "server".into(),
             started_unix: unix_time,
-            seed: self.config.seed,
+            seed: self.seed,
             tick_rate: self.config.tick_rate,
             input_delay: self.config.input_delay,
             hash_interval: self.config.hash_interval,
@@ -526,6 +595,12 @@ impl Session {
             }
             (Role::Player(player), None) => {
                 info!(%player, name = %client.name, why, "left the lobby");
+                self.clients.remove(&conn);
+                self.actions.push(Action::Release(conn));
+                self.lobby_changed(now, self.unix_time);
+            }
+            (Role::Player(player), Some(_)) if client.done => {
+                info!(%player, name = %client.name, why, "left while waiting for the next game");
                 self.clients.remove(&conn);
                 self.actions.push(Action::Release(conn));
             }
@@ -608,7 +683,7 @@ impl Session {
         let departed: Vec<ConnId> = self
             .clients
             .iter()
-            .filter(|(_, c)| !c.rejoining)
+            .filter(|(_, c)| !c.rejoining && !c.done)
             .filter(|(_, c)| matches!(c.role, Role::Player(p) if !active.contains(&p)))
             .map(|(&id, _)| id)
             .collect();
@@ -649,19 +724,38 @@ impl Session {
         });
     }
 
-    /// Ends the game: spectators and remaining clients are told why, the
-    /// recording is closed and the server returns to the lobby.
+    /// Ends the game and returns to the lobby: the players that said
+    /// GameDone stay for the next game, not ready yet, and get the lobby
+    /// with this game's summary; spectators and any other client are told
+    /// why it ended and let go. The recording is closed.
     fn finish_game(&mut self, tick: Tick, reason: &str) {
         self.settle_pinpoints(None);
         self.report_verdict();
-        self.tell_everyone(&ServerMessage::Ended {
+        let ended = ServerMessage::Ended {
             reason: reason.to_string(),
-        });
+        };
+        let gone: Vec<ConnId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| !c.done)
+            .map(|(&id, _)| id)
+            .collect();
         // Released, the writers flush the Ended message and the clients
         // close.
-        for conn in std::mem::take(&mut self.clients).into_keys() {
+        for conn in gone {
+            self.clients.remove(&conn);
+            self.actions.send(conn, ended.clone());
             self.actions.push(Action::Release(conn));
         }
+        for client in self.clients.values_mut() {
+            client.done = false;
+            client.ready = false;
+        }
+        self.last_game = Some(GameSummary {
+            game: self.games,
+            seed: self.seed,
+            ticks: tick,
+        });
         self.relay = None;
         self.roster.clear();
         self.platforms.clear();
@@ -669,6 +763,9 @@ impl Session {
             recorder.finish(reason);
         }
         self.emit(ServerEvent::GameOver { tick });
+        if !self.clients.is_empty() {
+            self.send_lobby();
+        }
     }
 
     /// Prints the verdict of the running game, if one runs: how many ticks
@@ -779,6 +876,7 @@ impl Session {
     /// and sends the lag indicator when no bundle carried it.
     pub(crate) fn poll(&mut self, now: Duration) {
         let Some(relay) = &mut self.relay else {
+            self.refresh_lobby(now);
             return;
         };
         let departures = relay.poll_timeouts(now);
