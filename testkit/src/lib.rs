@@ -194,6 +194,35 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Waits until the server has printed `count` stdout lines containing
+    /// `needle` (a series of games prints one per game); returns them in
+    /// order.
+    pub fn wait_for_all(&mut self, needle: &str, count: usize, timeout: Duration) -> Vec<String> {
+        let deadline = clock::now() + timeout;
+        loop {
+            let found: Vec<String> = self
+                .seen
+                .iter()
+                .filter(|l| l.contains(needle))
+                .cloned()
+                .collect();
+            if found.len() >= count {
+                return found;
+            }
+            let left = deadline.saturating_duration_since(clock::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!(
+                    "server printed {needle:?} {} times, not {count}; it printed:\n{}",
+                    found.len(),
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -289,6 +318,24 @@ impl Finished {
         let (tick, hash) = rest.split_once(" hash=").expect("hash field");
         assert_eq!(hash.len(), 16, "{last}");
         (tick.parse().expect("tick number"), hash.to_string())
+    }
+
+    /// Every `final tick=N hash=H` line, parsed, in order: one per game
+    /// of a client that played `--games`.
+    pub fn final_lines(&self) -> Vec<(u32, String)> {
+        assert!(
+            self.success,
+            "{} failed:\nstdout: {}\nstderr: {}",
+            self.name, self.stdout, self.stderr
+        );
+        self.stdout
+            .lines()
+            .filter_map(|line| {
+                let rest = line.strip_prefix("final tick=")?;
+                let (tick, hash) = rest.split_once(" hash=")?;
+                Some((tick.parse().ok()?, hash.to_string()))
+            })
+            .collect()
     }
 
     /// A `key=value` field of the `stats` line.
