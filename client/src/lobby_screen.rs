@@ -85,6 +85,8 @@ pub struct LobbyLayout {
     pub marks: Vec<Rect>,
     /// Top of the settings line.
     pub settings: i32,
+    /// Top of the seed line, under it.
+    pub seed: i32,
     /// Top of the line that names the last game.
     pub last_game: i32,
     /// The last game's scores, under that line.
@@ -123,6 +125,8 @@ pub fn layout(output: (u32, u32), players: usize) -> LobbyLayout {
     }
     y += line / 2;
     let settings = y;
+    y += line;
+    let seed = y;
     y += 3 * line / 2;
     let last_game = y;
     y += line;
@@ -146,6 +150,7 @@ pub fn layout(output: (u32, u32), players: usize) -> LobbyLayout {
         swatches,
         marks,
         settings,
+        seed,
         last_game,
         scores,
         button,
@@ -216,10 +221,12 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
     if let Some(lobby) = &view.lobby {
         let next = &lobby.next;
         let settings = format!(
-            "Next game: {} Hz, {} balls, delay {}, seed {} (new each game)",
-            next.tick_rate, next.balls, next.input_delay, next.seed
+            "Next game: {} Hz, {} balls, input delay {}",
+            next.tick_rate, next.balls, next.input_delay
         );
         text(canvas, at.left, at.settings, size, &settings, LOBBY_TEXT)?;
+        let seed = format!("Seed {} (a new one each game)", next.seed);
+        text(canvas, at.left, at.seed, size, &seed, LOBBY_TEXT)?;
     }
     draw_last_game(canvas, view, &at)?;
 
