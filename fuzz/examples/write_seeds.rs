@@ -14,7 +14,8 @@ use std::{fs, io, path::Path};
 
 use lockstep_protocol::{
     encode, encode_frame, Bundle, BundleDatagram, Buttons, ClientDatagram, ClientMessage,
-    DesyncNotice, Hello, Input, InputDatagram, Peer, PeerStatus, Percent, Platform, PlayerId,
+    DesyncNotice, GameSettings, GameSummary, Hello, Input, InputDatagram, Lobby, LobbyPlayer,
+    Peer, PeerStatus, Percent, Platform, PlayerId,
     PlayerInput, Slack,
     Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start,
     Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
@@ -136,6 +137,8 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                 behind_us: 400_000,
             },
         ),
+        ("ready", ClientMessage::Ready(true)),
+        ("game_done", ClientMessage::GameDone),
     ]
 }
 
@@ -232,6 +235,40 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
             ServerMessage::Ended {
                 reason: "the server is shutting down".into(),
             },
+        ),
+        (
+            "lobby",
+            ServerMessage::Lobby(Lobby {
+                players: vec![
+                    LobbyPlayer {
+                        id: PlayerId(0),
+                        name: "ada".into(),
+                        ready: true,
+                        ping_ms: 3,
+                        platform: "x86_64-unknown-linux-gnu".into(),
+                    },
+                    LobbyPlayer {
+                        id: PlayerId(1),
+                        name: "bob".into(),
+                        ready: false,
+                        ping_ms: 41,
+                        platform: "aarch64-apple-darwin".into(),
+                    },
+                ],
+                next: GameSettings {
+                    game: 2,
+                    players_needed: 2,
+                    tick_rate: 60,
+                    input_delay: 3,
+                    balls: 24,
+                    seed: 0xd34d_4e89_9e3c_2e70,
+                },
+                last: Some(GameSummary {
+                    game: 1,
+                    seed: 7,
+                    ticks: Tick(304),
+                }),
+            }),
         ),
     ]
 }
