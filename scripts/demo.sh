@@ -39,7 +39,8 @@ common=(--connect "127.0.0.1:$port" --fingerprint "$fingerprint")
 pids+=($!)
 "$bin/lockstep-client" "${common[@]}" --name bot-bob --bot 2 --window-size 640x360 --window-pos 980,440 >"$log/bot2.out" 2>&1 &
 pids+=($!)
-echo "You are 'you' in the big window: WASD or arrows to steer, Space to boost, Esc to leave."
+echo "You are 'you' in the big window: press R in the lobby when you are ready (the bots are),"
+echo "then WASD or arrows to steer, Space to boost, Esc to leave."
 "$bin/lockstep-client" "${common[@]}" --name you --window-size 960x540 --window-pos 0,40 || true
 sleep 1
 echo "--- server"

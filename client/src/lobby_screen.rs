@@ -120,7 +120,12 @@ pub fn layout(output: (u32, u32), players: usize) -> LobbyLayout {
     let mark_x = left + text_width(2 + NAME_COLUMNS + 14 + 28, size);
     for _ in 0..players {
         swatches.push(Rect::new(left, y, glyph as u32, glyph as u32));
-        marks.push(Rect::new(mark_x, y, text_width(9, size) as u32, glyph as u32));
+        marks.push(Rect::new(
+            mark_x,
+            y,
+            text_width(9, size) as u32,
+            glyph as u32,
+        ));
         y += line;
     }
     y += line / 2;
@@ -287,7 +292,10 @@ mod tests {
         let at = layout((1280, 720), 3);
         assert_eq!(at.size, 2);
         assert_eq!(at.swatches.len(), 3);
-        assert!(at.swatches.windows(2).all(|w| w[1].y() - w[0].y() == at.line));
+        assert!(at
+            .swatches
+            .windows(2)
+            .all(|w| w[1].y() - w[0].y() == at.line));
         assert!(at.swatches[2].bottom() < at.settings);
         assert!(at.scores.bottom() < at.button.top());
         assert!(at.button.bottom() < at.status);
@@ -302,6 +310,11 @@ mod tests {
         let at = layout((1280, 720), 2);
         let centre = at.button.center();
         assert!(hits_button((1280, 720), 2, centre.x(), centre.y()));
-        assert!(!hits_button((1280, 720), 2, at.button.right() + 5, centre.y()));
+        assert!(!hits_button(
+            (1280, 720),
+            2,
+            at.button.right() + 5,
+            centre.y()
+        ));
     }
 }

@@ -29,8 +29,8 @@ use bytes::Bytes;
 use lockstep_engine::input_delay::LinkFigures;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
-    InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage, Start,
-    Tick, ALPN, MAX_DATAGRAM_SIZE,
+    InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage,
+    Start, Tick, ALPN, MAX_DATAGRAM_SIZE,
 };
 use tokio::sync::mpsc;
 use tracing::debug;

@@ -559,3 +559,51 @@ impl NetPlay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::PlayOptions;
+
+    fn series(record: Option<&str>) -> PlayOptions {
+        PlayOptions {
+            bot: Some(1),
+            ticks: Some(300),
+            games: 3,
+            auto_ready: true,
+            dump_dir: PathBuf::from("desync"),
+            game: Default::default(),
+            record: record.map(PathBuf::from),
+            inputs_on_schedule: true,
+            tick_cost: None,
+        }
+    }
+
+    #[test]
+    fn each_game_of_a_series_records_to_a_file_of_its_own() {
+        let options = series(Some("out/ada.lsreplay"));
+        let files: Vec<Option<PathBuf>> = (1..=3).map(|g| options.for_game(g).record).collect();
+        assert_eq!(
+            files,
+            [
+                Some(PathBuf::from("out/ada.lsreplay")),
+                Some(PathBuf::from("out/ada-game2.lsreplay")),
+                Some(PathBuf::from("out/ada-game3.lsreplay")),
+            ]
+        );
+        assert_eq!(
+            series(Some("plain")).for_game(2).record,
+            Some(PathBuf::from("plain-game2"))
+        );
+        assert_eq!(series(None).for_game(2).record, None);
+    }
+
+    #[test]
+    fn only_the_last_game_of_a_series_leaves() {
+        let options = series(None);
+        assert!(!options.is_last(1));
+        assert!(!options.is_last(2));
+        assert!(options.is_last(3));
+    }
+}

@@ -323,8 +323,14 @@ pub fn run_networked(
     };
     let mut outcomes = Vec::new();
     for game in 1..=play_options.games.max(1) {
-        let Some((start, started_at)) =
-            wait_in_lobby(&mut screen, &net, &mut view, &mut options, game, &play_options)?
+        let Some((start, started_at)) = wait_in_lobby(
+            &mut screen,
+            &net,
+            &mut view,
+            &mut options,
+            game,
+            &play_options,
+        )?
         else {
             net.leave();
             if outcomes.is_empty() {

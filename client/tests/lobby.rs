@@ -28,7 +28,11 @@ fn close(a: [u8; 3], b: sdl2::pixels::Color, tolerance: i32) -> bool {
 }
 
 /// The points of `rect` whose pixel is `colour`.
-fn points_of(image: &Image, rect: sdl2::rect::Rect, colour: sdl2::pixels::Color) -> Vec<(i32, i32)> {
+fn points_of(
+    image: &Image,
+    rect: sdl2::rect::Rect,
+    colour: sdl2::pixels::Color,
+) -> Vec<(i32, i32)> {
     (rect.top()..rect.bottom())
         .flat_map(|y| (rect.left()..rect.right()).map(move |x| (x, y)))
         .filter(|&at| close(pixel(image, at), colour, 8))

@@ -34,9 +34,9 @@ pub use codec::{
     FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 pub use message::{
-    Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, GameSettings,
-    GameSummary, Hello, InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, PlayerInput, Refusal,
-    RosterEntry, ServerDatagram, ServerMessage, Slack, Start, MAX_TICK_HASHES,
+    Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSummary,
+    Hello, InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, PlayerInput, Refusal, RosterEntry,
+    ServerDatagram, ServerMessage, Slack, Start, MAX_TICK_HASHES,
 };
 pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{

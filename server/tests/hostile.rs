@@ -1,8 +1,8 @@
 //! Hostile and broken peers against a real server: garbage, oversized
 //! frames, wrong ALPN and version, a client that never says Hello, inputs
-//! outside the window, repeats, per-tick hashes nobody asked for, an
-//! impostor using a player's name and a datagram flood. The honest players
-//! must not notice.
+//! outside the window, repeats, per-tick hashes nobody asked for, ready
+//! toggles during the game, an impostor using a player's name and a
+//! datagram flood. The honest players must not notice.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -168,6 +168,11 @@ async fn mallory(server: &Server) -> String {
                 };
                 let frame = encode_frame(&answer).expect("encodes");
                 send.write_all(&frame).await.expect("tick hashes");
+            }
+            // Changing its mind about being ready, mid-game: ignored.
+            for ready in [false, true, false] {
+                let frame = encode_frame(&ClientMessage::Ready(ready)).expect("encodes");
+                send.write_all(&frame).await.expect("ready");
             }
         }
         if round % 10 == 0 && next_input >= 5 {

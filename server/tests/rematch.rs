@@ -30,7 +30,10 @@ fn bots_play_two_games_back_to_back_and_both_replays_verify() {
     for (bot, lines) in finished.iter().zip(&finals) {
         assert_eq!(lines.len(), 2, "{}: {}", bot.name, bot.stdout);
         assert_eq!(
-            bot.stdout.lines().filter(|l| l.starts_with("stats ")).count(),
+            bot.stdout
+                .lines()
+                .filter(|l| l.starts_with("stats "))
+                .count(),
             2
         );
         assert!(lines.iter().all(|(tick, _)| *tick == TICKS), "{lines:?}");

@@ -375,11 +375,8 @@ impl Session {
                 }
             }
             Event::Capacity(conn, report) => {
-                let Some(Role::Player(player)) = self
-                    .clients
-                    .get(&conn)
-                    .filter(|c| !c.done)
-                    .map(|c| c.role)
+                let Some(Role::Player(player)) =
+                    self.clients.get(&conn).filter(|c| !c.done).map(|c| c.role)
                 else {
                     return;
                 };
