@@ -252,6 +252,11 @@ fn game(build: &Build, scenario: &Scenario, variant: &Variant, ticks: u32) -> (V
                     command.env("DISPLAY", &display.name);
                     if i == 0 {
                         command.args(["--window-size", "1280x720"]);
+                        // The person's window: ready at once, as the bots
+                        // are (builds before the lobby start without it).
+                        if build.current {
+                            command.arg("--ready");
+                        }
                     } else {
                         command
                             .args(["--bot", &i.to_string()])

@@ -56,7 +56,14 @@ fn game(draw_ms: u32, delay: &[String], path: &[&str], ticks: u32) -> Game {
     let mut server = Server::start(3, &[]);
     let ticks_arg = ticks.to_string();
     let draw_arg = draw_ms.to_string();
-    let mut window_args = vec!["--ticks", &ticks_arg, "--draw-cost-ms", &draw_arg];
+    // A person's window, ready at once so the game starts without a key.
+    let mut window_args = vec![
+        "--ready",
+        "--ticks",
+        &ticks_arg,
+        "--draw-cost-ms",
+        &draw_arg,
+    ];
     window_args.extend(delay.iter().map(String::as_str));
     window_args.extend(path);
     let window = windowed(&server, "window", &window_args);

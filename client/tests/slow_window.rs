@@ -19,8 +19,9 @@ const DELAY: &str = "2";
 fn game(flags: &[&str]) -> Vec<Finished> {
     let mut server = Server::start(3, &["--seed", "8"]);
     let ticks = TICKS.to_string();
-    // No --bot: a player who holds no key, whose input the window holds.
-    let mut args = vec!["--ticks", &ticks, "--input-delay", DELAY];
+    // No --bot: a player who holds no key, whose input the window holds,
+    // and who is ready for the game at once (no key for that either).
+    let mut args = vec!["--ready", "--ticks", &ticks, "--input-delay", DELAY];
     args.extend(["--draw-cost-ms", "40"]);
     args.extend(flags);
     // One at a time, so every game has the same roster.
