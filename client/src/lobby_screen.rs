@@ -235,17 +235,20 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
     }
     draw_last_game(canvas, view, &at)?;
 
-    let (label, fill) = if view.ready {
-        ("READY - R to undo", BUTTON_READY)
-    } else {
-        ("Press R: ready", BUTTON_IDLE)
-    };
-    canvas.set_draw_color(fill);
-    canvas.fill_rect(at.button)?;
-    let centre = at.button.center();
-    let x = centre.x() - text_width(label.len(), size) / 2;
-    let y = centre.y() - GLYPH * size / 2;
-    text(canvas, x, y, size, label, Color::RGB(255, 255, 255))?;
+    // A spectator has nothing to be ready for.
+    if view.me.is_some() {
+        let (label, fill) = if view.ready {
+            ("READY - R to undo", BUTTON_READY)
+        } else {
+            ("Press R: ready", BUTTON_IDLE)
+        };
+        canvas.set_draw_color(fill);
+        canvas.fill_rect(at.button)?;
+        let centre = at.button.center();
+        let x = centre.x() - text_width(label.len(), size) / 2;
+        let y = centre.y() - GLYPH * size / 2;
+        text(canvas, x, y, size, label, Color::RGB(255, 255, 255))?;
+    }
     let status = printable(&view.status);
     text(canvas, at.left, at.status, size, &status, LOBBY_TEXT)
 }

@@ -458,6 +458,9 @@ fn lobby_status(view: &LobbyView) -> String {
             "connecting...".into()
         };
     };
+    if view.me.is_none() {
+        return "watching: the game starts when the players are ready".into();
+    }
     let missing = usize::from(lobby.next.players_needed).saturating_sub(lobby.players.len());
     let unready: Vec<&str> = lobby
         .players

@@ -10,6 +10,14 @@
 //! protocol version, so a server can refuse any client with a clear message
 //! however the rest of the protocol has changed.
 //!
+//! Between games the players wait in the lobby: the server sends
+//! [`ServerMessage::Lobby`] whenever it changes, each player says
+//! [`ClientMessage::Ready`] (or joins ready, [`Hello::ready`]), and the
+//! server sends [`ServerMessage::Start`] once all are ready and enough are
+//! there. A player done with a game says [`ClientMessage::GameDone`] and
+//! stays connected; when the game is over the lobby opens again for a
+//! rematch on the same connections.
+//!
 //! Once the game starts, inputs and bundles travel as unreliable QUIC
 //! datagrams ([`ClientDatagram`], [`ServerDatagram`]). Each datagram repeats
 //! everything the receiver has not yet acknowledged, so a lost datagram

@@ -61,9 +61,9 @@ pub enum ClientMessage {
     /// there. [`Hello::ready`] sets the state a player joins with; after a
     /// game every player is not ready again until it says so.
     Ready(bool),
-    /// The player has played all it wanted of the running game (the
-    /// headless `--ticks` of a client that plays `--games` more than one)
-    /// and stays for the next. The server takes it out of the game like
+    /// The player has played all it wanted of the running game (`--ticks`
+    /// of a client that plays more than one of `--games`) and stays for
+    /// the next. The server takes it out of the game like
     /// [`ClientMessage::Leave`], after the last tick it sent an input for,
     /// but keeps the connection in the lobby. Once every player of the game
     /// is done or gone the game is over, and the server sends everyone
