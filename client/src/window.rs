@@ -317,7 +317,6 @@ pub fn run_networked(
 ) -> Result<Vec<GameOutcome>, WindowError> {
     let mut screen = Screen::open(&options)?;
     let mut view = LobbyView {
-        status: "connecting...".into(),
         ready: options.joins_ready(&play_options),
         ..LobbyView::default()
     };
@@ -362,7 +361,6 @@ pub fn run_networked(
         });
         view.ready = false;
         view.lobby = None;
-        view.status = "the game goes on for the others; waiting for its end...".into();
         outcomes.push(outcome);
         net = next;
     }
@@ -452,10 +450,10 @@ fn wait_in_lobby(
 /// What the lobby waits for, in words.
 fn lobby_status(view: &LobbyView) -> String {
     let Some(lobby) = &view.lobby else {
-        return if view.me.is_some() {
-            "waiting for the lobby...".into()
-        } else {
-            "connecting...".into()
+        return match (view.me, &view.last) {
+            (Some(_), Some(_)) => "the game goes on for the others; waiting for its end...".into(),
+            (Some(_), None) => "waiting for the lobby...".into(),
+            (None, _) => "connecting...".into(),
         };
     };
     if view.me.is_none() {
