@@ -119,13 +119,14 @@ fn self_test(perturb: bool) -> u64 {
 fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} input_lag_ms={} \
-             replaced={} speed_pct={} inputs_on_schedule={}",
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} playout={} \
+             input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={}",
             outcome.stalled_ticks,
             outcome.tx_bytes,
             outcome.rx_bytes,
             outcome.rtt_us,
             outcome.delay,
+            outcome.playout,
             outcome.input_lag_ms,
             outcome.replaced,
             outcome.slowest_speed.0,

@@ -116,8 +116,12 @@ pub struct GameOutcome {
     pub rx_bytes: u64,
     /// Last smoothed round-trip time in microseconds.
     pub rtt_us: u64,
-    /// The input delay in force at the end, ticks.
+    /// The input delay in force at the end, ticks (the playout's
+    /// included).
     pub delay: u32,
+    /// Of that delay, the ticks this client steps behind the schedule to
+    /// hold more bundles against its own link's gaps.
+    pub playout: u8,
     /// The input lag at the end ([`NetGame::input_lag`]), milliseconds.
     pub input_lag_ms: u64,
     /// Ticks whose input the network thread sent on schedule, before the
@@ -139,6 +143,7 @@ impl GameOutcome {
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,
             delay: game.input_delay(),
+            playout: game.playout(),
             input_lag_ms: game.input_lag(frame).as_millis() as u64,
             inputs_on_schedule: link.inputs_on_schedule,
         }

@@ -483,6 +483,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 rx_bytes: 0,
                 rtt_us: 0,
                 delay: 0,
+                playout: 0,
                 input_lag_ms: 0,
                 inputs_on_schedule: 0,
             });

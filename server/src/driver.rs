@@ -34,6 +34,10 @@ use crate::{Config, ServerEvent, CLOSE_DROPPED, CLOSE_SHUTDOWN};
 /// before the connections close.
 const SHUTDOWN_FLUSH: Duration = Duration::from_millis(100);
 
+/// The shortest wait for a session deadline: a timer's resolution, and a
+/// floor that keeps a deadline in the past from spinning the loop.
+const MIN_WAKE: Duration = Duration::from_millis(1);
+
 /// What connection tasks tell the driver.
 #[derive(Debug)]
 pub(crate) enum ConnEvent {
@@ -105,12 +109,14 @@ pub(crate) async fn run(
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
+        let deadline = driver.deadline();
         tokio::select! {
             event = rx.recv() => match event {
                 Some(event) => driver.handle(event),
                 None => break,
             },
             _ = poll.tick() => driver.poll(),
+            _ = tokio::time::sleep_until(deadline.unwrap_or_else(clock::now)), if deadline.is_some() => driver.poll(),
             _ = &mut shutdown => break,
         }
         driver.execute();
@@ -158,6 +164,15 @@ impl Driver {
             }
             ConnEvent::Session(event) => self.session.handle(event, now),
         }
+    }
+
+    /// When the session wants a poll before the next periodic one; never
+    /// sooner than a millisecond from now, so a deadline the poll does not
+    /// clear cannot spin the loop.
+    fn deadline(&self) -> Option<tokio::time::Instant> {
+        let at = self.session.next_deadline()?;
+        let soonest = self.uptime.now() + MIN_WAKE;
+        Some(self.uptime.instant(at.max(soonest)))
     }
 
     fn poll(&mut self) {
