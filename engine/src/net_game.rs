@@ -841,13 +841,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn bundles_late_on_our_own_link_raise_the_playout_and_the_delay_with_it() {
+    /// Player 0's game, 100 ticks played on time.
+    fn on_time_to_100() -> NetGame<Tally> {
         let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
         game.receive(Tick(0), vec![bundle(0); 100]);
         for _ in 0..100 {
             frame(&mut game, TICK_NS);
         }
+        game
+    }
+
+    #[test]
+    fn bundles_late_on_our_own_link_raise_the_playout_and_the_delay_with_it() {
+        let mut game = on_time_to_100();
         assert_eq!((game.playout(), game.input_delay()), (0, 3));
         // One stall of 40 ms is within the budget.
         late_bundle(&mut game, 100, bundle(0), 40_000_000, 199);
@@ -865,11 +871,7 @@ mod tests {
 
     #[test]
     fn a_wait_for_a_stand_in_is_a_late_peer_and_raises_no_playout() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
-        game.receive(Tick(0), vec![bundle(0); 100]);
-        for _ in 0..100 {
-            frame(&mut game, TICK_NS);
-        }
+        let mut game = on_time_to_100();
         let stood_in = Bundle {
             substituted: vec![PlayerId(1)],
             ..bundle(0)
