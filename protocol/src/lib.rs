@@ -20,15 +20,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod beacon;
 mod codec;
 mod message;
 mod platform;
+#[cfg(feature = "lan")]
+pub mod lan;
 #[cfg(feature = "quic")]
 pub mod quic;
 mod replay;
 mod types;
 mod verification;
 
+pub use beacon::{
+    check_server_name, decode_beacon, encode_beacon, fingerprint_bytes, Announcement, Beacon,
+    BeaconError, NameError, BEACON_FORMAT, BEACON_MAGIC, DISCOVERY_PORT, MAX_BEACON_SIZE,
+    MAX_SERVER_NAME_CHARS,
+};
 pub use codec::{
     decode, encode, encode_bundles, encode_frame, hello_version, DecodeError, EncodeError,
     FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,

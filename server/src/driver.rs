@@ -21,9 +21,10 @@ use std::future::Future;
 use std::time::Duration;
 
 use lockstep_protocol::{Platform, Refusal};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tracing::debug;
 
+use crate::advertise::Occupancy;
 use crate::clock::{self, Uptime};
 use crate::session::{
     Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
@@ -84,6 +85,8 @@ struct Driver {
     uptime: Uptime,
     conns: BTreeMap<ConnId, Conn>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    /// The LAN beacon's view of the session.
+    occupancy: watch::Sender<Occupancy>,
 }
 
 /// Runs the session until `shutdown` fires or every connection task and
@@ -93,6 +96,7 @@ pub(crate) async fn run(
     config: Config,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     mut rx: mpsc::Receiver<ConnEvent>,
+    occupancy: watch::Sender<Occupancy>,
     shutdown: impl Future<Output = ()>,
 ) {
     let mut driver = Driver {
@@ -100,6 +104,7 @@ pub(crate) async fn run(
         uptime: Uptime::start(),
         conns: BTreeMap::new(),
         events,
+        occupancy,
     };
     let mut poll = tokio::time::interval(POLL_INTERVAL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -168,8 +173,19 @@ impl Driver {
         self.session.poll(now);
     }
 
-    /// Carries out everything the session asked for, in order.
+    /// Carries out everything the session asked for, in order, then
+    /// publishes the occupancy if it changed.
     fn execute(&mut self) {
+        self.carry_out();
+        let now = self.session.occupancy();
+        self.occupancy.send_if_modified(|published| {
+            let changed = *published != now;
+            *published = now;
+            changed
+        });
+    }
+
+    fn carry_out(&mut self) {
         while let Some(action) = self.session.next_action() {
             match action {
                 Action::Control(id, outgoing) => {
