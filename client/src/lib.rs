@@ -31,15 +31,21 @@
 //! exist with the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
+pub mod browser;
+#[cfg(feature = "window")]
+mod browser_window;
 pub mod clock;
 pub mod connect;
 pub mod desync_diff;
+pub mod discovery;
+pub mod finder;
 pub mod headless;
 pub mod input_schedule;
 pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;
 pub mod link;
+pub mod list;
 pub mod net;
 #[cfg(feature = "window")]
 mod overlay;
