@@ -22,7 +22,7 @@ use crate::clock;
 use crate::finder::Finder;
 use crate::known_servers::Standing;
 use crate::list::{server_line, standing};
-use crate::render::{printable, text, HUD_TEXT, GLYPH};
+use crate::render::{printable, text, GLYPH, HUD_TEXT};
 use crate::window::{Screen, WindowError};
 use crate::window_modes::{BrowseOptions, Browsed, WindowOptions, BROWSER_SCREENSHOT_WAIT};
 
@@ -34,11 +34,16 @@ const ROWS_EVERY: Duration = Duration::from_millis(250);
 /// One frame's time: the browser changes a few times a second at most.
 const FRAME: Duration = Duration::from_millis(30);
 
-const BACKGROUND: Color = Color::RGB(20, 22, 30);
-const SELECTED: Color = Color::RGB(46, 58, 88);
-const DIM: Color = Color::RGB(140, 148, 165);
-const WARNING: Color = Color::RGB(255, 82, 82);
-const NOTE: Color = Color::RGB(255, 196, 40);
+/// Behind everything.
+pub const BACKGROUND: Color = Color::RGB(20, 22, 30);
+/// Behind the chosen row.
+pub const SELECTED: Color = Color::RGB(46, 58, 88);
+/// Column titles, help and what is not joinable.
+pub const DIM: Color = Color::RGB(140, 148, 165);
+/// A fingerprint that changed.
+pub const WARNING: Color = Color::RGB(255, 82, 82);
+/// Why the last Enter did not join.
+pub const NOTE: Color = Color::RGB(255, 196, 40);
 
 /// Columns of each field, in characters: name, address, players, ping;
 /// the code takes the rest.
@@ -99,7 +104,10 @@ pub(crate) fn run(options: BrowseOptions) -> anyhow::Result<Browsed> {
         draw(&mut screen, &layout, &browser, &rows, now).map_err(WindowError::Sdl)?;
         if let Some(path) = &options.screenshot {
             let every_ping = !rows.is_empty() && rows.iter().all(|r| r.found.ping.is_some());
-            if every_ping || now >= BROWSER_SCREENSHOT_WAIT {
+            // Two refreshes in, every server that heard the first probe
+            // has answered it.
+            let settled = now >= 2 * ROWS_EVERY;
+            if (every_ping && settled) || now >= BROWSER_SCREENSHOT_WAIT {
                 crate::screenshot::save_png(&screen.canvas, path).map_err(WindowError::from)?;
                 let lines = rows.iter().map(|r| server_line(&r.found, &r.standing));
                 return Ok(Browsed::Nothing(lines.collect()));
@@ -294,7 +302,10 @@ fn draw(
         layout.left,
         layout.text_y(field_top),
         size,
-        &format!("or type an address: {}{cursor}", printable(&browser.address)),
+        &format!(
+            "or type an address: {}{cursor}",
+            printable(&browser.address)
+        ),
         HUD_TEXT,
     )?;
     if let Some(message) = &browser.message {

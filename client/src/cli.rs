@@ -8,9 +8,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use lockstep_client::connect::{self, ConnectOptions};
+use lockstep_client::finder::{Finder, FinderOptions};
 use lockstep_client::known_servers;
 use lockstep_client::play::{PlayOptions, TickCost};
-use lockstep_client::finder::{Finder, FinderOptions};
 use lockstep_client::window_modes::{
     self, BrowseOptions, Browsed, LabStart, SoloOptions, WindowOptions,
 };

@@ -265,7 +265,10 @@ mod tests {
         table.receive(&announcement("den", [10, 77, 0, 1], 1, None), ms(1));
         let servers = table.servers(ms(1));
         assert_eq!(servers.len(), 1);
-        assert_eq!(servers[0].announcement.host, IpAddr::from(Ipv4Addr::LOCALHOST));
+        assert_eq!(
+            servers[0].announcement.host,
+            IpAddr::from(Ipv4Addr::LOCALHOST)
+        );
     }
 
     #[test]
@@ -293,9 +296,16 @@ mod tests {
         let servers = table.servers(ms(0));
         assert_eq!(by_name(&servers, "den", ms(2000)).unwrap().name(), "den");
         let ambiguous = by_name(&servers, "attic", ms(2000)).unwrap_err();
-        assert!(matches!(ambiguous, NameLookupError::Ambiguous { ref addrs, .. } if addrs.len() == 2));
-        let missing = by_name(&servers, "cellar", ms(2000)).unwrap_err().to_string();
-        assert!(missing.contains("\"cellar\"") && missing.contains("den at 10.77.0.1:7777"), "{missing}");
+        assert!(
+            matches!(ambiguous, NameLookupError::Ambiguous { ref addrs, .. } if addrs.len() == 2)
+        );
+        let missing = by_name(&servers, "cellar", ms(2000))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            missing.contains("\"cellar\"") && missing.contains("den at 10.77.0.1:7777"),
+            "{missing}"
+        );
         let none = by_name(&[], "cellar", ms(2000)).unwrap_err().to_string();
         assert!(none.contains("none answered"), "{none}");
     }

@@ -88,7 +88,9 @@ impl Finder {
                     listen(&listener, &table, start, &stop)
                 }));
             }
-            Err(e) => debug!(error = %e, port = options.port, "not hearing broadcasts; probing only"),
+            Err(e) => {
+                debug!(error = %e, port = options.port, "not hearing broadcasts; probing only")
+            }
         }
         Ok(Finder {
             table,

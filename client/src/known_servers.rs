@@ -107,7 +107,11 @@ pub fn standing(path: &Path, address: &str, name: &str, fingerprint: &str) -> io
             None => {}
         }
     }
-    Ok(if known { Standing::Known } else { Standing::New })
+    Ok(if known {
+        Standing::Known
+    } else {
+        Standing::New
+    })
 }
 
 #[cfg(test)]

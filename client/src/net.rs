@@ -27,12 +27,12 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use lockstep_engine::input_delay::LinkFigures;
+use lockstep_protocol::verification_code;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
     InputDatagram, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage, Start,
     Tick, ALPN, MAX_DATAGRAM_SIZE,
 };
-use lockstep_protocol::verification_code;
 use tokio::sync::mpsc;
 use tracing::debug;
 
@@ -554,12 +554,13 @@ async fn play(
             name,
             fingerprint,
         } => {
-            let standing = known_servers::standing(file, address, name, fingerprint).map_err(
-                |source| NetError::KnownServers {
-                    file: file.clone(),
-                    source,
-                },
-            )?;
+            let standing =
+                known_servers::standing(file, address, name, fingerprint).map_err(|source| {
+                    NetError::KnownServers {
+                        file: file.clone(),
+                        source,
+                    }
+                })?;
             if let known_servers::Standing::Changed { expected, under } = standing {
                 return Err(NetError::AdvertisedChanged {
                     name: name.clone(),

@@ -229,7 +229,10 @@ pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
     #[cfg(not(feature = "window"))]
     {
         let _ = options;
-        Err(NoWindow("the server browser (use `list`, then --join NAME or --connect HOST:PORT)").into())
+        Err(
+            NoWindow("the server browser (use `list`, then --join NAME or --connect HOST:PORT)")
+                .into(),
+        )
     }
 }
 

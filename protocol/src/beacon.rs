@@ -101,7 +101,10 @@ pub struct Announcement {
 impl Announcement {
     /// The fingerprint as the server prints it: 64 lower-case hex digits.
     pub fn fingerprint_hex(&self) -> String {
-        self.fingerprint.iter().map(|b| format!("{b:02x}")).collect()
+        self.fingerprint
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// The verification code people compare ([`crate::verification_code`]).
@@ -277,10 +280,16 @@ mod tests {
         let good = encode_beacon(&Beacon::Announce(announcement())).unwrap();
         assert_eq!(decode_beacon(b""), Err(BeaconError::NotABeacon));
         assert_eq!(decode_beacon(b"LSBC"), Err(BeaconError::NotABeacon));
-        assert_eq!(decode_beacon(b"GET / HTTP/1.1"), Err(BeaconError::NotABeacon));
+        assert_eq!(
+            decode_beacon(b"GET / HTTP/1.1"),
+            Err(BeaconError::NotABeacon)
+        );
         let mut other = good.clone();
         other[4] = BEACON_FORMAT + 1;
-        assert_eq!(decode_beacon(&other), Err(BeaconError::Format(BEACON_FORMAT + 1)));
+        assert_eq!(
+            decode_beacon(&other),
+            Err(BeaconError::Format(BEACON_FORMAT + 1))
+        );
         let mut trailing = good.clone();
         trailing.push(0);
         assert_eq!(decode_beacon(&trailing), Err(BeaconError::TrailingBytes(1)));

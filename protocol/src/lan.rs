@@ -51,8 +51,7 @@ impl Network {
     /// Whether `selector` (an interface name or one of its addresses)
     /// names this network.
     pub fn matches(&self, selector: &str) -> bool {
-        self.interface == selector
-            || selector.parse::<Ipv4Addr>().is_ok_and(|ip| ip == self.addr)
+        self.interface == selector || selector.parse::<Ipv4Addr>().is_ok_and(|ip| ip == self.addr)
     }
 }
 
@@ -152,7 +151,11 @@ mod tests {
     use super::*;
 
     fn net(interface: &str, addr: [u8; 4], prefix: u32) -> Network {
-        let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - prefix) };
+        let mask = if prefix == 0 {
+            0
+        } else {
+            u32::MAX << (32 - prefix)
+        };
         Network::new(interface, addr.into(), Ipv4Addr::from(mask))
     }
 
@@ -183,7 +186,10 @@ mod tests {
             ["tun0"]
         );
         let err = select(all, Some("wlan0")).unwrap_err().to_string();
-        assert!(err.contains("wlan0") && err.contains("eth0:10.77.0.1"), "{err}");
+        assert!(
+            err.contains("wlan0") && err.contains("eth0:10.77.0.1"),
+            "{err}"
+        );
         assert!(matches!(select(vec![], None), Err(NetworksError::None)));
     }
 }

@@ -22,10 +22,10 @@
 
 mod beacon;
 mod codec;
-mod message;
-mod platform;
 #[cfg(feature = "lan")]
 pub mod lan;
+mod message;
+mod platform;
 #[cfg(feature = "quic")]
 pub mod quic;
 mod replay;

@@ -64,9 +64,7 @@ pub(crate) async fn run(
             return;
         }
     };
-    let socket = match lan::shared_socket(options.discovery_port)
-        .and_then(UdpSocket::from_std)
-    {
+    let socket = match lan::shared_socket(options.discovery_port).and_then(UdpSocket::from_std) {
         Ok(socket) => socket,
         Err(e) => {
             warn!(

@@ -479,10 +479,16 @@ pub async fn run(
     let advertiser = advertise(&endpoint, &config, occupancy_rx, events.clone());
     let admission = server::Admission::new(config.hello_timeout, config.password.as_deref());
     let driver_task = tokio::spawn(
-        driver::run(config, events.clone(), driver_rx, occupancy_tx, async move {
-            let mut stop_rx = stop_rx;
-            let _ = stop_rx.wait_for(|&stop| stop).await;
-        })
+        driver::run(
+            config,
+            events.clone(),
+            driver_rx,
+            occupancy_tx,
+            async move {
+                let mut stop_rx = stop_rx;
+                let _ = stop_rx.wait_for(|&stop| stop).await;
+            },
+        )
         .instrument(tracing::info_span!("session")),
     );
     tokio::pin!(shutdown);

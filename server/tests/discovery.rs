@@ -43,11 +43,21 @@ impl Lan {
         let steps: Vec<Vec<&str>> = vec![
             vec!["netns", "add", &server],
             vec!["netns", "add", &clients],
-            vec!["link", "add", &veth_s, "type", "veth", "peer", "name", &veth_c],
+            vec![
+                "link", "add", &veth_s, "type", "veth", "peer", "name", &veth_c,
+            ],
             vec!["link", "set", &veth_s, "netns", &server],
             vec!["link", "set", &veth_c, "netns", &clients],
             vec!["-n", &server, "addr", "add", "10.77.0.1/24", "dev", &veth_s],
-            vec!["-n", &clients, "addr", "add", "10.77.0.2/24", "dev", &veth_c],
+            vec![
+                "-n",
+                &clients,
+                "addr",
+                "add",
+                "10.77.0.2/24",
+                "dev",
+                &veth_c,
+            ],
             vec!["-n", &server, "link", "set", &veth_s, "up"],
             vec!["-n", &clients, "link", "set", &veth_c, "up"],
             vec!["-n", &server, "link", "set", "lo", "up"],
@@ -125,7 +135,9 @@ impl Drop for Lan {
             // Deleting a namespace deletes the veth end inside it, and so
             // the pair.
             for ns in [server, clients] {
-                let _ = Command::new("ip").args(["netns", "del", ns.as_str()]).output();
+                let _ = Command::new("ip")
+                    .args(["netns", "del", ns.as_str()])
+                    .output();
             }
         }
     }
@@ -166,12 +178,19 @@ fn list_finds_a_server_on_the_lan_with_every_field_right_within_two_seconds() {
     let code = server.wait_for("verification code=", Duration::from_secs(5));
     assert_eq!(
         code,
-        format!("verification code={}", verification_code(&server.fingerprint))
+        format!(
+            "verification code={}",
+            verification_code(&server.fingerprint)
+        )
     );
     server.wait_for("advertising name=", Duration::from_secs(5));
     let known = TempDir::new("known");
     let (out, took) = list(&lan, &known.0.join("known_servers"), "1");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(took < Duration::from_secs(2), "list took {took:?}");
     let line = line_for(&out, &name).unwrap_or_else(|| {
         panic!(
@@ -181,16 +200,27 @@ fn list_finds_a_server_on_the_lan_with_every_field_right_within_two_seconds() {
         )
     });
     assert!(line.starts_with("server name="), "{line}");
-    assert_eq!(field(&line, "addr"), Some(lan.server_addr(&server).as_str()));
+    assert_eq!(
+        field(&line, "addr"),
+        Some(lan.server_addr(&server).as_str())
+    );
     assert_eq!(field(&line, "players"), Some("0/2"));
-    assert_eq!(field(&line, "version"), Some(PROTOCOL_VERSION.to_string().as_str()));
-    assert_eq!(field(&line, "fingerprint"), Some(server.fingerprint.as_str()));
+    assert_eq!(
+        field(&line, "version"),
+        Some(PROTOCOL_VERSION.to_string().as_str())
+    );
+    assert_eq!(
+        field(&line, "fingerprint"),
+        Some(server.fingerprint.as_str())
+    );
     assert_eq!(
         field(&line, "code"),
         Some(verification_code(&server.fingerprint).as_str())
     );
     assert_eq!(field(&line, "trust"), Some("new"));
-    let ping: u64 = field(&line, "ping_ms").and_then(|p| p.parse().ok()).expect("a ping");
+    let ping: u64 = field(&line, "ping_ms")
+        .and_then(|p| p.parse().ok())
+        .expect("a ping");
     assert!(ping < 1000, "{line}");
 }
 
@@ -277,7 +307,11 @@ fn a_server_advertising_another_fingerprint_under_a_known_name_is_refused() {
         "{stderr}"
     );
     // Nobody joined, and the file still holds only the trusted line.
-    assert!(server.seen.iter().all(|l| !l.starts_with("joined")), "{:?}", server.seen);
+    assert!(
+        server.seen.iter().all(|l| !l.starts_with("joined")),
+        "{:?}",
+        server.seen
+    );
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         format!("@{name} {trusted}\n")
@@ -301,7 +335,10 @@ fn joining_a_name_two_servers_share_or_nobody_has_is_a_clear_error() {
     let out = join(&name);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains(&format!("2 servers are called {name:?}")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("2 servers are called {name:?}")),
+        "{stderr}"
+    );
     assert!(
         stderr.contains(&lan.server_addr(&first)) && stderr.contains(&lan.server_addr(&second)),
         "{stderr}"

@@ -78,7 +78,12 @@ impl Server {
     /// A server started by `command`, which runs the server binary with
     /// the arguments added here (such as `ip netns exec NS lockstep-server`,
     /// to run it inside a network namespace).
-    pub fn start_command(mut command: Command, listen: &str, players: u8, extra: &[&str]) -> Server {
+    pub fn start_command(
+        mut command: Command,
+        listen: &str,
+        players: u8,
+        extra: &[&str],
+    ) -> Server {
         let identity = TempDir::new("identity");
         let replays = TempDir::new("replays");
         let mut child = command
