@@ -119,6 +119,7 @@ pub(crate) async fn run(
             _ = &mut shutdown => break,
         }
         driver.execute();
+        driver.publish_occupancy();
     }
     driver.session.announce_shutdown();
     driver.execute();
@@ -173,10 +174,8 @@ impl Driver {
         self.session.poll(now);
     }
 
-    /// Carries out everything the session asked for, in order, then
-    /// publishes the occupancy if it changed.
-    fn execute(&mut self) {
-        self.carry_out();
+    /// Tells the LAN beacon how many players are in, if that changed.
+    fn publish_occupancy(&mut self) {
         let now = self.session.occupancy();
         self.occupancy.send_if_modified(|published| {
             let changed = *published != now;
@@ -185,7 +184,8 @@ impl Driver {
         });
     }
 
-    fn carry_out(&mut self) {
+    /// Carries out everything the session asked for, in order.
+    fn execute(&mut self) {
         while let Some(action) = self.session.next_action() {
             match action {
                 Action::Control(id, outgoing) => {

@@ -350,3 +350,35 @@ fn joining_a_name_two_servers_share_or_nobody_has_is_a_clear_error() {
     assert!(stderr.contains("answered on the LAN"), "{stderr}");
     assert!(clock::since(started) < Duration::from_secs(10));
 }
+
+#[test]
+fn the_advertised_player_count_follows_the_lobby() {
+    let lan = Lan::new();
+    let name = unique_name("lobby");
+    let mut server = lan.server(2, &name, &[]);
+    server.wait_for("advertising name=", Duration::from_secs(5));
+    let known = TempDir::new("known");
+    let file = known.0.join("known_servers");
+    let players_listed = |expected: &str| {
+        let deadline = clock::now() + Duration::from_secs(10);
+        loop {
+            let (out, _) = list(&lan, &file, "0.5");
+            let line = line_for(&out, &name);
+            if line.as_deref().and_then(|l| field(l, "players")) == Some(expected) {
+                return;
+            }
+            assert!(
+                clock::now() < deadline,
+                "never listed with {expected}: {line:?}"
+            );
+        }
+    };
+    players_listed("0/2");
+    let mut command = lan.client(&["--join", &name, "--headless", "--bot", "1"]);
+    command.env(lockstep_client::known_servers::ENV, &file);
+    let waiting = Client::spawn("waiting", &mut command);
+    server.wait_for("joined player=", Duration::from_secs(10));
+    players_listed("1/2");
+    drop(waiting);
+    players_listed("0/2");
+}
