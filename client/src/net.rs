@@ -476,7 +476,9 @@ fn remember_advertised(
     }
     (!recorded.is_empty()).then(|| {
         format!(
-            "trusting the server {name} at {address} on first use: its certificate fingerprint              {fingerprint} (code {}) is now recorded in {} as {}; compare the code with the one              the server printed",
+            "trusting the server {name} at {address} on first use: its certificate fingerprint \
+             {fingerprint} (code {}) is now recorded in {} as {}; compare the code with the one \
+             the server printed",
             verification_code(fingerprint),
             file.display(),
             recorded.join(" and ")

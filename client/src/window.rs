@@ -236,6 +236,17 @@ impl Screen {
     }
 }
 
+impl Drop for Screen {
+    /// SDL2_gfx keeps the glyph textures of its font in one table for the
+    /// whole process, made by the first renderer that drew text and never
+    /// checked again: a second window (the game after the server browser)
+    /// would draw with textures of a destroyed renderer, and fail. Emptying
+    /// the table while this renderer still lives lets the next one fill it.
+    fn drop(&mut self) {
+        sdl2::gfx::primitives::set_font(None, 0, 0);
+    }
+}
+
 /// Whether the renderer says it waits for the display's vertical blank
 /// when presenting.
 fn offers_vsync(canvas: &sdl2::render::WindowCanvas) -> bool {

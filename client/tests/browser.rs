@@ -9,7 +9,7 @@ use lockstep_client::browser_window::{SELECTED, WARNING};
 use lockstep_client::render::HUD_TEXT;
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_protocol::verification_code;
-use lockstep_testkit::{field, under_xvfb, Server, TempDir};
+use lockstep_testkit::{client_bin, field, under_xvfb, Client, Server, TempDir};
 use sdl2::pixels::Color;
 
 fn pixel(image: &(u32, u32, Vec<u8>), x: u32, y: u32) -> Color {
@@ -18,11 +18,16 @@ fn pixel(image: &(u32, u32, Vec<u8>), x: u32, y: u32) -> Color {
     Color::RGB(data[i], data[i + 1], data[i + 2])
 }
 
+/// A discovery port of this test's own in `base..base + 3000`, so the
+/// browser lists this test's servers only, whatever else runs on this
+/// machine (and never the default port).
+fn discovery_port(base: u32) -> String {
+    (base + std::process::id() % 3_000).to_string()
+}
+
 #[test]
 fn the_browser_lists_the_servers_on_the_lan_and_marks_a_changed_fingerprint() {
-    // A discovery port of this test's own, so the browser lists this
-    // server only, whatever else runs on this machine.
-    let port = (40_000 + std::process::id() % 7_000).to_string();
+    let port = discovery_port(40_000);
     let name = format!("browsed-{}", std::process::id());
     let mut server = Server::start(3, &["--name", &name, "--discovery-port", &port]);
     server.wait_for("advertising name=", Duration::from_secs(5));
@@ -104,4 +109,46 @@ fn the_browser_lists_the_servers_on_the_lan_and_marks_a_changed_fingerprint() {
         .find(|l| field(l, "name") == Some(changed.as_str()))
         .expect("the impostor is listed");
     assert_eq!(field(impostor_line, "trust"), Some("changed"));
+}
+
+#[test]
+fn enter_in_the_browser_joins_the_server_and_plays_it_in_a_new_window() {
+    let port = discovery_port(43_000);
+    let name = format!("entered-{}", std::process::id());
+    let mut server = Server::start(1, &["--name", &name, "--discovery-port", &port]);
+    server.wait_for("advertising name=", Duration::from_secs(5));
+    let dir = TempDir::new("browser-enter");
+    let known = dir.0.join("known_servers");
+    // Inside one Xvfb display: the client, then Enter pressed in the
+    // browser's window once its row has had time to appear.
+    let script = r#"
+        "$0" "$@" & client=$!
+        for _ in $(seq 100); do
+          window=$(xdotool search --name "servers on the LAN" 2>/dev/null | head -n 1)
+          [ -n "$window" ] && break
+          sleep 0.1
+        done
+        sleep 1
+        xdotool key --window "$window" Return
+        wait "$client"
+    "#;
+    let mut command = std::process::Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
+        .arg(client_bin())
+        .args(["--discovery-interface", "lo", "--discovery-port", &port])
+        .args(["--name", "tester", "--bot", "1", "--ticks", "60"])
+        .arg("--known-servers")
+        .arg(&known);
+    let finished = Client::spawn("browser-enter", &mut command).finish(Duration::from_secs(60));
+    let (tick, _) = finished.final_line();
+    assert_eq!(tick, 60);
+    assert!(
+        finished
+            .stderr
+            .contains(&format!("trusting the server {name}")),
+        "{}",
+        finished.stderr
+    );
+    server.wait_for("joined player=0 name=tester", Duration::from_secs(5));
 }
