@@ -5,7 +5,7 @@
 //! ```text
 //! every BROADCAST_EVERY, and soon after the occupancy changes:
 //!     for each network: announce (our address there) to its broadcast
-//! a probe from an address on one of our networks:
+//! a probe from an address on one of our networks (MAX_ANSWERS_PER_SECOND at most):
 //!     answer it at once, from our address on that network, echoing its nonce
 //! anything else: ignored
 //! ```
@@ -28,6 +28,12 @@ pub(crate) const BROADCAST_EVERY: Duration = Duration::from_secs(1);
 /// (a lobby filling up): four a second at most.
 pub(crate) const MIN_BROADCAST_GAP: Duration = Duration::from_millis(250);
 
+/// Probes answered per second at most. A LAN party of a hundred
+/// browsers probes a hundred times a second; beyond that, answers (ten
+/// times a probe's size) would only help someone flood a neighbour with
+/// spoofed probes.
+pub(crate) const MAX_ANSWERS_PER_SECOND: u32 = 100;
+
 /// How many players are in and whether they play: the part of the beacon
 /// the session changes. The driver publishes it whenever it changes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -48,6 +54,8 @@ pub(crate) struct Advertising {
     /// When the next unasked broadcast is due.
     next_broadcast: Duration,
     last_broadcast: Option<Duration>,
+    /// Start of the second whose answers are being counted, and the count.
+    answering: (Duration, u32),
 }
 
 impl Advertising {
@@ -61,6 +69,7 @@ impl Advertising {
             discovery_port,
             next_broadcast: Duration::ZERO,
             last_broadcast: None,
+            answering: (Duration::ZERO, 0),
         }
     }
 
@@ -100,17 +109,31 @@ impl Advertising {
             .collect()
     }
 
-    /// What to answer a datagram from `from`, if anything: a probe from one
-    /// of our networks gets the announcement with our address there.
-    pub(crate) fn answer(&self, from: SocketAddr, bytes: &[u8]) -> Option<Announcement> {
+    /// What to answer a datagram from `from` received at `now`, if
+    /// anything: a probe from one of our networks gets the announcement
+    /// with our address there, up to [`MAX_ANSWERS_PER_SECOND`].
+    pub(crate) fn answer(
+        &mut self,
+        from: SocketAddr,
+        bytes: &[u8],
+        now: Duration,
+    ) -> Option<Announcement> {
         let Ok(Beacon::Probe { nonce }) = decode_beacon(bytes) else {
             return None;
         };
         let IpAddr::V4(ip) = from.ip() else {
             return None;
         };
-        let network = self.networks.iter().find(|n| n.contains(ip))?;
-        Some(self.announcement(network.addr.into(), Some(nonce)))
+        let host = self.networks.iter().find(|n| n.contains(ip))?.addr;
+        let (second, count) = &mut self.answering;
+        if now >= *second + Duration::from_secs(1) {
+            (*second, *count) = (now, 0);
+        }
+        if *count >= MAX_ANSWERS_PER_SECOND {
+            return None;
+        }
+        *count += 1;
+        Some(self.announcement(host.into(), Some(nonce)))
     }
 
     fn announcement(&self, host: IpAddr, echo: Option<u64>) -> Announcement {
@@ -216,28 +239,43 @@ mod tests {
 
     #[test]
     fn a_probe_is_answered_from_the_network_it_came_from_with_its_nonce() {
-        let ads = Advertising::new(template(), networks(), PORT);
+        let mut ads = Advertising::new(template(), networks(), PORT);
         let from: SocketAddr = "10.77.0.2:40000".parse().unwrap();
-        let answer = ads.answer(from, &probe(99)).expect("an answer");
+        let answer = ads.answer(from, &probe(99), secs(0.0)).expect("an answer");
         assert_eq!(answer.host, IpAddr::from([10, 77, 0, 1]));
         assert_eq!(answer.echo, Some(99));
         let local: SocketAddr = "127.0.0.1:40000".parse().unwrap();
         assert_eq!(
-            ads.answer(local, &probe(1)).map(|a| a.host),
+            ads.answer(local, &probe(1), secs(0.0)).map(|a| a.host),
             Some(IpAddr::from([127, 0, 0, 1]))
         );
     }
 
     #[test]
     fn strangers_announcements_and_garbage_get_no_answer() {
-        let ads = Advertising::new(template(), networks(), PORT);
+        let mut ads = Advertising::new(template(), networks(), PORT);
+        let now = secs(0.0);
         let stranger: SocketAddr = "192.168.5.5:40000".parse().unwrap();
-        assert_eq!(ads.answer(stranger, &probe(1)), None);
+        assert_eq!(ads.answer(stranger, &probe(1), now), None);
         let neighbour: SocketAddr = "10.77.0.2:47777".parse().unwrap();
         let other_server = encode_beacon(&Beacon::Announce(template())).unwrap();
-        assert_eq!(ads.answer(neighbour, &other_server), None);
-        assert_eq!(ads.answer(neighbour, b"hello"), None);
+        assert_eq!(ads.answer(neighbour, &other_server, now), None);
+        assert_eq!(ads.answer(neighbour, b"hello", now), None);
         let v6: SocketAddr = "[::1]:40000".parse().unwrap();
-        assert_eq!(ads.answer(v6, &probe(1)), None);
+        assert_eq!(ads.answer(v6, &probe(1), now), None);
+    }
+
+    #[test]
+    fn a_flood_of_probes_gets_a_bounded_number_of_answers_a_second() {
+        let mut ads = Advertising::new(template(), networks(), PORT);
+        let from: SocketAddr = "10.77.0.2:40000".parse().unwrap();
+        let answered = |ads: &mut Advertising, at: f64| {
+            (0..1000)
+                .filter(|&n| ads.answer(from, &probe(n), secs(at)).is_some())
+                .count()
+        };
+        assert_eq!(answered(&mut ads, 0.0), MAX_ANSWERS_PER_SECOND as usize);
+        assert_eq!(answered(&mut ads, 0.5), 0);
+        assert_eq!(answered(&mut ads, 1.0), MAX_ANSWERS_PER_SECOND as usize);
     }
 }

@@ -95,7 +95,8 @@ pub(crate) async fn run(
         tokio::select! {
             received = socket.recv_from(&mut buf) => match received {
                 Ok((n, from)) => {
-                    if let Some(answer) = ads.answer(from, &buf[..n]) {
+                    let now = clock::now().duration_since(start);
+                    if let Some(answer) = ads.answer(from, &buf[..n], now) {
                         send(&socket, from, answer, &mut refused).await;
                     }
                 }
