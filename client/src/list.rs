@@ -16,8 +16,16 @@ pub fn run(
 ) -> Result<Vec<String>, FinderError> {
     let finder = Finder::start(options)?;
     std::thread::sleep(wait);
-    Ok(finder
-        .servers()
+    let servers = finder.servers();
+    if servers.is_empty() {
+        // stdout stays a list (empty); the hint goes where errors go.
+        eprintln!(
+            "lockstep-client: no server answered within {wait:?}; if one runs, discovery may be \
+             blocked here (README, \"When discovery is blocked\"): join it with --connect \
+             HOST:PORT"
+        );
+    }
+    Ok(servers
         .iter()
         .map(|found| server_line(found, &standing(found, known)))
         .collect())
