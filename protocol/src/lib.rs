@@ -15,8 +15,13 @@
 //! everything the receiver has not yet acknowledged, so a lost datagram
 //! stalls nobody: the next one carries the same data.
 //!
-//! Every decode path returns a [`DecodeError`]; nothing here panics on bad
-//! bytes.
+//! Before any of that, a client may find the server on the LAN: a
+//! [`Beacon`] (its own UDP datagram on [`DISCOVERY_PORT`], versioned apart
+//! from the game protocol) carries the server's name, address, players and
+//! fingerprint; see `beacon.rs`.
+//!
+//! Every decode path returns a [`DecodeError`] (a beacon's, a
+//! [`BeaconError`]); nothing here panics on bad bytes.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
