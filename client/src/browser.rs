@@ -10,6 +10,8 @@
 //! trusted (it is refused, as `--join` refuses it) or it speaks another
 //! protocol version (it would refuse us).
 
+use std::net::SocketAddr;
+
 use lockstep_protocol::PROTOCOL_VERSION;
 
 use crate::discovery::Found;
@@ -60,9 +62,9 @@ pub struct Browser {
     /// The chosen row: a server's index, or the server count for the
     /// address field.
     selected: usize,
-    /// The name of the chosen server, so the choice stays on it when rows
-    /// come and go above it.
-    selected_name: Option<String>,
+    /// The name and address of the chosen server, so the choice stays on
+    /// it when rows come and go above it (two servers may share a name).
+    selected_server: Option<(String, SocketAddr)>,
     /// What is typed in the address field.
     pub address: String,
     /// Why the last Enter did not join, shown under the list.
@@ -72,8 +74,9 @@ pub struct Browser {
 impl Browser {
     /// The chosen row among `rows` (and the address field after them).
     pub fn selected(&self, rows: &[Row]) -> usize {
-        if let Some(name) = &self.selected_name {
-            if let Some(i) = rows.iter().position(|r| r.found.name() == name.as_str()) {
+        if let Some((name, addr)) = &self.selected_server {
+            let same = |r: &Row| r.found.name() == name.as_str() && r.found.addr() == *addr;
+            if let Some(i) = rows.iter().position(same) {
                 return i;
             }
         }
@@ -87,7 +90,9 @@ impl Browser {
 
     fn select(&mut self, i: usize, rows: &[Row]) {
         self.selected = i.min(rows.len());
-        self.selected_name = rows.get(self.selected).map(|r| r.found.name().to_string());
+        self.selected_server = rows
+            .get(self.selected)
+            .map(|r| (r.found.name().to_string(), r.found.addr()));
     }
 
     /// Takes one press with `rows` on screen; a choice ends the browsing.
@@ -209,6 +214,20 @@ mod tests {
         browser.press(Press::Click(0), &before);
         let after = [row("a", Standing::New), row("m", Standing::New)];
         assert_eq!(browser.selected(&after), 1);
+    }
+
+    #[test]
+    fn the_second_of_two_servers_sharing_a_name_can_be_chosen() {
+        let mut twin = row("a", Standing::New);
+        twin.found.announcement.port = 7778;
+        let rows = [row("a", Standing::New), twin];
+        let mut browser = Browser::default();
+        browser.press(Press::Down, &rows);
+        assert_eq!(browser.selected(&rows), 1);
+        assert_eq!(
+            browser.press(Press::Enter, &rows),
+            Some(Choice::Server(rows[1].found.clone()))
+        );
     }
 
     #[test]
