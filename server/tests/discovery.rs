@@ -327,7 +327,8 @@ fn joining_a_name_two_servers_share_or_nobody_has_is_a_clear_error() {
     let known = TempDir::new("known");
     let file = known.0.join("known_servers");
     let join = |name: &str| {
-        lan.client(&["--join", name, "--headless"])
+        // --ticks bounds the run even if it wrongly joined.
+        lan.client(&["--join", name, "--headless", "--bot", "1", "--ticks", "30"])
             .env(lockstep_client::known_servers::ENV, &file)
             .output()
             .expect("the client runs")
