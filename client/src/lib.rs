@@ -17,6 +17,10 @@
 //!   stood in for its inputs); [`headless`] and `window` are the two
 //!   frontends that drive it; `render` only draws, with its score strip,
 //!   HUD and banner placed apart by `overlay`.
+//! - [`discovery`] is the table of servers heard on the LAN (pure),
+//!   [`finder`] probes and listens for it, [`list`] prints it, and
+//!   [`browser`] (pure) with `browser_window` is the server browser the
+//!   windowed client opens when it is given no server.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
 //! - The modes of the `lockstep-client` binary that are more than one call
@@ -27,19 +31,25 @@
 //!   the lab, and the windows of the others, in every build (without the
 //!   `window` feature they fail with [`window_modes::NoWindow`]).
 //!
-//! `window`, `render`, `overlay`, `lab`, `replay_window` and `screenshot`
-//! exist with the default `window` feature (SDL2) only.
+//! `window`, `render`, `overlay`, `lab`, `replay_window`, `browser_window`
+//! and `screenshot` exist with the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
+pub mod browser;
+#[cfg(feature = "window")]
+pub mod browser_window;
 pub mod clock;
 pub mod connect;
 pub mod desync_diff;
+pub mod discovery;
+pub mod finder;
 pub mod headless;
 pub mod input_schedule;
 pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;
 pub mod link;
+pub mod list;
 pub mod net;
 #[cfg(feature = "window")]
 mod overlay;

@@ -77,6 +77,12 @@ pub(crate) struct Pumped {
     pub(crate) quit: bool,
     /// Other keys pressed, in order.
     pub(crate) keys: Vec<Keycode>,
+    /// Text typed (the server browser's address field).
+    pub(crate) text: Vec<String>,
+    /// Where the left mouse button was pressed, in window pixels.
+    pub(crate) clicks: Vec<(i32, i32)>,
+    /// Controller buttons pressed (the server browser's D-pad and A).
+    pub(crate) buttons: Vec<Button>,
 }
 
 impl Screen {
@@ -148,6 +154,14 @@ impl Screen {
                     self.pad = self.controllers.open(which).ok();
                 }
                 Event::ControllerDeviceRemoved { .. } => self.pad = None,
+                Event::TextInput { text, .. } => pumped.text.push(text),
+                Event::MouseButtonDown {
+                    mouse_btn: sdl2::mouse::MouseButton::Left,
+                    x,
+                    y,
+                    ..
+                } => pumped.clicks.push((x, y)),
+                Event::ControllerButtonDown { button, .. } => pumped.buttons.push(button),
                 Event::Window {
                     win_event: WindowEvent::SizeChanged(..),
                     ..
@@ -219,6 +233,17 @@ impl Screen {
     /// clock whatever the frame rate.
     pub(crate) fn pace(&mut self, frame_start: Instant) {
         self.pacer.wait_until(frame_start + self.min_frame);
+    }
+}
+
+impl Drop for Screen {
+    /// SDL2_gfx keeps the glyph textures of its font in one table for the
+    /// whole process, made by the first renderer that drew text and never
+    /// checked again: a second window (the game after the server browser)
+    /// would draw with textures of a destroyed renderer, and fail. Emptying
+    /// the table while this renderer still lives lets the next one fill it.
+    fn drop(&mut self) {
+        sdl2::gfx::primitives::set_font(None, 0, 0);
     }
 }
 

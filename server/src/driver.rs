@@ -21,9 +21,10 @@ use std::future::Future;
 use std::time::Duration;
 
 use lockstep_protocol::{Platform, Refusal};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tracing::debug;
 
+use crate::advertise::Occupancy;
 use crate::clock::{self, Uptime};
 use crate::session::{
     Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
@@ -88,6 +89,8 @@ struct Driver {
     uptime: Uptime,
     conns: BTreeMap<ConnId, Conn>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    /// The LAN beacon's view of the session.
+    occupancy: watch::Sender<Occupancy>,
 }
 
 /// Runs the session until `shutdown` fires or every connection task and
@@ -97,6 +100,7 @@ pub(crate) async fn run(
     config: Config,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     mut rx: mpsc::Receiver<ConnEvent>,
+    occupancy: watch::Sender<Occupancy>,
     shutdown: impl Future<Output = ()>,
 ) {
     let mut driver = Driver {
@@ -104,6 +108,7 @@ pub(crate) async fn run(
         uptime: Uptime::start(),
         conns: BTreeMap::new(),
         events,
+        occupancy,
     };
     let mut poll = tokio::time::interval(POLL_INTERVAL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -120,6 +125,7 @@ pub(crate) async fn run(
             _ = &mut shutdown => break,
         }
         driver.execute();
+        driver.publish_occupancy();
     }
     driver.session.announce_shutdown();
     driver.execute();
@@ -181,6 +187,16 @@ impl Driver {
             self.session.handle(Event::Link(id, conn.link()), now);
         }
         self.session.poll(now);
+    }
+
+    /// Tells the LAN beacon how many players are in, if that changed.
+    fn publish_occupancy(&mut self) {
+        let now = self.session.occupancy();
+        self.occupancy.send_if_modified(|published| {
+            let changed = *published != now;
+            *published = now;
+            changed
+        });
     }
 
     /// Carries out everything the session asked for, in order.

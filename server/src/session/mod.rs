@@ -386,6 +386,14 @@ impl Session {
         }
     }
 
+    /// How many players are in and whether they play, for the LAN beacon.
+    pub(crate) fn occupancy(&self) -> crate::Occupancy {
+        crate::Occupancy {
+            players: u8::try_from(self.connected_players().len()).unwrap_or(u8::MAX),
+            playing: self.relay.is_some(),
+        }
+    }
+
     /// The slots of the players connected now.
     fn connected_players(&self) -> BTreeSet<PlayerId> {
         self.clients
