@@ -4,7 +4,7 @@
 # what to install and stops.
 set -euo pipefail
 
-packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth)
+packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth xdotool)
 # `install-deps.sh cross` (make cross): Debian's Rust compiler with the std
 # sources (it builds std for each target), the cross linkers and C
 # libraries, and the runners: qemu for aarch64, node for wasm, wine for
@@ -29,7 +29,8 @@ if [ "${1:-}" = cross ] && { ! command -v dpkg-query >/dev/null 2>&1 || ! comman
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
-  if pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1; then
+  if pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1 &&
+    command -v xdotool >/dev/null 2>&1; then
     exit 0
   fi
   cat >&2 <<MSG
@@ -38,6 +39,8 @@ packages for you. Install these with your package manager, then run make again:
   - SDL2 development files        (e.g. SDL2-devel, sdl2)
   - SDL2_gfx development files    (e.g. SDL2_gfx-devel, sdl2_gfx)
   - Xvfb and xvfb-run             (only for 'make test')
+  - xdotool                       (only for 'make test': it presses keys in
+                                   the server browser's window)
 MSG
   exit 1
 fi

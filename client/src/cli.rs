@@ -8,9 +8,12 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use lockstep_client::connect::{self, ConnectOptions};
+use lockstep_client::finder::{Finder, FinderOptions};
 use lockstep_client::known_servers;
 use lockstep_client::play::{PlayOptions, TickCost};
-use lockstep_client::window_modes::{LabStart, SoloOptions, WindowOptions};
+use lockstep_client::window_modes::{
+    self, BrowseOptions, Browsed, LabStart, SoloOptions, WindowOptions,
+};
 use lockstep_engine::history::DEFAULT_HISTORY;
 use lockstep_engine::loops::trace::TraceOptions;
 use lockstep_engine::loops::{parse_ms, Settings, Strategy};
@@ -34,11 +37,23 @@ pub(crate) struct PlayArgs {
     /// Server to join, HOST:PORT (as printed by lockstep-server).
     #[arg(long, value_name = "HOST:PORT")]
     pub(crate) connect: Option<String>,
+    /// Join the server of this name on the LAN (as `list` shows it): its
+    /// advertised fingerprint is checked against the known-servers file.
+    #[arg(long, value_name = "NAME", conflicts_with = "connect")]
+    pub(crate) join: Option<String>,
+    #[command(flatten)]
+    pub(crate) discovery: DiscoveryArgs,
+    /// With neither --connect nor --join: save the server browser as a PNG
+    /// once it lists a server (or after 5 s), then leave.
+    #[arg(long, value_name = "FILE.png", hide = true)]
+    pub(crate) browser_screenshot: Option<PathBuf>,
     /// Player name shown to everyone (default: $USER).
     #[arg(long)]
     pub(crate) name: Option<String>,
     /// Expected server certificate fingerprint (hex SHA-256, as printed by
-    /// lockstep-server). Without it the server is not authenticated.
+    /// lockstep-server). Without it the server is trusted on first use:
+    /// its fingerprint is recorded in the known-servers file the first
+    /// time, and any later change refuses the connection.
     #[arg(long, value_name = "HEX")]
     pub(crate) fingerprint: Option<String>,
     /// Where servers trusted on first use are remembered (used when there
@@ -141,16 +156,83 @@ pub(crate) struct PlayArgs {
     pub(crate) tick_cost_until: Option<u32>,
 }
 
+/// Where to look for servers on the LAN.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct DiscoveryArgs {
+    /// Look for servers only on this network interface (a name such as
+    /// eth0, or its IPv4 address). Default: every IPv4 network.
+    #[arg(long, value_name = "NAME|ADDR")]
+    pub(crate) discovery_interface: Option<String>,
+    /// UDP port the servers' LAN beacon uses (their --discovery-port).
+    #[arg(long, value_name = "PORT", default_value_t = lockstep_protocol::DISCOVERY_PORT)]
+    pub(crate) discovery_port: u16,
+}
+
+impl DiscoveryArgs {
+    pub(crate) fn options(&self) -> FinderOptions {
+        FinderOptions {
+            interface: self.discovery_interface.clone(),
+            port: self.discovery_port,
+        }
+    }
+}
+
+/// How long `--join NAME` looks for the name before giving up: a server
+/// answers a probe within milliseconds and broadcasts every second, so
+/// three seconds leave room for two lost probes.
+const JOIN_SEARCH: Duration = Duration::from_secs(3);
+
+/// What the play arguments lead to.
+pub(crate) enum Destination {
+    /// Join this game.
+    Join(Box<ConnectOptions>),
+    /// Nothing to join (the browser was closed, or only photographed);
+    /// these lines end the run.
+    Done(Vec<String>),
+}
+
 impl PlayArgs {
-    /// The game to join: resolves `--connect` and reads the `--sim-*`
-    /// flags, in that order.
-    pub(crate) fn connect_options(self) -> anyhow::Result<ConnectOptions> {
-        let Some(address) = self.connect else {
+    /// Where the player goes: `--connect`, `--join NAME` found on the
+    /// LAN, or the server browser's choice.
+    pub(crate) fn destination(mut self) -> anyhow::Result<Destination> {
+        if let Some(name) = self.join.take() {
+            let finder = Finder::start(&self.discovery.options())?;
+            let found = finder.find(&name, JOIN_SEARCH)?;
+            drop(finder);
+            let placeholder = found.addr().to_string();
+            let options = self.connect_options(placeholder)?.found(&found);
+            return Ok(Destination::Join(Box::new(options)));
+        }
+        if let Some(address) = self.connect.take() {
+            return Ok(Destination::Join(Box::new(self.connect_options(address)?)));
+        }
+        if self.headless {
             bail!(
-                "nothing to do: pass --connect HOST:PORT to join a server, or use the `solo` or \
-                 `sim` command (see --help)"
+                "nothing to do: pass --connect HOST:PORT or --join NAME to join a server (see \
+                 `lockstep-client list`), or use the `solo` or `sim` command (see --help)"
             );
+        }
+        let browse = BrowseOptions {
+            finder: self.discovery.options(),
+            known_servers: self.known_servers.clone(),
+            window: self.window.options(None),
+            screenshot: self.browser_screenshot.clone(),
         };
+        Ok(match window_modes::browse(browse)? {
+            Browsed::Address(address) => {
+                Destination::Join(Box::new(self.connect_options(address)?))
+            }
+            Browsed::Server(found) => {
+                let placeholder = found.addr().to_string();
+                Destination::Join(Box::new(self.connect_options(placeholder)?.found(&found)))
+            }
+            Browsed::Nothing(lines) => Destination::Done(lines),
+        })
+    }
+
+    /// The game at `address`: resolves it and reads the `--sim-*` flags,
+    /// in that order.
+    fn connect_options(self, address: String) -> anyhow::Result<ConnectOptions> {
         if self.games > 1 && self.window.ticks.is_none() {
             bail!("--games needs --ticks: each game ends for this client at that tick");
         }
@@ -158,6 +240,7 @@ impl PlayArgs {
             bail!("--games is for players; a spectator watches one game");
         }
         Ok(ConnectOptions {
+            advertised: None,
             server: connect::resolve(&address)?,
             link: self
                 .link
@@ -332,6 +415,31 @@ pub(crate) enum Command {
     /// Game loop strategies on a fake clock: lists them, or with --trace
     /// prints `frame=I steps=K alpha=A` for each frame of one.
     Loops(LoopsArgs),
+    /// Look for servers on the LAN and print one line each: `server
+    /// name=NAME addr=HOST:PORT players=J/N version=V fingerprint=HEX
+    /// code=CODE ping_ms=P trust=new|known|changed`.
+    List(ListArgs),
+}
+
+/// Options of `list`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ListArgs {
+    /// How long to listen for answers, in seconds (servers answer a probe
+    /// within milliseconds; a second covers a lost probe).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_seconds)]
+    pub(crate) seconds: f64,
+    #[command(flatten)]
+    pub(crate) discovery: DiscoveryArgs,
+    /// The known-servers file the `trust=` field is judged by.
+    #[arg(long, value_name = "FILE", env = known_servers::ENV, default_value_os_t = known_servers::default_path())]
+    pub(crate) known_servers: PathBuf,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=600.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected seconds from 0 to 600, got {s:?}")),
+    }
 }
 
 /// Options of `solo`.

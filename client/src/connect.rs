@@ -48,6 +48,33 @@ pub struct ConnectOptions {
     pub play: PlayOptions,
     /// The window, unless `headless`; its title is the player's name.
     pub window: WindowOptions,
+    /// Set when the server was found on the LAN (`--join`, the browser):
+    /// what it advertised, checked against the known-servers file.
+    pub advertised: Option<Advertised>,
+}
+
+/// What a server found on the LAN said about itself, for trusting it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advertised {
+    /// Its name.
+    pub name: String,
+    /// Its certificate's fingerprint, 64 hex digits.
+    pub fingerprint: String,
+}
+
+impl ConnectOptions {
+    /// The options to join `found`, a server on the LAN.
+    pub fn found(self, found: &crate::discovery::Found) -> ConnectOptions {
+        ConnectOptions {
+            server: found.addr(),
+            address: found.addr().to_string(),
+            advertised: Some(Advertised {
+                name: found.name().to_string(),
+                fingerprint: found.announcement.fingerprint_hex(),
+            }),
+            ..self
+        }
+    }
 }
 
 /// The first address `address` (HOST:PORT) resolves to.
@@ -67,9 +94,15 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         .name
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| format!("player-{}", std::process::id()));
-    let trust = match options.fingerprint {
-        Some(fingerprint) => Trust::Pinned(fingerprint),
-        None => Trust::FirstUse {
+    let trust = match (options.fingerprint, options.advertised) {
+        (Some(fingerprint), _) => Trust::Pinned(fingerprint),
+        (None, Some(advertised)) => Trust::Advertised {
+            file: options.known_servers,
+            address: options.address,
+            name: advertised.name,
+            fingerprint: advertised.fingerprint,
+        },
+        (None, None) => Trust::FirstUse {
             file: options.known_servers,
             address: options.address,
         },
@@ -121,13 +154,14 @@ fn self_test(perturb: bool) -> u64 {
 fn report(outcome: &GameOutcome) -> Vec<String> {
     vec![
         format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} input_lag_ms={} \
-             replaced={} speed_pct={} inputs_on_schedule={}",
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} playout={} \
+             input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={}",
             outcome.stalled_ticks,
             outcome.tx_bytes,
             outcome.rx_bytes,
             outcome.rtt_us,
             outcome.delay,
+            outcome.playout,
             outcome.input_lag_ms,
             outcome.replaced,
             outcome.slowest_speed.0,

@@ -14,7 +14,7 @@
 //!
 //! ```text
 //! frontend, every frame:  run the ticks due, sending each sample
-//!                         publish Schedule { tick, lag, tick length, delay } measured at the frame's start
+//!                         publish Schedule { tick, lag, hold, tick length, delay } measured at the frame's start
 //!                         pump events, publish the held input
 //!                         draw (however long it takes)
 //! network thread:         at schedule.next_due(now): link.queue_input(due(now))
@@ -70,6 +70,10 @@ pub struct Schedule {
     /// accumulator's lag): under a tick while the game keeps up, more while
     /// it waits for a bundle.
     pub lag_ns: u64,
+    /// Real time the clock waits out before it counts again, in
+    /// nanoseconds: a schedule just postponed (a speed change, a longer
+    /// playout delay). Zero whenever `lag_ns` is not.
+    pub hold_ns: u64,
     /// The length of a tick, in nanoseconds.
     pub tick_ns: u64,
     /// The input delay in force, in ticks.
@@ -81,6 +85,7 @@ impl Schedule {
     /// [`GRACE`] after its due time; at most [`MAX_STEPS_AHEAD`].
     fn steps_due(&self, elapsed: Duration) -> u32 {
         let owed = nanos(elapsed)
+            .saturating_sub(self.hold_ns)
             .saturating_add(self.lag_ns)
             .saturating_sub(nanos(GRACE));
         u32::try_from(owed / self.tick_ns.max(1))
@@ -104,6 +109,7 @@ impl Schedule {
         let due = u64::from(steps + 1)
             .saturating_mul(self.tick_ns.max(1))
             .saturating_add(nanos(GRACE))
+            .saturating_add(self.hold_ns)
             .saturating_sub(self.lag_ns);
         Some(Duration::from_nanos(due))
     }
@@ -186,6 +192,7 @@ mod tests {
         Schedule {
             tick: Tick(10),
             lag_ns: 4_000_000,
+            hold_ns: 0,
             tick_ns: TICK_NS,
             delay: 3,
         }
@@ -221,6 +228,25 @@ mod tests {
             Some(step_11 + GRACE + TICK)
         );
         assert_eq!(last_due(&inputs, step_11 + GRACE + TICK * 5), Some(18));
+    }
+
+    #[test]
+    fn a_postponed_schedule_falls_due_the_hold_later() {
+        let at = ms(1000);
+        let postponed = Schedule {
+            lag_ns: 0,
+            hold_ns: 30_000_000,
+            ..at_tick_10()
+        };
+        let inputs = schedule(postponed, at);
+        // Step 11 waits out the 30 ms held back, then a whole tick.
+        let step_11 = at + ms(30) + TICK;
+        assert_eq!(inputs.next_due(at), Some(step_11 + GRACE));
+        assert_eq!(
+            last_due(&inputs, step_11 + GRACE - Duration::from_nanos(1)),
+            Some(12)
+        );
+        assert_eq!(last_due(&inputs, step_11 + GRACE), Some(13));
     }
 
     #[test]
@@ -271,6 +297,7 @@ mod tests {
         // The game has waited 50 ms for bundle 10: three steps are owed.
         let stalled = Schedule {
             lag_ns: 50_000_000,
+            hold_ns: 0,
             ..at_tick_10()
         };
         let at = ms(1000);
@@ -298,6 +325,7 @@ mod tests {
         let slow = Schedule {
             tick: Tick(5),
             lag_ns: 0,
+            hold_ns: 0,
             tick_ns: 1_000_000_000,
             delay: 1,
         };
@@ -339,6 +367,7 @@ mod tests {
             let schedule = Schedule {
                 tick: self.gate.next_tick(),
                 lag_ns: self.clock.lag_ns(),
+                hold_ns: self.clock.hold_ns(),
                 tick_ns: self.clock.tick_ns(),
                 delay: self.gate.input_delay(),
             };

@@ -6,8 +6,14 @@
 //! address must present the same one, or the client refuses to connect and
 //! says which line to delete if the change is expected.
 //!
-//! The file holds one `ADDRESS FINGERPRINT` line per server (the address as
-//! given to `--connect`); `#` starts a comment.
+//! A server found on the LAN is also remembered under its advertised
+//! name, as `@NAME`: a server that keeps its name but moves to another
+//! address (DHCP) is still recognised, and one that appears under a known
+//! name with another certificate is refused (see [`standing`]).
+//!
+//! The file holds one `ADDRESS FINGERPRINT` or `@NAME FINGERPRINT` line
+//! per server (the address as given to `--connect` or as advertised); `#`
+//! starts a comment.
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -51,6 +57,63 @@ pub fn remember(path: &Path, address: &str, fingerprint: &str) -> io::Result<()>
     writeln!(file, "{address} {fingerprint}")
 }
 
+/// The key a server's advertised name is remembered under.
+pub fn name_key(name: &str) -> String {
+    format!("@{name}")
+}
+
+/// What the file says about a server found on the LAN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// Neither its address nor its name is on file.
+    New,
+    /// Its fingerprint is on file, under its address, its name or both.
+    Known,
+    /// Its address or its name is on file with another fingerprint: a
+    /// changed server identity or an impostor, refused either way.
+    Changed {
+        /// The fingerprint on file.
+        expected: String,
+        /// The key it is on file under (the address, or `@NAME`).
+        under: String,
+    },
+}
+
+impl Standing {
+    /// One word for `list` lines and the browser: `new`, `known` or
+    /// `changed`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Standing::New => "new",
+            Standing::Known => "known",
+            Standing::Changed { .. } => "changed",
+        }
+    }
+}
+
+/// How the server at `address` called `name`, advertising `fingerprint`,
+/// stands with the file.
+pub fn standing(path: &Path, address: &str, name: &str, fingerprint: &str) -> io::Result<Standing> {
+    let mut known = false;
+    for key in [address.to_string(), name_key(name)] {
+        match lookup(path, &key)? {
+            Some(expected) if !expected.eq_ignore_ascii_case(fingerprint) => {
+                return Ok(Standing::Changed {
+                    expected,
+                    under: key,
+                })
+            }
+            Some(_) => known = true,
+            None => {}
+        }
+    }
+    Ok(if known {
+        Standing::Known
+    } else {
+        Standing::New
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,6 +139,30 @@ mod tests {
             lookup(&path, "10.0.0.9:1").unwrap().as_deref(),
             Some("ef56")
         );
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_discovered_server_is_judged_by_its_address_and_its_name() {
+        let path =
+            std::env::temp_dir().join(format!("lockstep-known-standing-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let standing = |address, name, fp| standing(&path, address, name, fp).unwrap();
+        assert_eq!(standing("10.0.0.1:7777", "den", "aa"), Standing::New);
+        remember(&path, "10.0.0.1:7777", "aa").unwrap();
+        remember(&path, &name_key("den"), "aa").unwrap();
+        assert_eq!(standing("10.0.0.1:7777", "den", "AA"), Standing::Known);
+        // The same server at a new address is still known by name.
+        assert_eq!(standing("10.0.0.9:7777", "den", "aa"), Standing::Known);
+        // Another certificate under the known name is refused, wherever.
+        assert_eq!(
+            standing("10.0.0.9:7777", "den", "bb"),
+            Standing::Changed {
+                expected: "aa".into(),
+                under: "@den".into()
+            }
+        );
+        assert_eq!(standing("10.0.0.1:7777", "attic", "bb").word(), "changed");
         std::fs::remove_file(&path).unwrap();
     }
 }

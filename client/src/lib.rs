@@ -18,6 +18,10 @@
 //!   frontends that drive it; `render` only draws, with its score strip,
 //!   HUD and banner placed apart by `overlay`, and `lobby_screen` draws
 //!   the lobby between games.
+//! - [`discovery`] is the table of servers heard on the LAN (pure),
+//!   [`finder`] probes and listens for it, [`list`] prints it, and
+//!   [`browser`] (pure) with `browser_window` is the server browser the
+//!   windowed client opens when it is given no server.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
 //! - The modes of the `lockstep-client` binary that are more than one call
@@ -28,19 +32,26 @@
 //!   the lab, and the windows of the others, in every build (without the
 //!   `window` feature they fail with [`window_modes::NoWindow`]).
 //!
-//! `window`, `render`, `overlay`, `lobby_screen`, `lab`, `replay_window`
+//! `window`, `render`, `overlay`, `lobby_screen`, `lab`, `replay_window`,
+//! `browser_window`
 //! and `screenshot` exist with the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
+pub mod browser;
+#[cfg(feature = "window")]
+pub mod browser_window;
 pub mod clock;
 pub mod connect;
 pub mod desync_diff;
+pub mod discovery;
+pub mod finder;
 pub mod headless;
 pub mod input_schedule;
 pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;
 pub mod link;
+pub mod list;
 #[cfg(feature = "window")]
 pub mod lobby_screen;
 pub mod net;
@@ -119,8 +130,12 @@ pub struct GameOutcome {
     pub rx_bytes: u64,
     /// Last smoothed round-trip time in microseconds.
     pub rtt_us: u64,
-    /// The input delay in force at the end, ticks.
+    /// The input delay in force at the end, ticks (the playout's
+    /// included).
     pub delay: u32,
+    /// Of that delay, the ticks this client steps behind the schedule to
+    /// hold more bundles against its own link's gaps.
+    pub playout: u8,
     /// The input lag at the end ([`NetGame::input_lag`]), milliseconds.
     pub input_lag_ms: u64,
     /// Ticks whose input the network thread sent on schedule, before the
@@ -142,6 +157,7 @@ impl GameOutcome {
             rx_bytes: link.rx_bytes,
             rtt_us: link.rtt.as_micros() as u64,
             delay: game.input_delay(),
+            playout: game.playout(),
             input_lag_ms: game.input_lag(frame).as_millis() as u64,
             inputs_on_schedule: link.inputs_on_schedule,
         }

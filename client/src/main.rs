@@ -13,7 +13,7 @@ use lockstep_engine::loops::{self, trace};
 use lockstep_protocol::Tick;
 use lockstep_sim::offline::{self, SimOptions};
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, Destination};
 
 fn main() {
     tracing_subscriber::fmt()
@@ -111,6 +111,14 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             Some(options) => Ok(trace::run(&options)?),
             None => Ok(loops::ladder()),
         },
-        None => connect::run(cli.play.connect_options()?),
+        Some(Command::List(args)) => Ok(lockstep_client::list::run(
+            &args.discovery.options(),
+            std::time::Duration::from_secs_f64(args.seconds),
+            &args.known_servers,
+        )?),
+        None => match cli.play.destination()? {
+            Destination::Join(options) => connect::run(*options),
+            Destination::Done(lines) => Ok(lines),
+        },
     }
 }

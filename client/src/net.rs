@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use lockstep_engine::input_delay::LinkFigures;
+use lockstep_protocol::verification_code;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
     InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage,
@@ -103,6 +104,20 @@ pub enum Trust {
         file: PathBuf,
         /// The server address as the user gave it.
         address: String,
+    },
+    /// A server found on the LAN: it must present the fingerprint it
+    /// advertised, unless the known-servers file holds another one for its
+    /// address or its name (then it is refused before connecting); if the
+    /// file holds neither, the fingerprint is recorded under both.
+    Advertised {
+        /// The known-servers file.
+        file: PathBuf,
+        /// The address it advertised, HOST:PORT.
+        address: String,
+        /// The name it advertised.
+        name: String,
+        /// The fingerprint it advertised.
+        fingerprint: String,
     },
 }
 
@@ -365,6 +380,20 @@ enum NetError {
         expected: String,
         file: PathBuf,
     },
+    #[error("refusing to join {name}: it advertises certificate {seen} (code {}), but {expected} (code {}) is on file for {under} in {}; if the server's identity changed on purpose, delete that line", verification_code(seen), verification_code(expected), file.display())]
+    AdvertisedChanged {
+        name: String,
+        seen: String,
+        expected: String,
+        under: String,
+        file: PathBuf,
+    },
+    #[error("the server at {address} presented certificate {seen}, not {expected} as it advertised on the LAN; refusing to connect")]
+    AdvertisedMismatch {
+        address: String,
+        seen: String,
+        expected: String,
+    },
     #[error("cannot use the known-servers file {}: {source}", file.display())]
     KnownServers {
         file: PathBuf,
@@ -416,6 +445,15 @@ fn remember_first_use(
     expected: Option<&str>,
     seen: Option<String>,
 ) -> Option<String> {
+    if let Trust::Advertised {
+        file,
+        address,
+        name,
+        fingerprint,
+    } = trust
+    {
+        return remember_advertised(file, address, name, fingerprint);
+    }
     let (Trust::FirstUse { file, address }, None, Some(seen)) = (trust, expected, seen) else {
         return None;
     };
@@ -430,6 +468,45 @@ fn remember_first_use(
              could not be recorded in {}: {e}",
             file.display()
         ),
+    })
+}
+
+/// Records a server found on the LAN under its address and its name,
+/// where the file does not have it yet; returns what to tell the user.
+fn remember_advertised(
+    file: &std::path::Path,
+    address: &str,
+    name: &str,
+    fingerprint: &str,
+) -> Option<String> {
+    let mut recorded = Vec::new();
+    for key in [address.to_string(), known_servers::name_key(name)] {
+        match known_servers::lookup(file, &key) {
+            Ok(Some(_)) => {}
+            Ok(None) => match known_servers::remember(file, &key, fingerprint) {
+                Ok(()) => recorded.push(key),
+                Err(e) => {
+                    return Some(format!(
+                        "the server {name} at {address} (code {}) could not be recorded in {}: {e}",
+                        verification_code(fingerprint),
+                        file.display()
+                    ))
+                }
+            },
+            Err(e) => {
+                return Some(format!("cannot read {}: {e}", file.display()));
+            }
+        }
+    }
+    (!recorded.is_empty()).then(|| {
+        format!(
+            "trusting the server {name} at {address} on first use: its certificate fingerprint \
+             {fingerprint} (code {}) is now recorded in {} as {}; compare the code with the one \
+             the server printed",
+            verification_code(fingerprint),
+            file.display(),
+            recorded.join(" and ")
+        )
     })
 }
 
@@ -497,6 +574,30 @@ async fn play(
                 source,
             })?
         }
+        Trust::Advertised {
+            file,
+            address,
+            name,
+            fingerprint,
+        } => {
+            let standing =
+                known_servers::standing(file, address, name, fingerprint).map_err(|source| {
+                    NetError::KnownServers {
+                        file: file.clone(),
+                        source,
+                    }
+                })?;
+            if let known_servers::Standing::Changed { expected, under } = standing {
+                return Err(NetError::AdvertisedChanged {
+                    name: name.clone(),
+                    seen: fingerprint.clone(),
+                    expected,
+                    under,
+                    file: file.clone(),
+                });
+            }
+            Some(fingerprint.clone())
+        }
     };
     let (config, verifier) = client_config(expected.as_deref())?;
     let conn = endpoint
@@ -517,6 +618,11 @@ async fn play(
                         seen,
                         expected: expected.clone(),
                         file: file.clone(),
+                    },
+                    Trust::Advertised { address, .. } => NetError::AdvertisedMismatch {
+                        address: address.clone(),
+                        seen,
+                        expected: expected.clone(),
                     },
                 }
             }

@@ -164,6 +164,8 @@ pub struct NetPlay {
     last_frame: Instant,
     /// When the current wait for a bundle began.
     waiting_since: Option<Instant>,
+    /// The tick the game waits to run (for the debug log).
+    stalled_on: Option<Tick>,
     /// Whether the current wait was already reported on stderr.
     wait_reported: bool,
     /// What we said about the inputs the server stood in for.
@@ -217,6 +219,7 @@ impl NetPlay {
             options,
             last_frame: at,
             waiting_since: None,
+            stalled_on: None,
             wait_reported: false,
             replacements: Replacements::default(),
             started_at: at,
@@ -301,6 +304,7 @@ impl NetPlay {
         let mut finished = false;
         let catching_up = self.game.catching_up().is_some();
         loop {
+            let playout = self.game.playout();
             match self.game.advance() {
                 Advance::Ran {
                     tick,
@@ -308,6 +312,15 @@ impl NetPlay {
                     replaced,
                 } => {
                     steps += 1;
+                    if self.game.playout() != playout {
+                        tracing::debug!(
+                            %tick,
+                            from = playout,
+                            to = self.game.playout(),
+                            delay = self.game.input_delay(),
+                            "playout delay changed"
+                        );
+                    }
                     if let Some(line) = replaced.and_then(|t| self.replacements.replaced(t, now)) {
                         eprintln!("lockstep-client: {line}");
                     }
@@ -345,7 +358,8 @@ impl NetPlay {
                         break;
                     }
                 }
-                Advance::Stalled(_) => {
+                Advance::Stalled(tick) => {
+                    self.stalled_on = Some(tick);
                     // Our inputs follow the clock even while a peer's
                     // lateness holds the simulation.
                     let due = self.game.local_ticks_due_while_stalled();
@@ -413,6 +427,7 @@ impl NetPlay {
         let schedule = Schedule {
             tick: self.game.current.tick(),
             lag_ns: clock.lag_ns(),
+            hold_ns: clock.hold_ns(),
             tick_ns: clock.tick_ns(),
             delay: self.game.input_delay(),
         };
@@ -475,7 +490,13 @@ impl NetPlay {
 
     fn track_wait(&mut self, stalled: bool, now: Instant) {
         if !stalled {
-            self.waiting_since = None;
+            if let Some(since) = self.waiting_since.take() {
+                tracing::debug!(
+                    tick = %self.stalled_on.unwrap_or_default(),
+                    waited_us = now.saturating_duration_since(since).as_micros() as u64,
+                    "stall ended"
+                );
+            }
             self.wait_reported = false;
             return;
         }

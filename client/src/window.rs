@@ -17,7 +17,6 @@ use lockstep_sim::{World, WorldConfig};
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
-use sdl2::mouse::MouseButton;
 
 use crate::clock;
 use crate::lobby_screen::{LastScores, LobbyView};
@@ -79,8 +78,12 @@ pub(crate) struct Pumped {
     pub(crate) quit: bool,
     /// Other keys pressed, in order.
     pub(crate) keys: Vec<Keycode>,
+    /// Text typed (the server browser's address field).
+    pub(crate) text: Vec<String>,
     /// Where the left mouse button was pressed, in window pixels.
     pub(crate) clicks: Vec<(i32, i32)>,
+    /// Controller buttons pressed (the server browser's D-pad and A).
+    pub(crate) buttons: Vec<Button>,
 }
 
 impl Screen {
@@ -148,19 +151,18 @@ impl Screen {
                 Event::KeyDown {
                     keycode: Some(key), ..
                 } => pumped.keys.push(key),
-                Event::MouseButtonDown {
-                    mouse_btn: MouseButton::Left,
-                    x,
-                    y,
-                    ..
-                } => pumped.clicks.push((x, y)),
-                Event::ControllerButtonDown {
-                    button: Button::A, ..
-                } => pumped.keys.push(Keycode::Return),
                 Event::ControllerDeviceAdded { which, .. } if self.pad.is_none() => {
                     self.pad = self.controllers.open(which).ok();
                 }
                 Event::ControllerDeviceRemoved { .. } => self.pad = None,
+                Event::TextInput { text, .. } => pumped.text.push(text),
+                Event::MouseButtonDown {
+                    mouse_btn: sdl2::mouse::MouseButton::Left,
+                    x,
+                    y,
+                    ..
+                } => pumped.clicks.push((x, y)),
+                Event::ControllerButtonDown { button, .. } => pumped.buttons.push(button),
                 Event::Window {
                     win_event: WindowEvent::SizeChanged(..),
                     ..
@@ -232,6 +234,17 @@ impl Screen {
     /// clock whatever the frame rate.
     pub(crate) fn pace(&mut self, frame_start: Instant) {
         self.pacer.wait_until(frame_start + self.min_frame);
+    }
+}
+
+impl Drop for Screen {
+    /// SDL2_gfx keeps the glyph textures of its font in one table for the
+    /// whole process, made by the first renderer that drew text and never
+    /// checked again: a second window (the game after the server browser)
+    /// would draw with textures of a destroyed renderer, and fail. Emptying
+    /// the table while this renderer still lives lets the next one fill it.
+    fn drop(&mut self) {
+        sdl2::gfx::primitives::set_font(None, 0, 0);
     }
 }
 
@@ -393,7 +406,8 @@ fn wait_in_lobby(
         let mut toggle = pumped
             .keys
             .iter()
-            .any(|key| matches!(*key, Keycode::R | Keycode::Space | Keycode::Return));
+            .any(|key| matches!(*key, Keycode::R | Keycode::Space | Keycode::Return))
+            || pumped.buttons.contains(&Button::A);
         let rows = view.lobby.as_ref().map_or(0, |l| l.players.len());
         let output = screen.canvas.output_size().map_err(WindowError::Sdl)?;
         toggle |= pumped
@@ -616,6 +630,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
                 rx_bytes: 0,
                 rtt_us: 0,
                 delay: 0,
+                playout: 0,
                 input_lag_ms: 0,
                 inputs_on_schedule: 0,
             });

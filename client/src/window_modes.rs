@@ -210,6 +210,50 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
     }
 }
 
+/// What the server browser is asked to do.
+#[derive(Debug, Clone)]
+pub struct BrowseOptions {
+    /// Where to look for servers.
+    pub finder: crate::finder::FinderOptions,
+    /// The file the rows' trust is judged by.
+    pub known_servers: PathBuf,
+    /// The window.
+    pub window: WindowOptions,
+    /// Save the browser here once it lists a server (or after
+    /// [`BROWSER_SCREENSHOT_WAIT`]), then leave.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// The longest the browser waits for a server before a `screenshot`.
+pub const BROWSER_SCREENSHOT_WAIT: Duration = Duration::from_secs(5);
+
+/// How the server browser ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Browsed {
+    /// The player chose a server on the LAN.
+    Server(crate::discovery::Found),
+    /// The player typed an address.
+    Address(String),
+    /// The window was closed, or photographed; these lines end the run.
+    Nothing(Vec<String>),
+}
+
+/// Shows the servers on the LAN in a window until the player picks one.
+pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
+    #[cfg(feature = "window")]
+    {
+        crate::browser_window::run(options)
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = options;
+        Err(
+            NoWindow("the server browser (use `list`, then --join NAME or --connect HOST:PORT)")
+                .into(),
+        )
+    }
+}
+
 /// Plays the networked games `net` joined in a window, with the lobby
 /// before each; how each game ended.
 pub(crate) fn networked(

@@ -143,6 +143,22 @@ impl FixedStep {
         self.hold_ns = self.hold_ns.saturating_add(ns - forgiven);
     }
 
+    /// Makes every tick from now on due `ns` sooner: the networked game's
+    /// playout delay coming down. Held-back time goes first; the rest
+    /// counts as real time already passed, and the steps it makes due are
+    /// caught up as any others.
+    pub fn hurry(&mut self, ns: u64) {
+        let unheld = ns.min(self.hold_ns);
+        self.hold_ns -= unheld;
+        self.lag_ns = self.lag_ns.saturating_add(ns - unheld);
+    }
+
+    /// Real time still to be waited out before real time counts again
+    /// ([`Self::postpone`]).
+    pub fn hold_ns(&self) -> u64 {
+        self.hold_ns
+    }
+
     /// Real time not yet simulated.
     pub fn lag_ns(&self) -> u64 {
         self.lag_ns

@@ -49,6 +49,7 @@ pub mod history;
 pub mod input_delay;
 pub mod loops;
 pub mod net_game;
+pub mod playout;
 pub mod recorder;
 pub mod replay;
 pub mod solo;

@@ -20,6 +20,7 @@ use crate::game::{apply, apply_phases, Game, Setup};
 use crate::gate::{Gate, InputBuffer};
 use crate::history::{History, DEFAULT_HISTORY};
 use crate::input_delay::{DelayController, LinkFigures};
+use crate::playout::Playout;
 use crate::speed::SpeedSchedule;
 
 /// The answer to "may a tick run now?".
@@ -110,6 +111,9 @@ pub struct NetGame<G> {
     /// The game speed of each tick, which sets the clock's tick length.
     speed: SpeedSchedule,
     delay: DelayController,
+    /// Ticks this client steps behind the schedule to hold more bundles;
+    /// the input delay in force is the controller's plus these.
+    playout: Playout,
     stats: GameStats,
     last_stall: Option<Tick>,
     history: History<G>,
@@ -149,6 +153,7 @@ impl<G: Game> NetGame<G> {
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),
             speed: SpeedSchedule::new(start.tick_rate),
             delay,
+            playout: Playout::new(start.tick_rate),
             stats: GameStats::default(),
             last_stall: None,
             history,
@@ -236,6 +241,10 @@ impl<G: Game> NetGame<G> {
         }
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
+                let held = self.buffer.buffered() + 1;
+                let waited = (self.last_stall == Some(tick))
+                    .then(|| self.clock.lag_ns().saturating_sub(self.clock.tick_ns()));
+                let on_time = self.clock.lag_ns() < 2 * self.clock.tick_ns();
                 self.previous.clone_from(&self.current);
                 match self.fault.filter(|f| f.tick == tick.next()) {
                     None => apply(&mut self.current, &bundle),
@@ -264,6 +273,9 @@ impl<G: Game> NetGame<G> {
                     .map(|_| tick);
                 if replaced.is_some() {
                     self.stats.replaced_inputs += 1;
+                }
+                if self.catch_up.is_none() {
+                    self.adapt_playout(tick, &bundle, waited, on_time.then_some(held));
                 }
                 Advance::Ran {
                     tick: now,
@@ -332,9 +344,56 @@ impl<G: Game> NetGame<G> {
         let (tick, next_local) = (self.current.tick(), self.buffer.next_local());
         self.delay
             .set_tick_length(Duration::from_nanos(self.clock.tick_ns()));
-        if let Some(delay) = self.delay.update(tick, next_local, link, slack) {
-            self.buffer.set_input_delay(delay);
+        if self.delay.update(tick, next_local, link, slack).is_some() {
+            self.apply_delay();
         }
+    }
+
+    /// Feeds the playout delay with how tick `tick` ran: after waiting
+    /// `waited` nanoseconds for `bundle`, or on time with `held` bundles in
+    /// hand (`None` when it ran late for other reasons, such as a frame
+    /// that came late). A raise postpones the clock and a lowering hurries
+    /// it; the input delay moves with it, so the inputs still leave when
+    /// they did. A pinned delay pins this too.
+    fn adapt_playout(
+        &mut self,
+        tick: Tick,
+        bundle: &Bundle,
+        waited: Option<u64>,
+        held: Option<usize>,
+    ) {
+        if self.delay.is_pinned() {
+            return;
+        }
+        let tick_ns = self.clock.tick_ns();
+        match (waited, held) {
+            // A stand-in in the bundle: the wait was for a late peer.
+            (Some(_), _) if !bundle.substituted.is_empty() => {}
+            (Some(wait), _) => {
+                if let Some(raise) = self.playout.stalled(tick, wait, tick_ns) {
+                    self.clock.postpone(u64::from(raise) * tick_ns);
+                    self.apply_delay();
+                }
+            }
+            (None, Some(held)) => {
+                if let Some(lower) = self.playout.on_time(tick, held) {
+                    self.clock.hurry(u64::from(lower) * tick_ns);
+                    self.apply_delay();
+                }
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The input delay in force: the controller's, plus the playout.
+    fn apply_delay(&mut self) {
+        self.buffer
+            .set_input_delay(self.delay.current() + self.playout.ticks());
+    }
+
+    /// Ticks this client steps behind the schedule ([`Playout`]).
+    pub fn playout(&self) -> u8 {
+        self.playout.ticks()
     }
 
     /// Whether the input delay adapts (false when pinned).
@@ -764,6 +823,62 @@ mod tests {
         }
         let spectator = &mut NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
         assert!(spectator.local_ticks_due_while_stalled().is_empty());
+    }
+
+    /// Plays tick `tick` after its bundle was `wait_ns` late, then the
+    /// next `more` ticks on time.
+    fn late_bundle(game: &mut NetGame<Tally>, tick: u32, late: Bundle, wait_ns: u64, more: u32) {
+        assert_eq!(game.current.tick(), Tick(tick));
+        assert_eq!(frame(game, TICK_NS).0, Vec::<u32>::new(), "waits for it");
+        assert_eq!(frame(game, wait_ns).0, Vec::<u32>::new());
+        game.receive(Tick(tick), vec![late]);
+        game.receive(Tick(tick + 1), vec![bundle(0); more as usize]);
+        game.begin_frame(0);
+        assert!(matches!(game.advance(), Advance::Ran { .. }));
+        game.local_ticks_due();
+        while game.current.tick() < Tick(tick + 1 + more) {
+            frame(game, TICK_NS);
+        }
+    }
+
+    /// Player 0's game, 100 ticks played on time.
+    fn on_time_to_100() -> NetGame<Tally> {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        game.receive(Tick(0), vec![bundle(0); 100]);
+        for _ in 0..100 {
+            frame(&mut game, TICK_NS);
+        }
+        game
+    }
+
+    #[test]
+    fn bundles_late_on_our_own_link_raise_the_playout_and_the_delay_with_it() {
+        let mut game = on_time_to_100();
+        assert_eq!((game.playout(), game.input_delay()), (0, 3));
+        // One stall of 40 ms is within the budget.
+        late_bundle(&mut game, 100, bundle(0), 40_000_000, 199);
+        assert_eq!(game.playout(), 0);
+        // The second within the window covers it: three ticks, and the
+        // 40 ms just waited are forgiven instead of caught up.
+        late_bundle(&mut game, 300, bundle(0), 40_000_000, 0);
+        assert_eq!((game.playout(), game.input_delay()), (3, 6));
+        // (It waited a little more than 40 ms: the frames before left a
+        // remainder of a tick on the clock.)
+        assert_eq!(game.clock().lag_ns(), 0);
+        let hold = game.clock().hold_ns();
+        assert!(hold > 0 && hold <= 3 * TICK_NS - 40_000_000, "{hold}");
+    }
+
+    #[test]
+    fn a_wait_for_a_stand_in_is_a_late_peer_and_raises_no_playout() {
+        let mut game = on_time_to_100();
+        let stood_in = Bundle {
+            substituted: vec![PlayerId(1)],
+            ..bundle(0)
+        };
+        late_bundle(&mut game, 100, stood_in.clone(), 40_000_000, 99);
+        late_bundle(&mut game, 200, stood_in, 40_000_000, 99);
+        assert_eq!((game.playout(), game.input_delay()), (0, 3));
     }
 
     #[test]

@@ -13,9 +13,9 @@
 use std::{fs, io, path::Path};
 
 use lockstep_protocol::{
-    encode, encode_frame, Bundle, BundleDatagram, Buttons, ClientDatagram, ClientMessage,
-    DesyncNotice, GameSettings, GameSummary, Hello, Input, InputDatagram, Lobby, LobbyPlayer,
-    Peer, PeerStatus, Percent, Platform, PlayerId,
+    encode, encode_beacon, encode_frame, Announcement, Beacon, Bundle, BundleDatagram, Buttons,
+    ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSummary, Hello, Input,
+    InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, Percent, Platform, PlayerId,
     PlayerInput, Slack,
     Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start,
     Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
@@ -48,6 +48,10 @@ fn main() -> io::Result<()> {
     });
     let datagram = encode(&datagram, MAX_DATAGRAM_SIZE).expect("a seed fits a datagram");
     write("decode_server", "bundles_datagram", &datagram)?;
+
+    for (name, beacon) in beacons() {
+        write("beacon", name, &encode_beacon(&beacon).expect("a seed beacon encodes"))?;
+    }
 
     // frames: direction byte, chunk-length count, chunk lengths, stream.
     let client_stream = stream(client.iter().map(|(_, m)| m));
@@ -397,4 +401,27 @@ fn replay() -> Vec<u8> {
         writer.write(record).expect("writes to memory");
     }
     writer.finish("game over").expect("writes to memory")
+}
+
+/// A probe and the answer to it.
+fn beacons() -> Vec<(&'static str, Beacon)> {
+    let announcement = Announcement {
+        name: "den".into(),
+        host: std::net::Ipv4Addr::new(192, 168, 1, 20).into(),
+        port: 7777,
+        players: 1,
+        needed: 3,
+        playing: false,
+        tick_rate: 60,
+        balls: 24,
+        input_delay: 3,
+        password: true,
+        protocol_version: PROTOCOL_VERSION,
+        fingerprint: [0x5f; 32],
+        echo: Some(7),
+    };
+    vec![
+        ("probe", Beacon::Probe { nonce: 7 }),
+        ("announcement", Beacon::Announce(announcement)),
+    ]
 }

@@ -23,12 +23,20 @@
 //! everything the receiver has not yet acknowledged, so a lost datagram
 //! stalls nobody: the next one carries the same data.
 //!
-//! Every decode path returns a [`DecodeError`]; nothing here panics on bad
-//! bytes.
+//! Before any of that, a client may find the server on the LAN: a
+//! [`Beacon`] (its own UDP datagram on [`DISCOVERY_PORT`], versioned apart
+//! from the game protocol) carries the server's name, address, players and
+//! fingerprint; see `beacon.rs`.
+//!
+//! Every decode path returns a [`DecodeError`] (a beacon's, a
+//! [`BeaconError`]); nothing here panics on bad bytes.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod beacon;
 mod codec;
+#[cfg(feature = "lan")]
+pub mod lan;
 mod message;
 mod platform;
 #[cfg(feature = "quic")]
@@ -37,6 +45,11 @@ mod replay;
 mod types;
 mod verification;
 
+pub use beacon::{
+    check_server_name, decode_beacon, encode_beacon, fingerprint_bytes, Announcement, Beacon,
+    BeaconError, NameError, BEACON_FORMAT, BEACON_MAGIC, DISCOVERY_PORT, MAX_BEACON_SIZE,
+    MAX_SERVER_NAME_CHARS,
+};
 pub use codec::{
     decode, encode, encode_bundles, encode_frame, hello_version, DecodeError, EncodeError,
     FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,

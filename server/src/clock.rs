@@ -39,6 +39,11 @@ impl Uptime {
     pub(crate) fn now(&self) -> Duration {
         self.start.elapsed()
     }
+
+    /// The instant at `uptime`, for timers.
+    pub(crate) fn instant(&self, uptime: Duration) -> Instant {
+        self.start + uptime
+    }
 }
 
 /// Seconds since the Unix epoch (UTC), for replay headers and file names;

@@ -21,9 +21,10 @@ use std::future::Future;
 use std::time::Duration;
 
 use lockstep_protocol::{Platform, Refusal};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tracing::debug;
 
+use crate::advertise::Occupancy;
 use crate::clock::{self, Uptime};
 use crate::session::{
     Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
@@ -33,6 +34,10 @@ use crate::{Config, ServerEvent, CLOSE_DROPPED, CLOSE_SHUTDOWN};
 /// Time the writers get to put the shutdown's Ended message on the wire
 /// before the connections close.
 const SHUTDOWN_FLUSH: Duration = Duration::from_millis(100);
+
+/// The shortest wait for a session deadline: a timer's resolution, and a
+/// floor that keeps a deadline in the past from spinning the loop.
+const MIN_WAKE: Duration = Duration::from_millis(1);
 
 /// What connection tasks tell the driver.
 #[derive(Debug)]
@@ -86,6 +91,8 @@ struct Driver {
     uptime: Uptime,
     conns: BTreeMap<ConnId, Conn>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    /// The LAN beacon's view of the session.
+    occupancy: watch::Sender<Occupancy>,
 }
 
 /// Runs the session until `shutdown` fires or every connection task and
@@ -95,6 +102,7 @@ pub(crate) async fn run(
     config: Config,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     mut rx: mpsc::Receiver<ConnEvent>,
+    occupancy: watch::Sender<Occupancy>,
     shutdown: impl Future<Output = ()>,
 ) {
     let mut driver = Driver {
@@ -102,20 +110,24 @@ pub(crate) async fn run(
         uptime: Uptime::start(),
         conns: BTreeMap::new(),
         events,
+        occupancy,
     };
     let mut poll = tokio::time::interval(POLL_INTERVAL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
+        let deadline = driver.deadline();
         tokio::select! {
             event = rx.recv() => match event {
                 Some(event) => driver.handle(event),
                 None => break,
             },
             _ = poll.tick() => driver.poll(),
+            _ = tokio::time::sleep_until(deadline.unwrap_or_else(clock::now)), if deadline.is_some() => driver.poll(),
             _ = &mut shutdown => break,
         }
         driver.execute();
+        driver.publish_occupancy();
     }
     driver.session.announce_shutdown();
     driver.execute();
@@ -164,12 +176,31 @@ impl Driver {
         }
     }
 
+    /// When the session wants a poll before the next periodic one; never
+    /// sooner than a millisecond from now, so a deadline the poll does not
+    /// clear cannot spin the loop.
+    fn deadline(&self) -> Option<tokio::time::Instant> {
+        let at = self.session.next_deadline()?;
+        let soonest = self.uptime.now() + MIN_WAKE;
+        Some(self.uptime.instant(at.max(soonest)))
+    }
+
     fn poll(&mut self) {
         let now = self.uptime.now();
         for (&id, conn) in &self.conns {
             self.session.handle(Event::Link(id, conn.link()), now);
         }
         self.session.poll(now);
+    }
+
+    /// Tells the LAN beacon how many players are in, if that changed.
+    fn publish_occupancy(&mut self) {
+        let now = self.session.occupancy();
+        self.occupancy.send_if_modified(|published| {
+            let changed = *published != now;
+            *published = now;
+            changed
+        });
     }
 
     /// Carries out everything the session asked for, in order.

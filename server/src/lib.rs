@@ -23,6 +23,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod advertise;
+mod advertiser;
 pub mod clock;
 mod driver;
 mod hash_check;
@@ -43,6 +45,8 @@ use lockstep_protocol::{Percent, Platform, PlayerId, Tick, ALPN};
 use tokio::sync::mpsc;
 use tracing::{info, warn, Instrument};
 
+pub use advertise::Occupancy;
+pub use advertiser::AdvertiseOptions;
 pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
 pub use relay::{
@@ -114,6 +118,9 @@ pub struct Config {
     /// Slow the game down for everyone while a player's machine cannot
     /// keep up, and speed it up again once it can (see [`SpeedControl`]).
     pub speed_control: bool,
+    /// Advertise the server on the LAN (see `advertise.rs`); `None`
+    /// keeps it quiet, and players connect by address.
+    pub advertise: Option<AdvertiseOptions>,
 }
 
 /// This build's simulation self-test hash, computed once per process (a
@@ -151,6 +158,7 @@ impl Default for Config {
             password: None,
             self_test: build_self_test(),
             speed_control: true,
+            advertise: None,
         }
     }
 }
@@ -283,6 +291,15 @@ pub enum ServerEvent {
         /// every client forgives there.
         postpone: Duration,
     },
+    /// The server advertises itself on the LAN.
+    Advertising {
+        /// The name it advertises.
+        name: String,
+        /// The networks it advertises on, `interface:address` each.
+        networks: Vec<String>,
+        /// The UDP port it answers probes on.
+        discovery_port: u16,
+    },
     /// Every player left or was done with the game; the server is back
     /// in the lobby.
     GameOver {
@@ -388,6 +405,15 @@ impl std::fmt::Display for ServerEvent {
                 capacity.0,
                 postpone.as_millis()
             ),
+            ServerEvent::Advertising {
+                name,
+                networks,
+                discovery_port,
+            } => write!(
+                f,
+                "advertising name={name} networks={} discovery_port={discovery_port}",
+                networks.join(",")
+            ),
             ServerEvent::GameOver { tick } => write!(f, "game over tick={tick}"),
         }
     }
@@ -467,12 +493,20 @@ pub async fn run(
 ) {
     let (driver_tx, driver_rx) = mpsc::channel(1024);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (occupancy_tx, occupancy_rx) = tokio::sync::watch::channel(Occupancy::default());
+    let advertiser = advertise(&endpoint, &config, occupancy_rx, events.clone());
     let admission = server::Admission::new(config.hello_timeout, config.password.as_deref());
     let driver_task = tokio::spawn(
-        driver::run(config, events.clone(), driver_rx, async move {
-            let mut stop_rx = stop_rx;
-            let _ = stop_rx.wait_for(|&stop| stop).await;
-        })
+        driver::run(
+            config,
+            events.clone(),
+            driver_rx,
+            occupancy_tx,
+            async move {
+                let mut stop_rx = stop_rx;
+                let _ = stop_rx.wait_for(|&stop| stop).await;
+            },
+        )
         .instrument(tracing::info_span!("session")),
     );
     tokio::pin!(shutdown);
@@ -503,8 +537,47 @@ pub async fn run(
         }
     }
     info!("shutting down");
+    if let Some(advertiser) = advertiser {
+        advertiser.abort();
+    }
     let _ = stop_tx.send(true);
     let _ = driver_task.await;
     endpoint.close(CLOSE_SHUTDOWN, b"the server is shutting down");
     let _ = tokio::time::timeout(Duration::from_secs(2), endpoint.wait_idle()).await;
+}
+
+/// Starts advertising the server on `endpoint` if `config` asks for it.
+fn advertise(
+    endpoint: &quinn::Endpoint,
+    config: &Config,
+    occupancy: tokio::sync::watch::Receiver<Occupancy>,
+    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let options = config.advertise.clone()?;
+    let listen = match endpoint.local_addr() {
+        Ok(listen) => listen,
+        Err(e) => {
+            warn!(error = %e, "not advertising on the LAN: the game socket has no address");
+            return None;
+        }
+    };
+    let template = lockstep_protocol::Announcement {
+        name: options.name.clone(),
+        host: listen.ip(),
+        port: listen.port(),
+        players: 0,
+        needed: config.players,
+        playing: false,
+        tick_rate: config.tick_rate,
+        balls: config.balls,
+        input_delay: config.input_delay,
+        password: config.password.is_some(),
+        protocol_version: lockstep_protocol::PROTOCOL_VERSION,
+        fingerprint: options.fingerprint,
+        echo: None,
+    };
+    Some(tokio::spawn(
+        advertiser::run(options, template, listen, occupancy, events)
+            .instrument(tracing::info_span!("advertiser")),
+    ))
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use lockstep_server::{Config, Identity, OnDesync, DEFAULT_LAGGARD_TOLERANCE};
+use lockstep_server::{AdvertiseOptions, Config, Identity, OnDesync, DEFAULT_LAGGARD_TOLERANCE};
 
 /// QUIC relay for lockstep games: collects every player's input for each
 /// tick and relays the complete set to everyone.
@@ -76,6 +76,23 @@ struct Args {
     /// LOCKSTEP_PASSWORD) before they take a slot.
     #[arg(long, env = "LOCKSTEP_PASSWORD", hide_env_values = true)]
     password: Option<String>,
+    /// Name the server advertises on the LAN and players type after
+    /// `--join` (default: this machine's host name). No spaces.
+    #[arg(long, value_parser = parse_server_name)]
+    name: Option<String>,
+    /// Do not advertise the server on the LAN (players then connect with
+    /// --connect HOST:PORT).
+    #[arg(long)]
+    no_advertise: bool,
+    /// Advertise only on this network interface (a name such as eth0, or
+    /// its IPv4 address). Default: every IPv4 network, or only the one
+    /// holding the --listen address if it is not 0.0.0.0.
+    #[arg(long, value_name = "NAME|ADDR", conflicts_with = "no_advertise")]
+    advertise_interface: Option<String>,
+    /// UDP port of the LAN beacon: clients' probes arrive on it and the
+    /// server's announcements go to it.
+    #[arg(long, value_name = "PORT", default_value_t = lockstep_protocol::DISCOVERY_PORT)]
+    discovery_port: u16,
     #[command(flatten)]
     link: lockstep_conditioner::LinkArgs,
 }
@@ -90,6 +107,34 @@ enum DesyncAction {
 enum Switch {
     On,
     Off,
+}
+
+fn parse_server_name(name: &str) -> Result<String, String> {
+    lockstep_protocol::check_server_name(name)
+        .map(|()| name.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// This machine's host name, made fit to advertise: spaces become `-`,
+/// cut to the longest name allowed; `lockstep` if it has none.
+fn default_server_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let name: String = host
+        .trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .map(|c| if c.is_whitespace() { '-' } else { c })
+        .take(lockstep_protocol::MAX_SERVER_NAME_CHARS)
+        .collect();
+    if name.is_empty() {
+        "lockstep".into()
+    } else {
+        name
+    }
 }
 
 fn default_identity_dir() -> PathBuf {
@@ -127,7 +172,21 @@ async fn run() -> anyhow::Result<()> {
         .context("reading the --sim-* options")?;
     let endpoint = lockstep_server::endpoint(args.listen, &identity, &link)?;
     let addr = endpoint.local_addr().context("reading the bound address")?;
-    println!("listening on {addr} fingerprint={}", identity.fingerprint());
+    let fingerprint = identity.fingerprint();
+    println!("listening on {addr} fingerprint={fingerprint}");
+    println!(
+        "verification code={}",
+        lockstep_protocol::verification_code(&fingerprint)
+    );
+    let advertise = match lockstep_protocol::fingerprint_bytes(&fingerprint) {
+        Some(fingerprint) if !args.no_advertise => Some(AdvertiseOptions {
+            name: args.name.clone().unwrap_or_else(default_server_name),
+            fingerprint,
+            interface: args.advertise_interface.clone(),
+            discovery_port: args.discovery_port,
+        }),
+        _ => None,
+    };
     let config = Config {
         players: args.players,
         tick_rate: args.tick_rate,
@@ -144,6 +203,7 @@ async fn run() -> anyhow::Result<()> {
             DesyncAction::Stop => OnDesync::Stop,
         },
         speed_control: args.speed_control == Switch::On,
+        advertise,
         ..Config::default()
     };
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();

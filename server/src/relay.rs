@@ -21,7 +21,10 @@
 //!   players', and the last of them arrived at least the tolerance ago,
 //!   [`Relay::poll_laggards`] completes the tick with each missing
 //!   player's input of the previous bundle (the default input if it had
-//!   none) and the bundle lists them in [`Bundle::substituted`]. It never
+//!   none) and the bundle lists them in [`Bundle::substituted`]; never
+//!   before half a tick before the tick is needed
+//!   ([`Schedule::stand_in_from`]), and [`Relay::next_stand_in`] tells the
+//!   driver when to wake for it. It never
 //!   stands in for a player whose departure is decided, nor when nobody's
 //!   input for `t` is in. The real input arriving afterwards is a repeat.
 //! - Every bundle of the game is kept: clients that join late or rejoin
@@ -432,21 +435,19 @@ impl Relay {
     /// tolerance): from the next tick on, while a tick lacks only some
     /// players' inputs and the last of the others arrived at least the
     /// tolerance before `now`, each missing input becomes that player's
-    /// input of the tick before; but never before the tick is needed
-    /// ([`Schedule::needed`]): until then a player with a smaller delay
-    /// than the others is late to nobody. The next [`Relay::complete`]
-    /// bundles those ticks with the marks. Returns the stand-ins, in tick
-    /// order.
+    /// input of the tick before; but never before half a tick before the
+    /// tick is needed ([`Schedule::stand_in_from`]): until then a player
+    /// with a smaller delay than the others is late to nobody. The next
+    /// [`Relay::complete`] bundles those ticks with the marks. Returns the
+    /// stand-ins, in tick order.
     pub fn poll_laggards(&mut self, now: Duration) -> Vec<Substitution> {
         let mut substitutions = Vec::new();
-        let Some(tolerance) = self.laggard_tolerance else {
-            return substitutions;
-        };
         let mut tick = self.next_tick();
-        while let Some((missing, waited)) = self.missing_at(tick, now) {
-            if !missing.is_empty() && (waited < tolerance || now < self.schedule.needed(tick)) {
+        while let Some((missing, last_arrival)) = self.missing_at(tick) {
+            if self.stand_in_at(tick).is_none_or(|at| now < at) && !missing.is_empty() {
                 break;
             }
+            let waited = now.saturating_sub(last_arrival);
             for player in missing {
                 let input = self.input_before(player, tick);
                 if let Some(slot) = self.slots.get_mut(&player) {
@@ -471,12 +472,39 @@ impl Relay {
         substitutions
     }
 
+    /// When [`Relay::poll_laggards`] will stand in for the missing inputs
+    /// of the next tick, if any are missing and it will: the driver wakes
+    /// then, not at its next periodic poll, so the stand-in leaves on time.
+    pub fn next_stand_in(&self) -> Option<Duration> {
+        let mut tick = self.next_tick();
+        loop {
+            let (missing, _) = self.missing_at(tick)?;
+            if !missing.is_empty() {
+                return self.stand_in_at(tick);
+            }
+            tick = tick.next();
+        }
+    }
+
+    /// When the missing inputs of `tick` may be stood in for: the
+    /// tolerance after the last input of the tick arrived, and not before
+    /// [`Schedule::stand_in_from`]. `None` without a tolerance, when
+    /// nothing is missing, or when [`Relay::missing_at`] says `None`.
+    fn stand_in_at(&self, tick: Tick) -> Option<Duration> {
+        let tolerance = self.laggard_tolerance?;
+        let (missing, last_arrival) = self.missing_at(tick)?;
+        if missing.is_empty() {
+            return None;
+        }
+        Some((last_arrival + tolerance).max(self.schedule.stand_in_from(tick)))
+    }
+
     /// The players taking part in `tick` whose input for it is missing, and
-    /// how long ago the last input of the tick arrived. `None` when no
-    /// input of the tick is in, or when a player whose departure is decided
-    /// lacks one (the relay never stands in for a leaving player; its drop
-    /// tick is its first missing input, so this does not happen).
-    fn missing_at(&self, tick: Tick, now: Duration) -> Option<(Vec<PlayerId>, Duration)> {
+    /// when the last input of the tick arrived. `None` when no input of
+    /// the tick is in, or when a player whose departure is decided lacks
+    /// one (the relay never stands in for a leaving player; its drop tick
+    /// is its first missing input, so this does not happen).
+    fn missing_at(&self, tick: Tick) -> Option<(Vec<PlayerId>, Duration)> {
         let mut missing = Vec::new();
         let mut last_arrival = None;
         for (&player, slot) in &self.slots {
@@ -489,7 +517,7 @@ impl Relay {
                 None => missing.push(player),
             }
         }
-        Some((missing, now.saturating_sub(last_arrival?)))
+        Some((missing, last_arrival?))
     }
 
     /// `player`'s input of the tick before `tick`, bundled or still held;
@@ -931,16 +959,39 @@ mod tests {
     }
 
     #[test]
-    fn no_input_is_stood_in_for_before_its_tick_is_needed() {
+    fn no_input_is_stood_in_for_before_half_a_tick_before_its_tick_is_needed() {
         let mut relay = tolerant(&[P0, P1]);
         // P0 is 30 ticks ahead of its need (a larger delay than P1's):
-        // tick 0 is needed at 16.7 ms, tick 30 at 516.7 ms.
+        // tick 0 is needed at 16.7 ms, tick 30 at 516.7 ms, so its
+        // stand-in may leave from 508.3 ms on.
         send(&mut relay, P0, 0, &[1; 31], ms(0));
         send(&mut relay, P1, 0, &[1; 30], ms(0));
         assert_eq!(relay.complete(), 30);
+        assert_eq!(
+            relay.next_stand_in(),
+            Some(Duration::from_nanos(508_333_313)),
+            "the driver wakes for it"
+        );
         assert!(relay.poll_laggards(ms(100)).is_empty());
-        assert!(relay.poll_laggards(ms(516)).is_empty());
-        assert_eq!(relay.poll_laggards(ms(517)), vec![stand_in(P1, 30, 517)]);
+        assert!(relay.poll_laggards(ms(508)).is_empty());
+        assert_eq!(relay.poll_laggards(ms(509)), vec![stand_in(P1, 30, 509)]);
+        assert_eq!(relay.complete(), 1);
+        assert_eq!(relay.next_stand_in(), None, "nothing of tick 31 is in");
+    }
+
+    #[test]
+    fn the_next_stand_in_waits_for_the_tolerance_after_the_last_arrival() {
+        let mut relay = tolerant(&[P0, P1]);
+        // Tick 40 is needed at 683.3 ms; P0's input for it arrives late,
+        // at 700 ms, so the stand-in waits the tolerance from then.
+        send(&mut relay, P0, 0, &[1; 40], ms(0));
+        send(&mut relay, P1, 0, &[1; 40], ms(0));
+        assert_eq!(relay.complete(), 40);
+        send(&mut relay, P0, 40, &[1], ms(700));
+        assert_eq!(relay.next_stand_in(), Some(ms(700) + TOLERANCE));
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
+        send(&mut relay, P0, 0, &[1], ms(0));
+        assert_eq!(relay.next_stand_in(), None, "no tolerance, no stand-in");
     }
 
     #[test]

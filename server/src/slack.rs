@@ -78,13 +78,28 @@ impl Schedule {
 
     /// When the clients step `tick`: its bundle must leave by then.
     pub fn needed(&self, tick: Tick) -> Duration {
-        let stretch = self
-            .stretches
+        let stretch = self.stretch_of(tick);
+        stretch.base + stretch.tick * tick.since(stretch.from).saturating_add(1)
+    }
+
+    /// The earliest a late input for `tick` may be stood in for: half a
+    /// tick before it is needed. A stand-in made only when the tick is
+    /// needed reaches the clients just as they step it, a hair late after
+    /// any scheduling, so every one would stall them all; half a tick
+    /// earlier it arrives in time. An input still missing then had less
+    /// slack than the player's own safety margin, so its delay was going
+    /// up anyway.
+    pub fn stand_in_from(&self, tick: Tick) -> Duration {
+        self.needed(tick)
+            .saturating_sub(self.stretch_of(tick).tick / 2)
+    }
+
+    fn stretch_of(&self, tick: Tick) -> &Stretch {
+        self.stretches
             .iter()
             .rev()
             .find(|s| s.from <= tick)
-            .unwrap_or(&self.stretches[0]);
-        stretch.base + stretch.tick * tick.since(stretch.from).saturating_add(1)
+            .unwrap_or(&self.stretches[0])
     }
 }
 

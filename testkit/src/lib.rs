@@ -72,9 +72,21 @@ impl Server {
     /// A server on loopback run from the binary `bin` (another build, for
     /// benchmarks that compare two).
     pub fn start_binary(bin: &Path, listen: &str, players: u8, extra: &[&str]) -> Server {
+        Server::start_command(Command::new(bin), listen, players, extra)
+    }
+
+    /// A server started by `command`, which runs the server binary with
+    /// the arguments added here (such as `ip netns exec NS lockstep-server`,
+    /// to run it inside a network namespace).
+    pub fn start_command(
+        mut command: Command,
+        listen: &str,
+        players: u8,
+        extra: &[&str],
+    ) -> Server {
         let identity = TempDir::new("identity");
         let replays = TempDir::new("replays");
-        let mut child = Command::new(bin)
+        let mut child = command
             .args(["--listen", listen, "--players", &players.to_string()])
             .arg("--identity-dir")
             .arg(&identity.0)

@@ -442,6 +442,14 @@ impl Session {
         }
     }
 
+    /// How many players are in and whether they play, for the LAN beacon.
+    pub(crate) fn occupancy(&self) -> crate::Occupancy {
+        crate::Occupancy {
+            players: u8::try_from(self.connected_players().len()).unwrap_or(u8::MAX),
+            playing: self.relay.is_some(),
+        }
+    }
+
     /// The slots of the players connected now.
     fn connected_players(&self) -> BTreeSet<PlayerId> {
         self.clients
@@ -868,7 +876,14 @@ impl Session {
         }
     }
 
-    /// The periodic work, every [`POLL_INTERVAL`]: drops silent players,
+    /// When the session next has work that cannot wait for the periodic
+    /// poll: a late input to stand in for ([`Relay::next_stand_in`]).
+    pub(crate) fn next_deadline(&self) -> Option<Duration> {
+        self.relay.as_ref()?.next_stand_in()
+    }
+
+    /// The periodic work, every [`POLL_INTERVAL`] and at every
+    /// [`Session::next_deadline`]: drops silent players,
     /// stands in for late ones, repeats bundles to clients that lack them,
     /// and sends the lag indicator when no bundle carried it.
     pub(crate) fn poll(&mut self, now: Duration) {
