@@ -95,10 +95,7 @@ pub(crate) struct PlayArgs {
     /// --screenshot-tick.
     #[arg(long, value_name = "N", requires = "screenshot", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) screenshot_lobby: Option<u32>,
-    /// Press ready in the lobby once the lobby screenshot is taken, as a
-    /// person would (for tests).
-    #[arg(long, hide = true, requires = "screenshot_lobby")]
-    pub(crate) ready_after_screenshot: bool,
+
     #[command(flatten)]
     pub(crate) window: WindowArgs,
     /// Where desync dumps are written when the server reports a desync.
@@ -281,7 +278,6 @@ impl PlayArgs {
             window: WindowOptions {
                 draw_cost: Duration::from_nanos(self.draw_cost_ns),
                 screenshot_lobby: self.screenshot_lobby,
-                ready_after_screenshot: self.ready_after_screenshot,
                 ..self.window.options(self.bot)
             },
         })
@@ -327,7 +323,6 @@ impl WindowArgs {
             vsync: self.vsync,
             draw_cost: Duration::ZERO,
             screenshot_lobby: None,
-            ready_after_screenshot: false,
         }
     }
 }

@@ -450,10 +450,6 @@ fn wait_in_lobby(
         if shot_here && lobby_shown {
             if let Some(path) = options.screenshot.take() {
                 crate::screenshot::save_png(&screen.canvas, &path)?;
-                if options.ready_after_screenshot && !view.ready {
-                    view.ready = true;
-                    net.ready(true);
-                }
             }
         }
         screen.present();

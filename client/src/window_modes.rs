@@ -64,9 +64,6 @@ pub struct WindowOptions {
     /// (and, after a game, that game's scores), and before this client
     /// says it is ready.
     pub screenshot_lobby: Option<u32>,
-    /// Once the lobby screenshot is taken, press the ready key as a person
-    /// would (for tests of the lobby; windows have no other hands there).
-    pub ready_after_screenshot: bool,
 }
 
 impl WindowOptions {

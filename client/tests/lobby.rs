@@ -1,5 +1,5 @@
 //! The lobby in a real window under Xvfb: a person's window holds the
-//! start until it says ready, the lobby screen lists the players with
+//! start until its player clicks ready (xdotool clicks), the lobby screen lists the players with
 //! their colours and ready marks and shows the server's verification code,
 //! and after a game it shows that game's scores before the rematch.
 
@@ -9,7 +9,7 @@ use lockstep_client::lobby_screen::{layout, CODE_TEXT, READY_TEXT};
 use lockstep_client::render::player_colour;
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_protocol::{verification_code, PlayerId};
-use lockstep_testkit::{headless_bot, windowed, Client, Server, TempDir};
+use lockstep_testkit::{client_bin, headless_bot, windowed, Client, Server, TempDir};
 
 type Image = (u32, u32, Vec<u8>);
 
@@ -40,24 +40,40 @@ fn points_of(
 }
 
 #[test]
-fn a_window_holds_the_start_until_its_player_says_ready() {
+fn a_window_holds_the_start_until_its_player_clicks_ready() {
     let mut server = Server::start(2, &["--seed", "11"]);
     let dir = TempDir::new("lobby-ready");
     let shot = dir.0.join("lobby.png");
-    let shot_arg = shot.to_string_lossy().to_string();
-    let window = windowed(
-        &server,
-        "ann",
-        &[
-            "--ticks",
-            "60",
-            "--screenshot",
-            &shot_arg,
-            "--screenshot-lobby",
-            "1",
-            "--ready-after-screenshot",
-        ],
-    );
+    // Inside one Xvfb display: the client, then, once it has photographed
+    // the full lobby, a click on its ready button, as a person would.
+    let button = layout(WINDOW, 2).button.center();
+    let script = r#"
+        "$0" "$@" & client=$!
+        for _ in $(seq 300); do
+          [ -s "$SHOT" ] && break
+          sleep 0.1
+        done
+        window=$(xdotool search --name "lockstep.*ann" 2>/dev/null | head -n 1)
+        xdotool mousemove --window "$window" "$X" "$Y" click 1
+        wait "$client"
+    "#;
+    let mut command = std::process::Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
+        .arg(client_bin())
+        .args([
+            "--connect",
+            &server.addr,
+            "--fingerprint",
+            &server.fingerprint,
+        ])
+        .args(["--name", "ann", "--ticks", "60", "--screenshot-lobby", "1"])
+        .arg("--screenshot")
+        .arg(&shot)
+        .env("SHOT", &shot)
+        .env("X", button.x().to_string())
+        .env("Y", button.y().to_string());
+    let window = Client::spawn("ann", &mut command);
     // ann first, so she has slot 0 and the bot slot 1.
     server.wait_for("joined player=0 name=ann", Duration::from_secs(30));
     let bot = Client::headless_bot(&server, "bot", 1, 60);
@@ -70,7 +86,7 @@ fn a_window_holds_the_start_until_its_player_says_ready() {
             .unwrap_or_else(|| panic!("no {needle:?} in {:?}", server.seen))
     };
     // The bot joined ready and both were there, yet the game waited for
-    // ann's word.
+    // ann's click.
     assert!(order("joined player=1 name=bot") < order("ready player=0 name=ann ready=true"));
     assert!(order("ready player=0 name=ann ready=true") < order("start players=ann,bot"));
     let ends = [window, bot].map(|c| c.finish(Duration::from_secs(60)).final_line());
