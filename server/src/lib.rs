@@ -61,15 +61,19 @@ pub use speed::{CapacityReport, SpeedChange, SpeedControl, SpeedReason};
 /// other input of the tick is in, before the relay repeats that player's
 /// previous input instead (`--laggard-ms`).
 ///
-/// 50 ms is three ticks at 60 Hz, the default input delay: the others sent
-/// their inputs for a tick about that long before they simulate it, so this
-/// is about when they would begin to wait. Standing in sooner loses inputs
-/// that would have stalled nobody; later, the others stall anyway and the
-/// whole game slows to the laggard's pace. On a LAN every player's input
-/// arrives within a millisecond or two of the others, and the one or two
-/// missed frames (16-33 ms) of a busy window stay well inside it, so only
-/// a machine that stalls for longer loses inputs (and nobody waits for it).
-pub const DEFAULT_LAGGARD_TOLERANCE: Duration = Duration::from_millis(50);
+/// A stand-in never comes before half a tick before its tick is needed
+/// (`Relay::poll_laggards`), so an input on time is never
+/// replaced, whatever the tolerance. The tolerance only decides how long a
+/// tick waits beyond that when the others' inputs came late themselves, and
+/// then every millisecond more is a millisecond every other player stalls:
+/// at the delays of a LAN (one to three ticks) the others' inputs reach the
+/// server only 16 to 50 ms before the tick is needed. The inputs of one
+/// tick arrive within a millisecond or two of each other (each client's
+/// network thread sends them on its clock, whatever its frames do), so
+/// 8 ms, half a tick at 60 Hz, covers their spread and no more. Measured:
+/// with 50 ms, a client frozen for 300 ms at delay 3 stalled the others on
+/// every tick of the freeze (see BENCHMARKS.md, "Feel").
+pub const DEFAULT_LAGGARD_TOLERANCE: Duration = Duration::from_millis(8);
 
 /// QUIC close code: the server is shutting down.
 pub const CLOSE_SHUTDOWN: quinn::VarInt = quinn::VarInt::from_u32(1);

@@ -37,11 +37,11 @@ struct Args {
     /// Milliseconds a tick waits for a late player's input once every other
     /// input of the tick has arrived; then the player's previous input
     /// stands in for it, marked in the bundle, and the game goes on (0:
-    /// always wait, up to --drop-timeout-ms). The default is three ticks at
-    /// 60 Hz, the default input delay: about when the others would start to
-    /// wait anyway. On a LAN inputs arrive within a millisecond or two of
-    /// each other and a busy window's missed frame or two (16-33 ms) fit
-    /// well inside it; only a machine stalled longer loses inputs.
+    /// always wait, up to --drop-timeout-ms). Never before half a tick
+    /// before the tick is needed, so an input on time is never replaced.
+    /// The default, 8 ms, covers the spread of one tick's inputs on a LAN;
+    /// every millisecond more is one every other player stalls once the
+    /// tick is due.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_LAGGARD_TOLERANCE.as_millis() as u64)]
     laggard_ms: u64,
     /// Clients report their world hash every this many ticks (1-3600).

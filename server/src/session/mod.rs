@@ -1153,6 +1153,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("lockstep-laggard-{}", std::process::id()));
         let mut h = three_playing(Config {
             replay_dir: Some(dir.clone()),
+            laggard_tolerance: Some(ms(50)),
             ..Config::default()
         });
         // cat sends nothing more; at 500 ms, when ticks up to 29 are needed
