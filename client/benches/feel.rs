@@ -237,8 +237,14 @@ impl Drop for Display {
 }
 
 /// Plays one game; returns every client's report and whether the final
-/// lines agreed.
-fn game(build: &Build, scenario: &Scenario, variant: &Variant, ticks: u32) -> (Vec<Report>, bool) {
+/// lines agreed, or, when a client failed, what it last said: a result
+/// of the game like any other, printed in its row.
+fn game(
+    build: &Build,
+    scenario: &Scenario,
+    variant: &Variant,
+    ticks: u32,
+) -> Result<(Vec<Report>, bool), String> {
     let players = if scenario.demo { 3 } else { 4 };
     let mut server = Server::start_binary(&build.server, "127.0.0.1:0", players, variant.flags);
     let display = scenario.demo.then(Display::start);
@@ -287,9 +293,13 @@ fn game(build: &Build, scenario: &Scenario, variant: &Variant, ticks: u32) -> (V
     }
     let limit = Duration::from_secs(u64::from(ticks / TICK_RATE) * 4 + 60);
     let finished: Vec<Finished> = clients.into_iter().map(|c| c.finish(limit)).collect();
+    if let Some(failed) = finished.iter().find(|f| !f.success) {
+        let last = failed.stderr.lines().last().unwrap_or("no output");
+        return Err(format!("{} failed: {last}", failed.name));
+    }
     let finals: Vec<_> = finished.iter().map(Finished::final_line).collect();
     let agreed = finals.windows(2).all(|w| w[0] == w[1]);
-    (finished.iter().map(Report::of).collect(), agreed)
+    Ok((finished.iter().map(Report::of).collect(), agreed))
 }
 
 fn main() {
@@ -325,7 +335,16 @@ fn main() {
                 if (variant.new_only || !scenario.first.is_empty()) && !build.current {
                     continue;
                 }
-                let (reports, agreed) = game(build, scenario, variant, ticks);
+                let (reports, agreed) = match game(build, scenario, variant, ticks) {
+                    Ok(played) => played,
+                    Err(failure) => {
+                        println!(
+                            "| {} | {} | {} | {failure} | | | | |",
+                            scenario.label, build.label, variant.label
+                        );
+                        continue;
+                    }
+                };
                 // For the slow client, what matters is what it does to the
                 // others.
                 let judged: Vec<&Report> = if scenario.first.is_empty() {
