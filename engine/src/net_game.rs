@@ -116,6 +116,10 @@ pub struct NetGame<G> {
     playout: Playout,
     stats: GameStats,
     last_stall: Option<Tick>,
+    /// The clock's lag right after the last tick ran: a tick that stalls
+    /// while the game still catches up was due from then, not from its
+    /// place in the schedule, and only the wait since counts as its own.
+    lag_after_step: u64,
     history: History<G>,
     hash_interval: u32,
     fault: Option<Fault>,
@@ -156,6 +160,7 @@ impl<G: Game> NetGame<G> {
             playout: Playout::new(start.tick_rate),
             stats: GameStats::default(),
             last_stall: None,
+            lag_after_step: 0,
             history,
             hash_interval: u32::from(start.hash_interval.max(1)),
             fault: options.fault,
@@ -242,8 +247,9 @@ impl<G: Game> NetGame<G> {
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
                 let held = self.buffer.buffered() + 1;
+                let due_from = self.clock.tick_ns().max(self.lag_after_step);
                 let waited = (self.last_stall == Some(tick))
-                    .then(|| self.clock.lag_ns().saturating_sub(self.clock.tick_ns()));
+                    .then(|| self.clock.lag_ns().saturating_sub(due_from));
                 let on_time = self.clock.lag_ns() < 2 * self.clock.tick_ns();
                 self.previous.clone_from(&self.current);
                 match self.fault.filter(|f| f.tick == tick.next()) {
@@ -277,6 +283,7 @@ impl<G: Game> NetGame<G> {
                 if self.catch_up.is_none() {
                     self.adapt_playout(tick, &bundle, waited, on_time.then_some(held));
                 }
+                self.lag_after_step = self.clock.lag_ns();
                 Advance::Ran {
                     tick: now,
                     report,
@@ -867,6 +874,24 @@ mod tests {
         assert_eq!(game.clock().lag_ns(), 0);
         let hold = game.clock().hold_ns();
         assert!(hold > 0 && hold <= 3 * TICK_NS - 40_000_000, "{hold}");
+    }
+
+    #[test]
+    fn a_stall_while_catching_up_counts_only_its_own_wait() {
+        let mut game = on_time_to_100();
+        // A 300 ms wait for bundle 100, then bundle 101 comes 10 ms after
+        // 100 while the game is still 300 ms behind: its own wait is 10 ms,
+        // and two stalls of 300 and 10 ms call for one tick of playout,
+        // not for the cap.
+        assert_eq!(frame(&mut game, TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(frame(&mut game, 300_000_000).0, Vec::<u32>::new());
+        game.receive(Tick(100), vec![bundle(0)]);
+        assert_eq!(frame(&mut game, 0).0, vec![101]);
+        game.begin_frame(10_000_000);
+        assert_eq!(game.advance(), Advance::Stalled(Tick(101)));
+        game.receive(Tick(101), vec![bundle(0)]);
+        assert!(matches!(game.advance(), Advance::Ran { .. }));
+        assert_eq!(game.playout(), 1);
     }
 
     #[test]
