@@ -40,6 +40,8 @@
 pub mod browser;
 #[cfg(feature = "window")]
 pub mod browser_window;
+#[cfg(feature = "window")]
+pub mod chart;
 pub mod clock;
 pub mod connect;
 pub mod desync_diff;
