@@ -19,6 +19,77 @@ pub const PLOT: Color = Color::RGB(28, 30, 40);
 /// Faint grid lines inside a plot.
 pub const GRID: Color = Color::RGB(58, 62, 78);
 
+/// The kinds of event marker, one colour each, the same in the net graph,
+/// the report picture and the replay timeline, so a colour means one thing
+/// everywhere. The colours are saturated and far from the player colours
+/// and from every series colour, so a test can find a marker by colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    /// A due tick had to wait for its bundle.
+    Stall,
+    /// The input delay (or the playout delay) changed.
+    DelayChange,
+    /// The server said it waits for a peer.
+    LagWarning,
+    /// A player was dropped or left.
+    Drop,
+    /// A player came back.
+    Rejoin,
+    /// Hashes differed.
+    Desync,
+    /// The server stood in for an input (ours, in the net graph).
+    Substituted,
+    /// The game speed changed.
+    Speed,
+    /// A goal.
+    Goal,
+}
+
+impl Mark {
+    /// Every kind, in legend order.
+    pub const ALL: [Mark; 9] = [
+        Mark::Stall,
+        Mark::DelayChange,
+        Mark::LagWarning,
+        Mark::Drop,
+        Mark::Rejoin,
+        Mark::Desync,
+        Mark::Substituted,
+        Mark::Speed,
+        Mark::Goal,
+    ];
+
+    /// The marker's colour.
+    pub fn colour(self) -> Color {
+        match self {
+            Mark::Stall => Color::RGB(255, 40, 40),
+            Mark::DelayChange => Color::RGB(255, 255, 0),
+            Mark::LagWarning => Color::RGB(255, 128, 0),
+            Mark::Drop => Color::RGB(255, 0, 128),
+            Mark::Rejoin => Color::RGB(0, 255, 128),
+            Mark::Desync => Color::RGB(255, 0, 255),
+            Mark::Substituted => Color::RGB(160, 100, 255),
+            Mark::Speed => Color::RGB(0, 255, 255),
+            Mark::Goal => Color::RGB(255, 255, 255),
+        }
+    }
+
+    /// The word in the legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mark::Stall => "stall",
+            Mark::DelayChange => "delay",
+            Mark::LagWarning => "lag",
+            Mark::Drop => "drop",
+            Mark::Rejoin => "rejoin",
+            Mark::Desync => "desync",
+            Mark::Substituted => "stand-in",
+            Mark::Speed => "speed",
+            Mark::Goal => "goal",
+        }
+    }
+}
+
 /// Bars of `(value, scale)` from the left edge of `rect`, `bar_width`
 /// pixels each, over the plot background, with a gap of one pixel between
 /// bars when there is room. A bar past its scale is capped in red.

@@ -401,6 +401,20 @@ pub(crate) enum Command {
         #[command(flatten)]
         window: WindowArgs,
     },
+    /// Draw a whole game from its replay into a PNG: the players and
+    /// their machines, the verdict, goals, hash checks, drops, rejoins and
+    /// desyncs over game time, and each player's ping, slack, waits and
+    /// stand-ins. Needs no display.
+    Report {
+        /// The replay file.
+        replay: PathBuf,
+        /// The PNG to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Picture width in pixels (the height follows from the players).
+        #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(480..=8192))]
+        width: u32,
+    },
     /// Play alone against bots in a window (MAX_LOOPS guard on).
     Solo(SoloArgs),
     /// The game loop lab: the solo world driven by any loop strategy of the

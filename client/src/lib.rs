@@ -66,6 +66,9 @@ pub mod recording;
 #[cfg(feature = "window")]
 pub mod render;
 pub mod replaced;
+pub mod report;
+#[cfg(feature = "window")]
+pub mod report_picture;
 #[cfg(feature = "window")]
 pub mod replay_window;
 #[cfg(feature = "window")]

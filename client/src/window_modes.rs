@@ -158,6 +158,22 @@ pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<Stri
     }
 }
 
+/// `report`: draws the picture of a replay into a PNG (no display
+/// needed, but SDL2 draws it); the line to print.
+pub fn report(options: crate::report::ReportOptions) -> anyhow::Result<Vec<String>> {
+    #[cfg(feature = "window")]
+    {
+        use anyhow::Context;
+        crate::report_picture::run(&options)
+            .with_context(|| format!("drawing the report of {}", options.replay.display()))
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = options;
+        Err(NoWindow("drawing a report picture").into())
+    }
+}
+
 /// Runs the game loop lab until Esc or `start.frames`; its report line.
 pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
