@@ -147,7 +147,8 @@ pub fn columns<T: RenderTarget>(
 }
 
 /// A line through the values of the columns of `rect` on a `0..scale`
-/// axis (cut at the top and bottom), broken where a column has none.
+/// axis (cut at the top and bottom), straight across columns without a
+/// value: samples are sparser than pixels.
 pub fn line<T: RenderTarget>(
     canvas: &mut Canvas<T>,
     rect: Rect,
@@ -162,7 +163,7 @@ pub fn line<T: RenderTarget>(
         match (last, point) {
             (Some(a), Some(b)) => canvas.draw_line(a, b)?,
             (None, Some(b)) => canvas.draw_point(b)?,
-            _ => {}
+            (_, None) => continue,
         }
         last = point;
     }

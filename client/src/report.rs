@@ -73,8 +73,11 @@ pub struct GameReport {
     pub checks: Vec<HashCheck>,
     /// Goals: (tick, scorer).
     pub goals: Vec<(Tick, PlayerId)>,
-    /// Drops and leaves: (first tick without the player, player, why).
+    /// Drops: (first tick without the player, player, why), for every
+    /// departure that was not the player's own choice.
     pub drops: Vec<(Tick, PlayerId, String)>,
+    /// Players who left on their own ("left", or "finished" their game).
+    pub leaves: Vec<(Tick, PlayerId)>,
     /// Rejoins: (tick, player).
     pub rejoins: Vec<(Tick, PlayerId)>,
     /// Desyncs: the tick whose hashes differed first, and the first
@@ -209,13 +212,30 @@ pub fn analyse(file: &str, replay: Replay, problem: Option<String>) -> GameRepor
         players,
         checks,
         goals,
-        drops: replay.departures.clone(),
+        drops: replay
+            .departures
+            .iter()
+            .filter(|(_, _, why)| !chosen(why))
+            .cloned()
+            .collect(),
+        leaves: replay
+            .departures
+            .iter()
+            .filter(|(_, _, why)| chosen(why))
+            .map(|(tick, player, _)| (*tick, *player))
+            .collect(),
         rejoins,
         desyncs,
         speeds,
         verdict,
         verified,
     }
+}
+
+/// Whether a departure's reason (the server's words in the `Left`
+/// record) is the player's own choice rather than a drop.
+fn chosen(reason: &str) -> bool {
+    matches!(reason, "left" | "finished")
 }
 
 /// Every player's goals in `world`.

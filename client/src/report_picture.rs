@@ -186,9 +186,11 @@ fn title_block<T: sdl2::render::RenderTarget>(
     let checks = report.checks.len();
     let diverged = report.checks.iter().filter(|c| !c.agreed).count();
     let line = format!(
-        "hash checks {checks} ({diverged} diverged), goals {}, drops {}, rejoins {}, desyncs {}",
+        "hash checks {checks} ({diverged} diverged), goals {}, drops {}, left {}, rejoins {}, \
+         desyncs {}",
         report.goals.len(),
         report.drops.len(),
+        report.leaves.len(),
         report.rejoins.len(),
         report.desyncs.len()
     );
