@@ -306,6 +306,12 @@ pub(crate) struct WindowArgs {
     /// frames are shown unsynchronised.
     #[arg(long)]
     pub(crate) vsync: bool,
+    /// Start a networked game with the net graph shown: strip charts of
+    /// the last seconds (frame time, ticks per frame, RTT, jitter, input
+    /// delay, bundles held, stalls, bytes/s) with event markers. F3
+    /// toggles it.
+    #[arg(long)]
+    pub(crate) net_graph: bool,
 }
 
 impl WindowArgs {
@@ -323,6 +329,7 @@ impl WindowArgs {
             vsync: self.vsync,
             draw_cost: Duration::ZERO,
             screenshot_lobby: None,
+            net_graph: self.net_graph,
         }
     }
 }

@@ -58,6 +58,8 @@ pub mod list;
 pub mod lobby_screen;
 pub mod net;
 #[cfg(feature = "window")]
+pub mod net_graph;
+#[cfg(feature = "window")]
 mod overlay;
 pub mod pacing;
 pub mod platform;
