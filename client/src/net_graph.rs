@@ -68,8 +68,7 @@ pub struct FrameSample {
 pub struct Observed {
     /// Input delay plus playout, ticks.
     pub delay: u32,
-    /// Whether the server's last lag indicator says the game waits for
-    /// another player.
+    /// Whether the HUD warns that the game waits for another player.
     pub waiting_for_peer: bool,
     /// Players in the game.
     pub players: usize,
@@ -172,12 +171,10 @@ impl NetGraph {
             rx_bytes: play.link.rx_bytes,
             tx_bytes: play.link.tx_bytes,
         };
-        let waiting_for_peer = play.peers.as_ref().is_some_and(|status| {
-            status
-                .peers
-                .iter()
-                .any(|p| p.waited_for && Some(p.player) != game.me)
-        });
+        // The HUD's warning, which waits a moment before it names a late
+        // peer: every lag indicator naming one would mark most frames of
+        // a jittery link.
+        let waiting_for_peer = play.waiting_for().is_some();
         let observed = Observed {
             delay: game.input_delay() + u32::from(game.playout()),
             waiting_for_peer,
