@@ -75,6 +75,8 @@ pub mod report_picture;
 pub mod replay_window;
 #[cfg(feature = "window")]
 pub mod screenshot;
+#[cfg(feature = "window")]
+pub mod timeline;
 pub mod tls;
 pub mod verify;
 #[cfg(feature = "window")]

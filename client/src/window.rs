@@ -85,6 +85,9 @@ pub(crate) struct Pumped {
     pub(crate) clicks: Vec<(i32, i32)>,
     /// Controller buttons pressed (the server browser's D-pad and A).
     pub(crate) buttons: Vec<Button>,
+    /// Where the mouse moved with the left button held (the replay
+    /// timeline's scrubbing), in window pixels.
+    pub(crate) drags: Vec<(i32, i32)>,
 }
 
 impl Screen {
@@ -163,6 +166,9 @@ impl Screen {
                     y,
                     ..
                 } => pumped.clicks.push((x, y)),
+                Event::MouseMotion {
+                    mousestate, x, y, ..
+                } if mousestate.left() => pumped.drags.push((x, y)),
                 Event::ControllerButtonDown { button, .. } => pumped.buttons.push(button),
                 Event::Window {
                     win_event: WindowEvent::SizeChanged(..),
