@@ -62,10 +62,10 @@ impl Mark {
     /// The marker's colour.
     pub fn colour(self) -> Color {
         match self {
-            Mark::Stall => Color::RGB(255, 40, 40),
+            Mark::Stall => Color::RGB(190, 50, 50),
             Mark::DelayChange => Color::RGB(255, 255, 0),
             Mark::LagWarning => Color::RGB(255, 128, 0),
-            Mark::Drop => Color::RGB(255, 0, 128),
+            Mark::Drop => Color::RGB(255, 0, 0),
             Mark::Rejoin => Color::RGB(0, 255, 128),
             Mark::Desync => Color::RGB(255, 0, 255),
             Mark::Substituted => Color::RGB(160, 100, 255),
