@@ -388,7 +388,8 @@ pub(crate) enum Command {
         max: usize,
     },
     /// Play a replay in the window (Space pause, . step, [ ] speed, Home/End,
-    /// PgUp/PgDn seek), or verify it against its recorded hashes.
+    /// PgUp/PgDn seek, click or drag on the timeline), or verify it against
+    /// its recorded hashes.
     Replay {
         /// The replay file (from the server's replay directory or --record).
         file: PathBuf,

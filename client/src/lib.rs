@@ -68,11 +68,11 @@ pub mod recording;
 #[cfg(feature = "window")]
 pub mod render;
 pub mod replaced;
+#[cfg(feature = "window")]
+pub mod replay_window;
 pub mod report;
 #[cfg(feature = "window")]
 pub mod report_picture;
-#[cfg(feature = "window")]
-pub mod replay_window;
 #[cfg(feature = "window")]
 pub mod screenshot;
 #[cfg(feature = "window")]

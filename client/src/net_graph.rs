@@ -239,12 +239,7 @@ impl NetGraph {
         for (index, chart) in (0i32..).zip(&charts) {
             let cx = area.x() + pad + (index % columns) * (cell_width + pad);
             let cy = top + (index / columns) * (cell_height + pad);
-            let plot = Rect::new(
-                cx,
-                cy + line,
-                cell_width.max(1) as u32,
-                plot_height as u32,
-            );
+            let plot = Rect::new(cx, cy + line, cell_width.max(1) as u32, plot_height as u32);
             self.draw_chart(canvas, chart, plot, size, start, now)?;
         }
         Ok(())
@@ -350,7 +345,14 @@ impl NetGraph {
             .fold(chart.minimum, |a, &b| a.max(b));
         let scale = chart::nice_scale(largest);
         let title = format!("{}  (0-{scale})", chart.title);
-        text(canvas, plot.x(), plot.y() - (GLYPH + 2) * size, size, &title, colour)?;
+        text(
+            canvas,
+            plot.x(),
+            plot.y() - (GLYPH + 2) * size,
+            size,
+            &title,
+            colour,
+        )?;
         chart::background(canvas, plot)?;
         for ((colour, style, _), values) in chart.series.iter().zip(&values) {
             match style {
@@ -358,10 +360,8 @@ impl NetGraph {
                 Style::Line => chart::line(canvas, plot, values, scale, *colour)?,
                 Style::Stall => {
                     let lane = Rect::new(plot.x(), plot.bottom() - 3, plot.width(), 3);
-                    let stalls: Vec<Option<f32>> = values
-                        .iter()
-                        .map(|v| v.filter(|&v| v > 0.0))
-                        .collect();
+                    let stalls: Vec<Option<f32>> =
+                        values.iter().map(|v| v.filter(|&v| v > 0.0)).collect();
                     chart::columns(canvas, lane, &stalls, 1.0, *colour)?;
                 }
             }
@@ -403,10 +403,14 @@ enum Style {
     Stall,
 }
 
+/// A series of a chart: its colour, its style and how to read its value
+/// off a frame.
+type Series = (Color, Style, fn(&Stored) -> f32);
+
 /// One chart of the graph.
 struct Chart {
     title: String,
-    series: Vec<(Color, Style, fn(&Stored) -> f32)>,
+    series: Vec<Series>,
     /// The smallest top of the scale, so an idle chart is not all noise.
     minimum: f32,
 }

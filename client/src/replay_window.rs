@@ -49,11 +49,7 @@ pub fn run(
             catch_up_per_frame: 256,
         },
     );
-    let timeline = Timeline::new(&crate::report::analyse(
-        "",
-        playback.replay().clone(),
-        None,
-    ));
+    let timeline = Timeline::new(&crate::report::analyse("", playback.replay().clone(), None));
     let mut speed = view.speed.clamp(SPEEDS.0, SPEEDS.1);
     let mut paused = false;
     if let Some(tick) = view.seek {
@@ -102,7 +98,7 @@ pub fn run(
             .iter()
             .chain(&pumped.drags)
             .filter_map(|&at| timeline.seek_at(bar, at))
-            .last();
+            .next_back();
         if let Some(tick) = scrubbed {
             playback.seek(tick);
         }

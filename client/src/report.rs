@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lockstep_engine::{apply, Game, Setup};
 use lockstep_engine::replay;
+use lockstep_engine::{apply, Game, Setup};
 use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
 use lockstep_sim::World;
 
@@ -97,9 +97,10 @@ pub struct GameReport {
 /// picture of what could be read is still worth having.
 pub fn load(path: &Path) -> Result<GameReport, replay::PlaybackError> {
     let (replay, problem) = replay::open(path)?;
-    let file = path
-        .file_name()
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into());
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
     Ok(analyse(&file, replay, problem.map(|p| p.to_string())))
 }
 

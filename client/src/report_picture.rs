@@ -112,13 +112,8 @@ impl Layout {
     /// The column of the plots where tick `tick` of `ticks` is.
     pub fn x_of(&self, tick: Tick, ticks: u32) -> i32 {
         let columns = self.events.width();
-        let column = chart::column_of(
-            f64::from(tick.0),
-            0.0,
-            f64::from(ticks.max(1)),
-            columns,
-        )
-        .unwrap_or(columns.saturating_sub(1));
+        let column = chart::column_of(f64::from(tick.0), 0.0, f64::from(ticks.max(1)), columns)
+            .unwrap_or(columns.saturating_sub(1));
         self.events.x() + column as i32
     }
 }
@@ -135,7 +130,11 @@ pub fn run(options: &ReportOptions) -> Result<Vec<String>, ReportError> {
         options.out.display(),
         report.ticks,
         report.players.len(),
-        if report.verified { "verified" } else { "problem" }
+        if report.verified {
+            "verified"
+        } else {
+            "problem"
+        }
     )])
 }
 
@@ -210,7 +209,14 @@ fn title_block<T: sdl2::render::RenderTarget>(
             player.goals,
             player.substituted.len()
         );
-        text(canvas, MARGIN + GLYPH + 6, y, 1, &printable(&line), HUD_TEXT)?;
+        text(
+            canvas,
+            MARGIN + GLYPH + 6,
+            y,
+            1,
+            &printable(&line),
+            HUD_TEXT,
+        )?;
     }
     Ok(())
 }
@@ -235,7 +241,14 @@ fn events_panel<T: sdl2::render::RenderTarget>(
     // The lanes: hash checks along the bottom, goals along the top, the
     // rest as full-height markers.
     let lane = (rect.height() / 4).max(4);
-    text(canvas, MARGIN, rect.bottom() - lane as i32, 1, "hashes", DIM)?;
+    text(
+        canvas,
+        MARGIN,
+        rect.bottom() - lane as i32,
+        1,
+        "hashes",
+        DIM,
+    )?;
     text(canvas, MARGIN, rect.y(), 1, "goals", DIM)?;
     text(canvas, MARGIN, rect.y() + LINE, 1, "drops etc.", DIM)?;
     let checks = Rect::new(rect.x(), rect.bottom() - lane as i32, rect.width(), lane);
@@ -351,7 +364,11 @@ fn player_panel<T: sdl2::render::RenderTarget>(
         end,
         columns,
     );
-    let largest = ping.iter().chain(&slack).flatten().fold(0.0f32, |a, &b| a.max(b));
+    let largest = ping
+        .iter()
+        .chain(&slack)
+        .flatten()
+        .fold(0.0f32, |a, &b| a.max(b));
     let scale = chart::nice_scale(largest.max(10.0));
     let title = format!(
         "{}: ping (blue) and slack p10 (amber), 0-{scale} ms; waits, stand-ins",
@@ -409,7 +426,10 @@ mod tests {
     fn the_layout_grows_with_the_players_and_keeps_the_axis_inside() {
         let two = Layout::new(1000, 2);
         let three = Layout::new(1000, 3);
-        assert_eq!(three.size.1 as i32 - two.size.1 as i32, two.player_step + LINE);
+        assert_eq!(
+            three.size.1 as i32 - two.size.1 as i32,
+            two.player_step + LINE
+        );
         assert!(two.player(1).bottom() < two.size.1 as i32);
         assert_eq!(two.x_of(Tick(0), 600), two.events.x());
         assert_eq!(two.x_of(Tick(600), 600), two.events.right() - 1);

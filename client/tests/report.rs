@@ -53,7 +53,10 @@ fn a_format_3_replay_still_verifies_and_has_a_report() {
     let out = verified(&fixture(), &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("verified ticks=244 checks=32"), "{stdout}");
-    assert!(stdout.contains("final tick=244 hash=b94b401223e6cfeb"), "{stdout}");
+    assert!(
+        stdout.contains("final tick=244 hash=b94b401223e6cfeb"),
+        "{stdout}"
+    );
 
     let dir = TempDir::new("report-old");
     let png = dir.0.join("old.png");
@@ -64,7 +67,10 @@ fn a_format_3_replay_still_verifies_and_has_a_report() {
         "{stdout}{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(stdout.contains("ticks=244 players=2 verdict=verified"), "{stdout}");
+    assert!(
+        stdout.contains("ticks=244 players=2 verdict=verified"),
+        "{stdout}"
+    );
     let (width, height, _) = load_png_rgb(&png).expect("the report is a PNG");
     assert_eq!((width, height), Layout::new(800, 2).size);
 }

@@ -45,7 +45,14 @@ fn a_click_on_the_timeline_seeks_back_to_the_exact_state() {
         .arg(client_bin())
         .arg("replay")
         .arg(&replay)
-        .args(["--seek", "200", "--speed", "0.25", "--window-size", "640x360"])
+        .args([
+            "--seek",
+            "200",
+            "--speed",
+            "0.25",
+            "--window-size",
+            "640x360",
+        ])
         .arg("--screenshot")
         .arg(&shot)
         .env("SHOT", &shot)
@@ -75,5 +82,9 @@ fn a_click_on_the_timeline_seeks_back_to_the_exact_state() {
     let head = line.x_of(bar, Tick(200));
     assert_eq!(at(head, bar.center().y()), (240, 240, 240), "the position");
     assert_eq!(at(bar.x() + 30, bar.center().y()), (90, 110, 160), "played");
-    assert_ne!(at(head + 20, bar.center().y()), (90, 110, 160), "not played");
+    assert_ne!(
+        at(head + 20, bar.center().y()),
+        (90, 110, 160),
+        "not played"
+    );
 }
