@@ -315,7 +315,8 @@ mod tests {
         assert_eq!(bar_height(50, 50, 100), (100, false));
         assert_eq!(bar_height(0, 50, 100), (0, false));
         assert_eq!(bar_height(51, 50, 100), (100, true));
-        assert_eq!(bar_height(1, 0, 100), (100, true));
+        // A zero scale is taken as 1, not divided by.
+        assert_eq!(bar_height(1, 0, 100), (100, false));
     }
 
     #[test]

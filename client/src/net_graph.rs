@@ -522,7 +522,7 @@ mod tests {
                 ..observed()
             },
         );
-        for i in 2..=110 {
+        for i in 2..=90 {
             graph.record(f64::from(i) * 0.1 + 1.0, sample, observed());
         }
         assert_eq!(graph.marks().count(), 1);
