@@ -648,6 +648,53 @@ mod tests {
         );
     }
 
+    /// The format 4 records are pinned like the bundle: the table in
+    /// docs/replay-format.md describes these bytes.
+    #[test]
+    fn golden_bytes_pin_the_status_and_event_records() {
+        let status = Record::Status {
+            tick: Tick(300),
+            players: vec![PlayerStatus {
+                player: PlayerId(1),
+                ping_ms: 40,
+                slack: Some(Slack {
+                    from: Tick(60),
+                    p1_ms: -3,
+                    p10_ms: 12,
+                }),
+                waited_for: true,
+                ticks_behind: 2,
+            }],
+        };
+        // Status, tick 300, one player: 1, ping 40, slack from 60, -3
+        // and 12 (zigzag), waited for, 2 behind.
+        assert_eq!(
+            crate::encode(&status, MAX_RECORD_SIZE).unwrap(),
+            [0x05, 0xac, 0x02, 0x01, 0x01, 0x28, 0x01, 0x3c, 0x05, 0x18, 0x01, 0x02]
+        );
+        let desync = Record::Event {
+            tick: Tick(300),
+            event: GameEvent::Desync {
+                diverged: vec![PlayerId(2)],
+                first: Some(Tick(293)),
+            },
+        };
+        assert_eq!(
+            crate::encode(&desync, MAX_RECORD_SIZE).unwrap(),
+            [0x06, 0xac, 0x02, 0x01, 0x01, 0x02, 0x01, 0xa5, 0x02]
+        );
+        let speed = Record::Event {
+            tick: Tick(10),
+            event: GameEvent::Speed {
+                percent: Percent(50),
+            },
+        };
+        assert_eq!(
+            crate::encode(&speed, MAX_RECORD_SIZE).unwrap(),
+            [0x06, 0x0a, 0x00, 0x32]
+        );
+    }
+
     #[test]
     fn a_replay_round_trips() {
         let outcome = Replay::read(&sample(5)[..]).unwrap();
