@@ -264,6 +264,87 @@ pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lockstep_engine::recorder::solo_header;
+    use lockstep_protocol::{Bundle, RosterEntry};
+    use lockstep_sim::bot::Bots;
+
+    /// A bot game of `ticks` ticks as a replay, with both players'
+    /// hash report every 60 ticks; the world at its end.
+    fn bot_game(ticks: u32) -> (Replay, World) {
+        let players = [PlayerId(0), PlayerId(1)];
+        let setup = Setup {
+            seed: 3,
+            tick_rate: 60,
+            balls: 24,
+            players: players.to_vec(),
+        };
+        let roster = players
+            .iter()
+            .map(|&id| RosterEntry {
+                id,
+                name: format!("p{}", id.0),
+            })
+            .collect();
+        let header = solo_header(&setup, roster, 0);
+        let mut world = World::start(&setup);
+        let mut bots = Bots::new(3, &players);
+        let mut replay = Replay {
+            header,
+            bundles: Vec::new(),
+            hashes: Vec::new(),
+            departures: Vec::new(),
+            end: Some((ticks, "over".into())),
+            format: lockstep_protocol::REPLAY_FORMAT,
+            statuses: Vec::new(),
+            events: Vec::new(),
+        };
+        for _ in 0..ticks {
+            let bundle = Bundle {
+                inputs: bots.inputs(&world),
+                ..Bundle::default()
+            };
+            apply(&mut world, &bundle);
+            replay.bundles.push(bundle);
+            if world.tick().0 % 60 == 0 {
+                for &p in &players {
+                    replay.hashes.push((world.tick(), p, world.hash()));
+                }
+            }
+        }
+        (replay, world)
+    }
+
+    #[test]
+    fn the_report_finds_every_goal_and_verifies_the_hashes() {
+        let (replay, world) = bot_game(3_000);
+        let report = analyse("game", replay, None);
+        assert!(report.verified, "{}", report.verdict);
+        assert_eq!(report.checks.len(), 50);
+        assert!(report.checks.iter().all(|c| c.agreed));
+        let scored: u32 = world.scores().iter().map(|s| s.goals).sum();
+        assert!(scored > 0, "the bots scored no goal in 3000 ticks");
+        assert_eq!(report.goals.len() as u32, scored);
+        for player in &report.players {
+            let goals = report.goals.iter().filter(|(_, p)| *p == player.id).count();
+            assert_eq!(goals as u32, player.goals);
+        }
+        assert!(report.desyncs.is_empty());
+    }
+
+    #[test]
+    fn a_wrong_recorded_hash_is_a_divergence_at_its_tick() {
+        let (mut replay, _) = bot_game(300);
+        replay.hashes[4].2 ^= 1;
+        let tick = replay.hashes[4].0;
+        let report = analyse("game", replay, None);
+        assert!(!report.verified);
+        assert!(
+            report.verdict.contains(&format!("tick {tick}")),
+            "{}",
+            report.verdict
+        );
+        assert_eq!(report.desyncs, vec![tick]);
+    }
 
     #[test]
     fn hash_checks_need_two_reports_and_agree_only_when_equal() {
