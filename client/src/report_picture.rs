@@ -53,18 +53,20 @@ const GAP: i32 = 14;
 /// Smallest picture width that still leaves room for a time axis.
 pub const MIN_WIDTH: u32 = 480;
 
-/// Why the report picture could not be made.
+/// Why the report picture could not be made. The inner errors' messages
+/// already end with their causes, so they are shown, not chained (a chain
+/// would print each cause twice).
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// The replay could not be read.
-    #[error(transparent)]
-    Replay(#[from] lockstep_engine::replay::PlaybackError),
+    #[error("{0}")]
+    Replay(lockstep_engine::replay::PlaybackError),
     /// SDL2 could not draw.
     #[error("drawing the report failed: {0}")]
     Draw(String),
     /// The PNG could not be written.
-    #[error(transparent)]
-    Png(#[from] ScreenshotError),
+    #[error("{0}")]
+    Png(ScreenshotError),
 }
 
 /// Where each part of the picture is: the tests look for markers in these
@@ -121,10 +123,10 @@ impl Layout {
 /// `report`: reads the replay, draws it and writes the PNG; the line to
 /// print.
 pub fn run(options: &ReportOptions) -> Result<Vec<String>, ReportError> {
-    let report = crate::report::load(&options.replay)?;
+    let report = crate::report::load(&options.replay).map_err(ReportError::Replay)?;
     let layout = Layout::new(options.width, report.players.len());
     let pixels = draw(&report, &layout).map_err(ReportError::Draw)?;
-    write_png_rgb(&options.out, layout.size.0, layout.size.1, &pixels)?;
+    write_png_rgb(&options.out, layout.size.0, layout.size.1, &pixels).map_err(ReportError::Png)?;
     Ok(vec![format!(
         "report {} ticks={} players={} verdict={}",
         options.out.display(),
