@@ -80,11 +80,17 @@ fn the_report_of_a_game_with_a_drop_and_a_desync_marks_both() {
     // The default drop timeout (2 s): a shorter one drops a player of a
     // busy test machine too, not only the one killed.
     let mut server = Server::start(3, &["--seed", "41", "--hash-interval", "15"]);
-    let steady = Client::headless_bot(&server, "steady", 1, 900);
-    let mut faulty = lockstep_testkit::headless_bot(&server, "faulty", 2, 900);
-    faulty.args(["--inject-desync-at", "293"]);
-    let faulty = Client::spawn("faulty", &mut faulty);
-    let mut victim = Client::headless_bot(&server, "victim", 3, 900);
+    // Every client dumps the desync's ticks: into a temporary directory,
+    // not the working directory.
+    let dumps = TempDir::new("report-dumps");
+    let bot = |name: &str, seed: u64, extra: &[&str]| {
+        let mut command = lockstep_testkit::headless_bot(&server, name, seed, 900);
+        command.arg("--dump-dir").arg(&dumps.0).args(extra);
+        Client::spawn(name, &mut command)
+    };
+    let steady = bot("steady", 1, &[]);
+    let faulty = bot("faulty", 2, &["--inject-desync-at", "293"]);
+    let mut victim = bot("victim", 3, &[]);
     let path = server.recording_path();
     server.wait_for("desync tick=", Duration::from_secs(30));
     // SIGKILL: the victim says nothing, the server drops it on silence.
