@@ -306,6 +306,12 @@ pub(crate) struct WindowArgs {
     /// frames are shown unsynchronised.
     #[arg(long)]
     pub(crate) vsync: bool,
+    /// Start a networked game with the net graph shown: strip charts of
+    /// the last seconds (frame time, ticks per frame, RTT, jitter, input
+    /// delay, bundles held, stalls, bytes/s) with event markers. F3
+    /// toggles it.
+    #[arg(long)]
+    pub(crate) net_graph: bool,
 }
 
 impl WindowArgs {
@@ -323,6 +329,7 @@ impl WindowArgs {
             vsync: self.vsync,
             draw_cost: Duration::ZERO,
             screenshot_lobby: None,
+            net_graph: self.net_graph,
         }
     }
 }
@@ -381,7 +388,8 @@ pub(crate) enum Command {
         max: usize,
     },
     /// Play a replay in the window (Space pause, . step, [ ] speed, Home/End,
-    /// PgUp/PgDn seek), or verify it against its recorded hashes.
+    /// PgUp/PgDn seek, click or drag on the timeline), or verify it against
+    /// its recorded hashes.
     Replay {
         /// The replay file (from the server's replay directory or --record).
         file: PathBuf,
@@ -400,6 +408,20 @@ pub(crate) enum Command {
         seek: Option<u32>,
         #[command(flatten)]
         window: WindowArgs,
+    },
+    /// Draw a whole game from its replay into a PNG: the players and
+    /// their machines, the verdict, goals, hash checks, drops, rejoins and
+    /// desyncs over game time, and each player's ping, slack, waits and
+    /// stand-ins. Needs no display.
+    Report {
+        /// The replay file.
+        replay: PathBuf,
+        /// The PNG to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Picture width in pixels (the height follows from the players).
+        #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(480..=8192))]
+        width: u32,
     },
     /// Play alone against bots in a window (MAX_LOOPS guard on).
     Solo(SoloArgs),

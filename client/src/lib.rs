@@ -24,6 +24,11 @@
 //!   windowed client opens when it is given no server.
 //! - `lab` shows the engine's game loop strategies side by side in a
 //!   window, paced by [`pacing`].
+//! - Seeing what happened: `chart` draws the strip charts and event
+//!   markers the lab, the in-game `net_graph` (F3), the replay window's
+//!   `timeline` and the report picture share; [`report`] reads a whole
+//!   game out of its replay (re-simulating it for the verdict and the
+//!   goals) and `report_picture` draws it into a PNG without a display.
 //! - The modes of the `lockstep-client` binary that are more than one call
 //!   into the sim or the engine are functions here that return their
 //!   stdout lines, so the binary only parses and prints: [`connect`] joins
@@ -33,13 +38,15 @@
 //!   `window` feature they fail with [`window_modes::NoWindow`]).
 //!
 //! `window`, `render`, `overlay`, `lobby_screen`, `lab`, `replay_window`,
-//! `browser_window`
+//! `browser_window`, `chart`, `net_graph`, `timeline`, `report_picture`
 //! and `screenshot` exist with the default `window` feature (SDL2) only.
 #![forbid(unsafe_code)]
 
 pub mod browser;
 #[cfg(feature = "window")]
 pub mod browser_window;
+#[cfg(feature = "window")]
+pub mod chart;
 pub mod clock;
 pub mod connect;
 pub mod desync_diff;
@@ -56,6 +63,8 @@ pub mod list;
 pub mod lobby_screen;
 pub mod net;
 #[cfg(feature = "window")]
+pub mod net_graph;
+#[cfg(feature = "window")]
 mod overlay;
 pub mod pacing;
 pub mod platform;
@@ -66,8 +75,13 @@ pub mod render;
 pub mod replaced;
 #[cfg(feature = "window")]
 pub mod replay_window;
+pub mod report;
+#[cfg(feature = "window")]
+pub mod report_picture;
 #[cfg(feature = "window")]
 pub mod screenshot;
+#[cfg(feature = "window")]
+pub mod timeline;
 pub mod tls;
 pub mod verify;
 #[cfg(feature = "window")]

@@ -102,6 +102,9 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             },
             window: window.options(None),
         }),
+        Some(Command::Report { replay, out, width }) => {
+            window_modes::report(lockstep_client::report::ReportOptions { replay, out, width })
+        }
         Some(Command::Solo(args)) => {
             let (solo, window) = args.options();
             window_modes::solo(solo, window)

@@ -30,7 +30,7 @@ use lockstep_protocol::{Percent, PlayerId};
 use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
-use sdl2::render::WindowCanvas;
+use sdl2::render::{Canvas, RenderTarget, WindowCanvas};
 
 use lockstep_sim::{Arena, Ball, Disc, World};
 
@@ -788,8 +788,8 @@ pub(crate) fn text_size(height: u32) -> i32 {
 /// Draws `s` with its top-left corner at pixel (`x`, `y`), magnified
 /// `size` times, then puts the canvas scale back. Text from outside (names,
 /// status, banner) must go through [`printable`] first.
-pub(crate) fn text(
-    canvas: &mut WindowCanvas,
+pub(crate) fn text<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
     x: i32,
     y: i32,
     size: i32,
@@ -807,8 +807,8 @@ pub(crate) fn text(
 /// Fills a `width` x `height` pixel rectangle whose top-left corner is
 /// (`x`, `y`); see-through colours blend. Nothing is drawn for an empty
 /// rectangle.
-fn fill_box(
-    canvas: &mut WindowCanvas,
+fn fill_box<T: RenderTarget>(
+    canvas: &mut Canvas<T>,
     x: i32,
     y: i32,
     width: i32,
@@ -829,7 +829,7 @@ fn fill_box(
 }
 
 /// The see-through backing of an overlay or a panel, filling `area`.
-pub(crate) fn backing(canvas: &mut WindowCanvas, area: Rect) -> Result<(), String> {
+pub(crate) fn backing<T: RenderTarget>(canvas: &mut Canvas<T>, area: Rect) -> Result<(), String> {
     let (width, height) = (extent_i32(area.width()), extent_i32(area.height()));
     fill_box(canvas, area.x(), area.y(), width, height, BACKING)
 }

@@ -1,6 +1,8 @@
 //! `lockstep-client replay FILE`: a replay played in the window with the
 //! same fixed-step loop and interpolation as a live game, with pause,
-//! single step, speed x0.25 to x16 and seeking.
+//! single step, speed x0.25 to x16 and seeking: by key, or by a click or
+//! drag on the timeline along the bottom (`timeline.rs`), which marks the
+//! goals, drops, rejoins and desyncs.
 
 use lockstep_engine::accumulator::{FixedStep, Policy};
 use lockstep_engine::replay::{Playback, Verified};
@@ -10,6 +12,7 @@ use sdl2::keyboard::Keycode;
 
 use crate::clock;
 use crate::render::{Hud, Roster};
+use crate::timeline::Timeline;
 use crate::window::{capture, Screen, WindowError};
 use crate::window_modes::{ViewOptions, WindowOptions};
 
@@ -46,6 +49,7 @@ pub fn run(
             catch_up_per_frame: 256,
         },
     );
+    let timeline = Timeline::new(&crate::report::analyse("", playback.replay().clone(), None));
     let mut speed = view.speed.clamp(SPEEDS.0, SPEEDS.1);
     let mut paused = false;
     if let Some(tick) = view.seek {
@@ -88,6 +92,16 @@ pub fn run(
                 _ => {}
             }
         }
+        let bar = Timeline::area(screen.canvas.output_size().map_err(WindowError::Sdl)?);
+        let scrubbed = pumped
+            .clicks
+            .iter()
+            .chain(&pumped.drags)
+            .filter_map(|&at| timeline.seek_at(bar, at))
+            .next_back();
+        if let Some(tick) = scrubbed {
+            playback.seek(tick);
+        }
         let mut steps = 0;
         let mut alpha = 1.0;
         if view.verify {
@@ -128,6 +142,9 @@ pub fn run(
             (None, false) => None,
         };
         screen.draw(&playback.previous, &playback.current, alpha, &roster, &hud)?;
+        timeline
+            .draw(&mut screen.canvas, Tick(tick))
+            .map_err(WindowError::Sdl)?;
         capture(&screen, &mut options, tick)?;
         screen.present();
         if pumped.quit || (view.verify && at_end) {

@@ -53,13 +53,23 @@ pub fn save_png(canvas: &WindowCanvas, path: &Path) -> Result<(), ScreenshotErro
     let pixels = canvas
         .read_pixels(None, PixelFormatEnum::RGB24)
         .map_err(ScreenshotError::Read)?;
+    write_png_rgb(path, width, height, &pixels)
+}
 
+/// Writes packed 8-bit RGB rows, top row first, to `path` as a PNG: the
+/// window's screenshot and the offscreen report picture alike.
+pub fn write_png_rgb(
+    path: &Path,
+    width: u32,
+    height: u32,
+    pixels: &[u8],
+) -> Result<(), ScreenshotError> {
     let mut bytes = Vec::new();
     let mut encoder = png::Encoder::new(&mut bytes, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header()?;
-    writer.write_image_data(&pixels)?;
+    writer.write_image_data(pixels)?;
     writer.finish()?;
 
     // Encoding to memory first keeps write errors out of a buffered

@@ -21,6 +21,7 @@ use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 use crate::clock;
 use crate::lobby_screen::{LastScores, LobbyView};
 use crate::net::{NetClient, NetEvent};
+use crate::net_graph::NetGraph;
 use crate::pacing::Pacer;
 use crate::play::{NetPlay, PlayOptions};
 use crate::recording::FileRecorder;
@@ -84,6 +85,9 @@ pub(crate) struct Pumped {
     pub(crate) clicks: Vec<(i32, i32)>,
     /// Controller buttons pressed (the server browser's D-pad and A).
     pub(crate) buttons: Vec<Button>,
+    /// Where the mouse moved with the left button held (the replay
+    /// timeline's scrubbing), in window pixels.
+    pub(crate) drags: Vec<(i32, i32)>,
 }
 
 impl Screen {
@@ -162,6 +166,9 @@ impl Screen {
                     y,
                     ..
                 } => pumped.clicks.push((x, y)),
+                Event::MouseMotion {
+                    mousestate, x, y, ..
+                } if mousestate.left() => pumped.drags.push((x, y)),
                 Event::ControllerButtonDown { button, .. } => pumped.buttons.push(button),
                 Event::Window {
                     win_event: WindowEvent::SizeChanged(..),
@@ -496,12 +503,19 @@ fn play_in_window(
     options: &mut WindowOptions,
 ) -> Result<(NetPlay, Option<Duration>, bool), WindowError> {
     let mut hud = Hud::default();
+    let mut graph = NetGraph::new(options.net_graph);
+    let epoch = clock::now();
+    let mut last_frame = epoch;
     loop {
         let frame_start = clock::now();
         play.drain()?;
         let frame = play.run_ticks(frame_start, || screen.sample());
         // IndependentTickRun: events and HUD figures.
-        let keep_playing = !screen.pump().quit;
+        let pumped = screen.pump();
+        let keep_playing = !pumped.quit;
+        if pumped.keys.contains(&Keycode::F3) {
+            graph.toggle();
+        }
         play.hold(screen.sample());
         screen.ticks.add(frame.steps);
         let game = &play.game;
@@ -538,6 +552,15 @@ fn play_in_window(
             &roster,
             &hud,
         )?;
+        let now = frame_start.duration_since(epoch).as_secs_f64();
+        let frame_ms = frame_start.duration_since(last_frame).as_secs_f32() * 1000.0;
+        last_frame = frame_start;
+        graph.record_play(now, frame_ms, &play, &frame);
+        if graph.shown {
+            graph
+                .draw(&mut screen.canvas, now)
+                .map_err(WindowError::Sdl)?;
+        }
         if !options.draw_cost.is_zero() {
             std::thread::sleep(options.draw_cost);
         }

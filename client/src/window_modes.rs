@@ -64,6 +64,9 @@ pub struct WindowOptions {
     /// (and, after a game, that game's scores), and before this client
     /// says it is ready.
     pub screenshot_lobby: Option<u32>,
+    /// Show the net graph from the start of a networked game (F3 toggles
+    /// it).
+    pub net_graph: bool,
 }
 
 impl WindowOptions {
@@ -155,6 +158,22 @@ pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<Stri
     {
         let _ = (solo, window);
         Err(NoWindow("solo play").into())
+    }
+}
+
+/// `report`: draws the picture of a replay into a PNG (no display
+/// needed, but SDL2 draws it); the line to print.
+pub fn report(options: crate::report::ReportOptions) -> anyhow::Result<Vec<String>> {
+    #[cfg(feature = "window")]
+    {
+        use anyhow::Context;
+        crate::report_picture::run(&options)
+            .with_context(|| format!("drawing the report of {}", options.replay.display()))
+    }
+    #[cfg(not(feature = "window"))]
+    {
+        let _ = options;
+        Err(NoWindow("drawing a report picture").into())
     }
 }
 

@@ -403,6 +403,13 @@ impl<G: Game> NetGame<G> {
         self.playout.ticks()
     }
 
+    /// Bundles received and not yet simulated: how far ahead of the
+    /// ticks the network is (the net graph's slack), 0 when the next due
+    /// tick will wait.
+    pub fn bundles_held(&self) -> usize {
+        self.buffer.buffered()
+    }
+
     /// Whether the input delay adapts (false when pinned).
     pub fn delay_is_adaptive(&self) -> bool {
         !self.delay.is_pinned()

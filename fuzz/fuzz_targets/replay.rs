@@ -127,7 +127,11 @@ fn valid_records(file: &[u8]) -> Option<Vec<Record>> {
             Record::Header(_) => return None,
             Record::Bundle { tick, .. } if tick.0 != next_tick => return None,
             Record::Bundle { .. } => next_tick += 1,
-            Record::Hash { .. } | Record::Left { .. } | Record::End { .. } => {}
+            Record::Hash { .. }
+            | Record::Left { .. }
+            | Record::End { .. }
+            | Record::Status { .. }
+            | Record::Event { .. } => {}
         }
     }
     Some(records)
@@ -141,6 +145,9 @@ fn assert_holds_every_record(replay: &Replay, records: &[Record]) {
         hashes: Vec::new(),
         departures: Vec::new(),
         end: None,
+        format: replay.format,
+        statuses: Vec::new(),
+        events: Vec::new(),
     };
     for record in records {
         match record.clone() {
@@ -153,6 +160,8 @@ fn assert_holds_every_record(replay: &Replay, records: &[Record]) {
                 reason,
             } => expected.departures.push((tick, player, reason)),
             Record::End { ticks, reason } => expected.end = Some((ticks, reason)),
+            Record::Status { tick, players } => expected.statuses.push((tick, players)),
+            Record::Event { tick, event } => expected.events.push((tick, event)),
         }
     }
     assert_eq!(replay, &expected);
@@ -201,6 +210,19 @@ fn rewrite(replay: &Replay) -> Replay {
                 reason: reason.clone(),
             }),
     );
+    records.extend(
+        replay
+            .statuses
+            .iter()
+            .map(|(tick, players)| Record::Status {
+                tick: *tick,
+                players: players.clone(),
+            }),
+    );
+    records.extend(replay.events.iter().map(|(tick, event)| Record::Event {
+        tick: *tick,
+        event: event.clone(),
+    }));
     records.extend(
         replay
             .end

@@ -10,7 +10,13 @@
 //! record*  u32 body length | body (postcard `Record`) | u32 CRC-32 of body
 //! ```
 //!
-//! The first record is always [`Record::Header`]. The file is append-only
+//! The first record is always [`Record::Header`]. Format 4 added the
+//! [`Record::Status`] samples and the [`Record::Event`]s: what the game
+//! looked like to the server as it ran, for the report picture. They come
+//! after the variants of format 3 so every format 3 record has the same
+//! bytes in format 4, and the reader reads both.
+//!
+//! The file is append-only
 //! and records are written whole with one `write` call per flush, so a
 //! recorder killed at any moment leaves every flushed record intact;
 //! the reader reports a cut-off last record as [`ReplayError::Truncated`]
@@ -20,13 +26,19 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{decode, Bundle, Platform, PlayerId, RosterEntry, Tick};
+use crate::{decode, Bundle, Percent, Platform, PlayerId, RosterEntry, Slack, Tick};
 
 /// First bytes of every replay file.
 pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
 
-/// Version of the replay layout; readers refuse other versions.
-pub const REPLAY_FORMAT: u16 = 3;
+/// Version of the replay layout written; readers refuse other versions
+/// than this one and [`OLDEST_REPLAY_FORMAT`] and those between.
+pub const REPLAY_FORMAT: u16 = 4;
+
+/// The oldest format still read: format 4 only added records, so a
+/// format 3 file is a format 4 file that happens to hold none of them.
+/// Format 2 bundles lack `substituted` and would decode wrongly.
+pub const OLDEST_REPLAY_FORMAT: u16 = 3;
 
 /// Largest record accepted: a header with a full roster is a few KB; a
 /// larger length means the file is damaged.
@@ -68,6 +80,62 @@ pub enum Record {
         ticks: u32,
         /// Why it ended.
         reason: String,
+    },
+    /// What the server saw of every player at one moment (format 4 on): a
+    /// few samples a second, when it sends the lag indicator. Only for
+    /// pictures of the game; verification ignores them.
+    Status {
+        /// The next tick the server was to bundle when it took the sample.
+        tick: Tick,
+        /// One entry per player in the game, ascending.
+        players: Vec<PlayerStatus>,
+    },
+    /// Something the server decided that no other record shows (format 4
+    /// on). Drops, rejoins and stand-ins are not repeated here: the
+    /// [`Record::Left`] records and the bundles' `left`, `joined` and
+    /// `substituted` already hold them, at their exact ticks.
+    Event {
+        /// The tick it happened at (see [`GameEvent`] for each kind).
+        tick: Tick,
+        /// What happened.
+        event: GameEvent,
+    },
+}
+
+/// One player's link and timing as the server saw it, in a
+/// [`Record::Status`]. The server does not know a client's input delay;
+/// the slack is what the client sets it from, so the two move together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerStatus {
+    /// Who.
+    pub player: PlayerId,
+    /// QUIC's smoothed round-trip time to the player, milliseconds.
+    pub ping_ms: u16,
+    /// How early the player's recent inputs arrived (see [`Slack`]);
+    /// `None` before the server had timed any.
+    pub slack: Option<Slack>,
+    /// Whether the next tick was waiting for this player's input.
+    pub waited_for: bool,
+    /// How many ticks this player's inputs trailed the furthest ahead.
+    pub ticks_behind: u16,
+}
+
+/// A decision of the server worth marking on a picture of the game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameEvent {
+    /// The game speed changes at the record's tick (the tick announced,
+    /// not the tick the announcement went out at).
+    Speed {
+        /// The new speed.
+        percent: Percent,
+    },
+    /// The hashes reported for the record's tick differ.
+    Desync {
+        /// The players whose hash differed from the majority.
+        diverged: Vec<PlayerId>,
+        /// The first tick whose per-tick hashes differed, when the
+        /// players' answers pinpointed it.
+        first: Option<Tick>,
     },
 }
 
@@ -111,7 +179,7 @@ pub enum ReplayError {
     #[error("not a lockstep replay (the first bytes are not \"LOCKSTEP\")")]
     NotAReplay,
     /// Written by a format this program does not read.
-    #[error("replay format {found} is not supported (this program reads format {REPLAY_FORMAT})")]
+    #[error("replay format {found} is not supported (this program reads formats {OLDEST_REPLAY_FORMAT} to {REPLAY_FORMAT})")]
     Format {
         /// The file's format number.
         found: u16,
@@ -264,6 +332,12 @@ pub struct Replay {
     pub departures: Vec<(Tick, PlayerId, String)>,
     /// The End record, if the recording ended normally.
     pub end: Option<(u32, String)>,
+    /// The file's format number.
+    pub format: u16,
+    /// Status samples ([`Record::Status`]), in file order.
+    pub statuses: Vec<(Tick, Vec<PlayerStatus>)>,
+    /// Events ([`Record::Event`]), in file order.
+    pub events: Vec<(Tick, GameEvent)>,
 }
 
 /// Reads records one at a time.
@@ -272,6 +346,7 @@ pub struct ReplayReader<R: Read> {
     input: R,
     offset: u64,
     record: u64,
+    format: u16,
 }
 
 impl<R: Read> ReplayReader<R> {
@@ -289,14 +364,20 @@ impl<R: Read> ReplayReader<R> {
             });
         }
         let found = u16::from_le_bytes([start[8], start[9]]);
-        if found != REPLAY_FORMAT {
+        if !(OLDEST_REPLAY_FORMAT..=REPLAY_FORMAT).contains(&found) {
             return Err(ReplayError::Format { found });
         }
         Ok(ReplayReader {
             input,
             offset: start.len() as u64,
             record: 0,
+            format: found,
         })
+    }
+
+    /// The file's format number.
+    pub fn format(&self) -> u16 {
+        self.format
     }
 
     /// The next record, `Ok(None)` at a clean end of file.
@@ -395,6 +476,9 @@ impl Replay {
             hashes: Vec::new(),
             departures: Vec::new(),
             end: None,
+            format: reader.format,
+            statuses: Vec::new(),
+            events: Vec::new(),
         };
         let problem = loop {
             let index = reader.record;
@@ -426,6 +510,14 @@ impl Replay {
                     reason,
                 } => replay.departures.push((tick, player, reason)),
                 Record::End { ticks, reason } => replay.end = Some((ticks, reason)),
+                Record::Status { .. } | Record::Event { .. } if replay.format < 4 => {
+                    break Some(ReplayError::Invalid {
+                        record: index,
+                        what: format!("a format 4 record in a format {} file", replay.format),
+                    })
+                }
+                Record::Status { tick, players } => replay.statuses.push((tick, players)),
+                Record::Event { tick, event } => replay.events.push((tick, event)),
                 Record::Header(_) => {
                     break Some(ReplayError::Invalid {
                         record: index,
@@ -527,7 +619,7 @@ mod tests {
     /// REPLAY_FORMAT and docs/replay-format.md says what changed.
     #[test]
     fn golden_bytes_pin_the_format_and_the_bundle_record() {
-        assert_eq!(sample(0)[..10], *b"LOCKSTEP\x03\x00");
+        assert_eq!(sample(0)[..10], *b"LOCKSTEP\x04\x00");
         let record = Record::Bundle {
             tick: Tick(300),
             bundle: Bundle {
@@ -553,6 +645,53 @@ mod tests {
         assert_eq!(
             crate::encode(&record, MAX_RECORD_SIZE).unwrap(),
             [0x01, 0xac, 0x02, 0x00, 0x00, 0x02, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x01, 0x01]
+        );
+    }
+
+    /// The format 4 records are pinned like the bundle: the table in
+    /// docs/replay-format.md describes these bytes.
+    #[test]
+    fn golden_bytes_pin_the_status_and_event_records() {
+        let status = Record::Status {
+            tick: Tick(300),
+            players: vec![PlayerStatus {
+                player: PlayerId(1),
+                ping_ms: 40,
+                slack: Some(Slack {
+                    from: Tick(60),
+                    p1_ms: -3,
+                    p10_ms: 12,
+                }),
+                waited_for: true,
+                ticks_behind: 2,
+            }],
+        };
+        // Status, tick 300, one player: 1, ping 40, slack from 60, -3
+        // and 12 (zigzag), waited for, 2 behind.
+        assert_eq!(
+            crate::encode(&status, MAX_RECORD_SIZE).unwrap(),
+            [0x05, 0xac, 0x02, 0x01, 0x01, 0x28, 0x01, 0x3c, 0x05, 0x18, 0x01, 0x02]
+        );
+        let desync = Record::Event {
+            tick: Tick(300),
+            event: GameEvent::Desync {
+                diverged: vec![PlayerId(2)],
+                first: Some(Tick(293)),
+            },
+        };
+        assert_eq!(
+            crate::encode(&desync, MAX_RECORD_SIZE).unwrap(),
+            [0x06, 0xac, 0x02, 0x01, 0x01, 0x02, 0x01, 0xa5, 0x02]
+        );
+        let speed = Record::Event {
+            tick: Tick(10),
+            event: GameEvent::Speed {
+                percent: Percent(50),
+            },
+        };
+        assert_eq!(
+            crate::encode(&speed, MAX_RECORD_SIZE).unwrap(),
+            [0x06, 0x0a, 0x00, 0x32]
         );
     }
 
@@ -652,6 +791,127 @@ mod tests {
             panic!("a padded header was accepted");
         };
         assert!(what.contains("1 unexpected bytes"), "{what}");
+    }
+
+    fn status_and_events(ticks: u32) -> Vec<u8> {
+        let mut writer = ReplayWriter::new(Vec::new(), &header()).unwrap();
+        for t in 0..ticks {
+            writer.write_bundle(Tick(t), &bundle(t as u8)).unwrap();
+            writer
+                .append(&Record::Status {
+                    tick: Tick(t),
+                    players: vec![PlayerStatus {
+                        player: PlayerId(0),
+                        ping_ms: 40 + t as u16,
+                        slack: Some(Slack {
+                            from: Tick(0),
+                            p1_ms: -3,
+                            p10_ms: 12,
+                        }),
+                        waited_for: t % 2 == 0,
+                        ticks_behind: 1,
+                    }],
+                })
+                .unwrap();
+        }
+        writer
+            .write(&Record::Event {
+                tick: Tick(2),
+                event: GameEvent::Speed {
+                    percent: Percent(50),
+                },
+            })
+            .unwrap();
+        writer
+            .write(&Record::Event {
+                tick: Tick(3),
+                event: GameEvent::Desync {
+                    diverged: vec![PlayerId(0)],
+                    first: Some(Tick(1)),
+                },
+            })
+            .unwrap();
+        writer.finish("game over").unwrap()
+    }
+
+    #[test]
+    fn status_samples_and_events_round_trip() {
+        let outcome = Replay::read(&status_and_events(4)[..]).unwrap();
+        assert!(outcome.problem.is_none(), "{:?}", outcome.problem);
+        let replay = outcome.replay;
+        assert_eq!(replay.format, REPLAY_FORMAT);
+        assert_eq!(replay.bundles.len(), 4);
+        assert_eq!(replay.statuses.len(), 4);
+        assert_eq!(replay.statuses[3].0, Tick(3));
+        assert_eq!(replay.statuses[3].1[0].ping_ms, 43);
+        assert_eq!(replay.statuses[3].1[0].slack.map(|s| s.p1_ms), Some(-3));
+        assert_eq!(
+            replay.events,
+            vec![
+                (
+                    Tick(2),
+                    GameEvent::Speed {
+                        percent: Percent(50)
+                    }
+                ),
+                (
+                    Tick(3),
+                    GameEvent::Desync {
+                        diverged: vec![PlayerId(0)],
+                        first: Some(Tick(1)),
+                    }
+                ),
+            ]
+        );
+    }
+
+    /// Format 4 only added records after the old ones: a format 3 file is
+    /// read as it always was.
+    #[test]
+    fn format_3_files_are_still_read() {
+        let mut old = sample(5);
+        old[8] = 3;
+        let outcome = Replay::read(&old[..]).unwrap();
+        assert!(outcome.problem.is_none());
+        assert_eq!(outcome.replay.format, 3);
+        assert_eq!(outcome.replay.bundles.len(), 5);
+        assert!(outcome.replay.statuses.is_empty());
+        assert!(outcome.replay.events.is_empty());
+        let mut older = sample(1);
+        older[8] = 2;
+        assert!(matches!(
+            Replay::read(&older[..]),
+            Err(ReplayError::Format { found: 2 })
+        ));
+    }
+
+    #[test]
+    fn a_status_record_in_a_format_3_file_is_invalid() {
+        let mut bytes = status_and_events(2);
+        bytes[8] = 3;
+        let outcome = Replay::read(&bytes[..]).unwrap();
+        assert!(matches!(
+            outcome.problem,
+            Some(ReplayError::Invalid { record: 2, .. })
+        ));
+        assert_eq!(outcome.replay.bundles.len(), 1);
+    }
+
+    /// Every single-byte change and every cut of a file with the new
+    /// records is an error or a clean early end, never a panic.
+    #[test]
+    fn damaged_status_and_event_records_are_errors() {
+        let bytes = status_and_events(3);
+        for at in 10..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                if let Ok(outcome) = Replay::read(&damaged[..]) {
+                    assert!(outcome.replay.statuses.len() <= 3);
+                }
+            }
+            let _ = Replay::read(&bytes[..at]);
+        }
     }
 
     #[test]

@@ -8,7 +8,10 @@ use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{Bundle, PlayerId, Record, ReplayError, ReplayHeader, ReplayWriter, Tick};
+use lockstep_protocol::{
+    Bundle, GameEvent, Peer, PlayerId, PlayerStatus, Record, ReplayError, ReplayHeader,
+    ReplayWriter, Tick,
+};
 use tracing::warn;
 
 /// An open recording.
@@ -94,6 +97,28 @@ impl Recorder {
                 reason: reason.to_string(),
             })
         });
+    }
+
+    /// Records what the lag indicator says of every player at `tick`, for
+    /// the report picture. Appended like a hash report: a crash loses at
+    /// most the last tick's sample.
+    pub(crate) fn status(&mut self, tick: Tick, peers: &[Peer]) {
+        let players = peers
+            .iter()
+            .map(|p| PlayerStatus {
+                player: p.player,
+                ping_ms: p.ping_ms,
+                slack: p.slack,
+                waited_for: p.waited_for,
+                ticks_behind: p.ticks_behind,
+            })
+            .collect();
+        self.run(|w| w.append(&Record::Status { tick, players }));
+    }
+
+    /// Records a speed change or a desync, on disk at once.
+    pub(crate) fn event(&mut self, tick: Tick, event: GameEvent) {
+        self.run(|w| w.write(&Record::Event { tick, event }));
     }
 
     /// Writes the End record and closes the file.

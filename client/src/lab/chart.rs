@@ -11,10 +11,11 @@
 
 use lockstep_engine::loops::{format_ms, Settings};
 use sdl2::pixels::Color;
-use sdl2::rect::{Point, Rect};
+use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use super::history::{FrameHistory, FrameSample};
+use crate::chart::{bars as plot, level, scale_for};
 use crate::render::{text, GLYPH, HUD_TEXT, PAD};
 
 /// Frames shown: four seconds at 60 FPS.
@@ -23,14 +24,10 @@ pub const CHART_FRAMES: usize = 240;
 pub const FRAME_BAR: Color = Color::RGB(110, 210, 255);
 /// Steps-per-frame bars: amber.
 pub const STEP_BAR: Color = Color::RGB(255, 176, 64);
-/// The cap on a bar that does not fit the largest scale.
-const CLIPPED: Color = Color::RGB(255, 70, 70);
 /// The target frame time line.
 const TARGET_LINE: Color = Color::RGB(240, 240, 240);
 /// The tick time line.
 const TICK_LINE: Color = Color::RGB(120, 230, 120);
-/// Plot backgrounds, a shade lighter than the backing around them.
-const PLOT: Color = Color::RGB(28, 30, 40);
 
 /// Frame-time scales to choose from, in ms: the smallest that fits the
 /// slowest frame on the chart is used.
@@ -105,80 +102,6 @@ pub fn draw(
     level(canvas, steps, 1, u64::from(step_scale), HUD_TEXT)
 }
 
-/// Bars of `(value, scale)` from the left edge of `rect`, `bar_width`
-/// pixels each, with a gap of one pixel between bars when there is room.
-fn plot(
-    canvas: &mut WindowCanvas,
-    rect: Rect,
-    bar_width: i32,
-    bars: &[(u64, u64)],
-    colour: Color,
-) -> Result<(), String> {
-    canvas.set_draw_color(PLOT);
-    canvas.fill_rect(rect)?;
-    let drawn_width = if bar_width > 2 {
-        bar_width - 1
-    } else {
-        bar_width
-    };
-    for (index, &(value, scale)) in (0..).zip(bars) {
-        let (height, clipped) = bar_height(value, scale, rect.height());
-        if height == 0 {
-            continue;
-        }
-        let x = rect.x() + index * bar_width;
-        let top = rect.bottom() - height as i32;
-        canvas.set_draw_color(colour);
-        canvas.fill_rect(Rect::new(x, top, drawn_width as u32, height))?;
-        if clipped {
-            canvas.set_draw_color(CLIPPED);
-            canvas.fill_rect(Rect::new(x, top, drawn_width as u32, 3.min(height)))?;
-        }
-    }
-    Ok(())
-}
-
-/// A horizontal line across `rect` at `value` on a `0..scale` axis, if it
-/// is on the chart.
-fn level(
-    canvas: &mut WindowCanvas,
-    rect: Rect,
-    value: u64,
-    scale: u64,
-    colour: Color,
-) -> Result<(), String> {
-    let (height, clipped) = bar_height(value, scale, rect.height());
-    if clipped {
-        return Ok(());
-    }
-    let y = rect.bottom() - height as i32;
-    canvas.set_draw_color(colour);
-    canvas.draw_line(Point::new(rect.left(), y), Point::new(rect.right() - 1, y))
-}
-
-/// The smallest of `scales` that is at least `largest`, or the largest of
-/// them.
-fn scale_for<T: Copy + PartialOrd>(scales: &[T], largest: T) -> T {
-    scales
-        .iter()
-        .copied()
-        .find(|&scale| scale >= largest)
-        .or_else(|| scales.last().copied())
-        .unwrap_or(largest)
-}
-
-/// Pixels of a bar for `value` on a `0..scale` axis `height` pixels high,
-/// and whether it had to be cut at the top.
-fn bar_height(value: u64, scale: u64, height: u32) -> (u32, bool) {
-    let full = u64::from(height);
-    let pixels = value.saturating_mul(full) / scale.max(1);
-    if pixels > full {
-        (height, true)
-    } else {
-        (pixels as u32, false)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,13 +114,5 @@ mod tests {
         assert_eq!(scale_for(&FRAME_SCALES_MS, 60_000), 2_000);
         assert_eq!(scale_for(&STEP_SCALES, 0), 2);
         assert_eq!(scale_for(&STEP_SCALES, 5), 8);
-    }
-
-    #[test]
-    fn bars_are_proportional_and_cut_at_the_top() {
-        assert_eq!(bar_height(25, 50, 100), (50, false));
-        assert_eq!(bar_height(50, 50, 100), (100, false));
-        assert_eq!(bar_height(0, 50, 100), (0, false));
-        assert_eq!(bar_height(51, 50, 100), (100, true));
     }
 }

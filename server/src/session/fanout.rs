@@ -111,6 +111,9 @@ impl Session {
                 self.waiting_warned.remove(&s.player);
             }
         }
+        if let Some(recorder) = &mut self.recorder {
+            recorder.status(relay.next_tick(), &peers);
+        }
         let status = ServerMessage::PeerStatus(PeerStatus {
             next_tick: relay.next_tick(),
             peers,

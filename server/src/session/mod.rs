@@ -420,6 +420,10 @@ impl Session {
             postpone_ms = postpone.as_millis() as u64,
             "game speed"
         );
+        if let Some(recorder) = &mut self.recorder {
+            let percent = change.percent;
+            recorder.event(from_tick, lockstep_protocol::GameEvent::Speed { percent });
+        }
         self.tell_everyone(&ServerMessage::Speed {
             from_tick,
             percent: change.percent,
@@ -850,6 +854,11 @@ impl Session {
             let desync = pinpoint.desync;
             let names: Vec<String> = desync.diverged.iter().map(|&id| self.name_of(id)).collect();
             warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, first = ?first, "desync");
+            if let Some(recorder) = &mut self.recorder {
+                let diverged = desync.diverged.clone();
+                let event = lockstep_protocol::GameEvent::Desync { diverged, first };
+                recorder.event(desync.tick, event);
+            }
             self.emit(ServerEvent::Desync {
                 tick: desync.tick,
                 diverged: names.clone(),

@@ -1,0 +1,372 @@
+//! `lockstep-client report REPLAY --out FILE.png`: what a whole game looked
+//! like, from its replay, as one picture anyone can attach to a bug report.
+//!
+//! This module reads the replay into a [`GameReport`]: it re-simulates the
+//! game (which verifies the recorded hashes, as `replay --verify` does, and
+//! finds the goals: the scores are in the world), and gathers what the
+//! file says happened: the hash checks, drops, rejoins, stand-ins, and the
+//! server's status samples and events (replay format 4; an older file
+//! simply has none). `report_picture.rs` draws it; it needs SDL2 but no
+//! display.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use lockstep_engine::replay;
+use lockstep_engine::{apply, Game, Setup};
+use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
+use lockstep_sim::World;
+
+/// What `report` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The replay file.
+    pub replay: PathBuf,
+    /// The PNG to write.
+    pub out: PathBuf,
+    /// The picture's width in pixels; the height follows from the players.
+    pub width: u32,
+}
+
+/// One player of the game, as the report shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportPlayer {
+    /// Slot.
+    pub id: PlayerId,
+    /// Name from the roster.
+    pub name: String,
+    /// The machine its client reported, if the replay has it.
+    pub platform: Option<Platform>,
+    /// Goals at the end.
+    pub goals: u32,
+    /// Ticks whose input the server stood in for.
+    pub substituted: Vec<Tick>,
+    /// Status samples: (tick, what the server saw).
+    pub samples: Vec<(Tick, PlayerStatus)>,
+}
+
+/// One comparison of the hashes reported for a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HashCheck {
+    /// The tick the hashes are of.
+    pub tick: Tick,
+    /// Whether every report for the tick was the same hash.
+    pub agreed: bool,
+}
+
+/// A whole game, ready to draw.
+#[derive(Debug, Clone)]
+pub struct GameReport {
+    /// The file's name, for the title.
+    pub file: String,
+    /// Ticks in the replay.
+    pub ticks: u32,
+    /// Ticks per second.
+    pub tick_rate: u16,
+    /// Replay format of the file.
+    pub format: u16,
+    /// Who recorded it.
+    pub recorder: String,
+    /// The players, by slot.
+    pub players: Vec<ReportPlayer>,
+    /// Every tick with more than one hash report, in tick order.
+    pub checks: Vec<HashCheck>,
+    /// Goals: (tick, scorer).
+    pub goals: Vec<(Tick, PlayerId)>,
+    /// Drops: (first tick without the player, player, why), for every
+    /// departure that was not the player's own choice.
+    pub drops: Vec<(Tick, PlayerId, String)>,
+    /// Players who left on their own ("left", or "finished" their game).
+    pub leaves: Vec<(Tick, PlayerId)>,
+    /// Rejoins: (tick, player).
+    pub rejoins: Vec<(Tick, PlayerId)>,
+    /// Desyncs: the tick whose hashes differed first, and the first
+    /// divergent tick when the server pinpointed it or the re-simulation
+    /// found it.
+    pub desyncs: Vec<Tick>,
+    /// Speed changes: (tick, percent).
+    pub speeds: Vec<(Tick, u16)>,
+    /// The one-line verdict: verified, diverged, damaged.
+    pub verdict: String,
+    /// Whether the verdict is good news.
+    pub verified: bool,
+}
+
+/// Reads `path` and re-simulates it into a report. A damaged tail is
+/// reported in the verdict, like `replay --verify` does, not an error: the
+/// picture of what could be read is still worth having.
+pub fn load(path: &Path) -> Result<GameReport, replay::PlaybackError> {
+    let (replay, problem) = replay::open(path)?;
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    Ok(analyse(&file, replay, problem.map(|p| p.to_string())))
+}
+
+/// The report of `replay`; `problem` is what was wrong with the file
+/// after the records read.
+pub fn analyse(file: &str, replay: Replay, problem: Option<String>) -> GameReport {
+    let header = &replay.header;
+    let mut world = World::start(&Setup::from_header(header));
+    let mut expected: BTreeMap<Tick, Vec<u64>> = BTreeMap::new();
+    for &(tick, _, hash) in &replay.hashes {
+        expected.entry(tick).or_default().push(hash);
+    }
+    let mut goals = Vec::new();
+    let mut rejoins = Vec::new();
+    let mut substituted: BTreeMap<PlayerId, Vec<Tick>> = BTreeMap::new();
+    let mut first_mismatch: Option<Tick> = None;
+    let mut scores: Vec<(PlayerId, u32)> = score_list(&world);
+    for (tick, bundle) in (0u32..).zip(&replay.bundles) {
+        for &player in &bundle.joined {
+            rejoins.push((Tick(tick), player));
+        }
+        for &player in &bundle.substituted {
+            substituted.entry(player).or_default().push(Tick(tick));
+        }
+        apply(&mut world, bundle);
+        let now = score_list(&world);
+        for &(player, goals_now) in &now {
+            let before = scores
+                .iter()
+                .find(|(p, _)| *p == player)
+                .map_or(0, |(_, g)| *g);
+            for _ in before..goals_now {
+                goals.push((world.tick(), player));
+            }
+        }
+        scores = now;
+        if first_mismatch.is_none() {
+            if let Some(reports) = expected.get(&world.tick()) {
+                if reports.iter().any(|&h| h != world.hash()) {
+                    first_mismatch = Some(world.tick());
+                }
+            }
+        }
+    }
+    let checks = hash_checks(&replay.hashes);
+    let mut desyncs: Vec<Tick> = Vec::new();
+    let mut speeds = Vec::new();
+    for (tick, event) in &replay.events {
+        match event {
+            GameEvent::Desync { first, .. } => desyncs.push(first.unwrap_or(*tick)),
+            GameEvent::Speed { percent } => speeds.push((*tick, percent.0)),
+        }
+    }
+    if desyncs.is_empty() {
+        // An older file, or a server that ended before pinpointing: the
+        // first tick whose reports disagreed.
+        desyncs.extend(checks.iter().find(|c| !c.agreed).map(|c| c.tick));
+    }
+    let ticks = replay.bundles.len() as u32;
+    let checked = replay.hashes.len();
+    let (verdict, verified) = match (&first_mismatch, &problem) {
+        (Some(tick), _) => (
+            format!("DIVERGED: the re-simulation differs from a recorded hash at tick {tick}"),
+            false,
+        ),
+        (None, Some(problem)) => (
+            format!("verified {checked} hash reports up to tick {ticks}, but {problem}"),
+            false,
+        ),
+        (None, None) if replay.end.is_none() => (
+            format!("verified {checked} hash reports; the recording has no end record"),
+            false,
+        ),
+        (None, None) => (
+            format!("verified: {checked} hash reports over {ticks} ticks agree"),
+            true,
+        ),
+    };
+    let platforms: BTreeMap<PlayerId, Platform> = header.platforms.iter().cloned().collect();
+    let mut samples: BTreeMap<PlayerId, Vec<(Tick, PlayerStatus)>> = BTreeMap::new();
+    for (tick, players) in &replay.statuses {
+        for status in players {
+            samples
+                .entry(status.player)
+                .or_default()
+                .push((*tick, *status));
+        }
+    }
+    let players = header
+        .roster
+        .iter()
+        .map(|entry| ReportPlayer {
+            id: entry.id,
+            name: entry.name.clone(),
+            platform: platforms.get(&entry.id).cloned(),
+            goals: scores
+                .iter()
+                .find(|(p, _)| *p == entry.id)
+                .map_or(0, |(_, g)| *g),
+            substituted: substituted.remove(&entry.id).unwrap_or_default(),
+            samples: samples.remove(&entry.id).unwrap_or_default(),
+        })
+        .collect();
+    GameReport {
+        file: file.to_string(),
+        ticks,
+        tick_rate: header.tick_rate,
+        format: replay.format,
+        recorder: header.recorder.clone(),
+        players,
+        checks,
+        goals,
+        drops: replay
+            .departures
+            .iter()
+            .filter(|(_, _, why)| !chosen(why))
+            .cloned()
+            .collect(),
+        leaves: replay
+            .departures
+            .iter()
+            .filter(|(_, _, why)| chosen(why))
+            .map(|(tick, player, _)| (*tick, *player))
+            .collect(),
+        rejoins,
+        desyncs,
+        speeds,
+        verdict,
+        verified,
+    }
+}
+
+/// Whether a departure's reason (the server's words in the `Left`
+/// record) is the player's own choice rather than a drop.
+fn chosen(reason: &str) -> bool {
+    matches!(reason, "left" | "finished")
+}
+
+/// Every player's goals in `world`.
+fn score_list(world: &World) -> Vec<(PlayerId, u32)> {
+    world.scores().iter().map(|s| (s.player, s.goals)).collect()
+}
+
+/// The ticks with more than one hash report, and whether the reports of
+/// each agreed. A tick one player alone reported proves nothing either way.
+pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
+    let mut by_tick: BTreeMap<Tick, Vec<u64>> = BTreeMap::new();
+    for &(tick, _, hash) in hashes {
+        by_tick.entry(tick).or_default().push(hash);
+    }
+    by_tick
+        .into_iter()
+        .filter(|(_, reports)| reports.len() > 1)
+        .map(|(tick, reports)| HashCheck {
+            tick,
+            agreed: reports.windows(2).all(|w| w[0] == w[1]),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockstep_engine::recorder::solo_header;
+    use lockstep_protocol::{Bundle, RosterEntry};
+    use lockstep_sim::bot::Bots;
+
+    /// A bot game of `ticks` ticks as a replay, with both players'
+    /// hash report every 60 ticks; the world at its end.
+    fn bot_game(ticks: u32) -> (Replay, World) {
+        let players = [PlayerId(0), PlayerId(1)];
+        let setup = Setup {
+            seed: 3,
+            tick_rate: 60,
+            balls: 24,
+            players: players.to_vec(),
+        };
+        let roster = players
+            .iter()
+            .map(|&id| RosterEntry {
+                id,
+                name: format!("p{}", id.0),
+            })
+            .collect();
+        let header = solo_header(&setup, roster, 0);
+        let mut world = World::start(&setup);
+        let mut bots = Bots::new(3, &players);
+        let mut replay = Replay {
+            header,
+            bundles: Vec::new(),
+            hashes: Vec::new(),
+            departures: Vec::new(),
+            end: Some((ticks, "over".into())),
+            format: lockstep_protocol::REPLAY_FORMAT,
+            statuses: Vec::new(),
+            events: Vec::new(),
+        };
+        for _ in 0..ticks {
+            let bundle = Bundle {
+                inputs: bots.inputs(&world),
+                ..Bundle::default()
+            };
+            apply(&mut world, &bundle);
+            replay.bundles.push(bundle);
+            if world.tick().0 % 60 == 0 {
+                for &p in &players {
+                    replay.hashes.push((world.tick(), p, world.hash()));
+                }
+            }
+        }
+        (replay, world)
+    }
+
+    #[test]
+    fn the_report_finds_every_goal_and_verifies_the_hashes() {
+        let (replay, world) = bot_game(3_000);
+        let report = analyse("game", replay, None);
+        assert!(report.verified, "{}", report.verdict);
+        assert_eq!(report.checks.len(), 50);
+        assert!(report.checks.iter().all(|c| c.agreed));
+        let scored: u32 = world.scores().iter().map(|s| s.goals).sum();
+        assert!(scored > 0, "the bots scored no goal in 3000 ticks");
+        assert_eq!(report.goals.len() as u32, scored);
+        for player in &report.players {
+            let goals = report.goals.iter().filter(|(_, p)| *p == player.id).count();
+            assert_eq!(goals as u32, player.goals);
+        }
+        assert!(report.desyncs.is_empty());
+    }
+
+    #[test]
+    fn a_wrong_recorded_hash_is_a_divergence_at_its_tick() {
+        let (mut replay, _) = bot_game(300);
+        replay.hashes[4].2 ^= 1;
+        let tick = replay.hashes[4].0;
+        let report = analyse("game", replay, None);
+        assert!(!report.verified);
+        assert!(
+            report.verdict.contains(&format!("tick {tick}")),
+            "{}",
+            report.verdict
+        );
+        assert_eq!(report.desyncs, vec![tick]);
+    }
+
+    #[test]
+    fn hash_checks_need_two_reports_and_agree_only_when_equal() {
+        let hashes = [
+            (Tick(15), PlayerId(0), 1),
+            (Tick(15), PlayerId(1), 1),
+            (Tick(30), PlayerId(0), 2),
+            (Tick(30), PlayerId(1), 3),
+            (Tick(45), PlayerId(0), 4),
+        ];
+        assert_eq!(
+            hash_checks(&hashes),
+            vec![
+                HashCheck {
+                    tick: Tick(15),
+                    agreed: true
+                },
+                HashCheck {
+                    tick: Tick(30),
+                    agreed: false
+                },
+            ]
+        );
+    }
+}
