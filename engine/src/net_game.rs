@@ -547,6 +547,7 @@ mod tests {
             you,
             first_input_tick: Tick(history),
             history,
+            snapshot: None,
         }
     }
 

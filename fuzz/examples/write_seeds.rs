@@ -183,6 +183,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 you: Some(PlayerId(1)),
                 first_input_tick: Tick(0),
                 history: 2,
+                snapshot: None,
             }),
         ),
         (

@@ -282,6 +282,7 @@ mod tests {
             you: Some(PlayerId(0)),
             first_input_tick: Tick(0),
             history: 0,
+            snapshot: None,
         });
         let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ServerMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(start));
