@@ -22,7 +22,9 @@ use lockstep_engine::accumulator::FrameEnd;
 use lockstep_engine::capacity::CapacityMeter;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
-use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Slack, Start, Tick};
+use lockstep_protocol::{
+    encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
+};
 use lockstep_sim::bot::Bot;
 use lockstep_sim::World;
 
@@ -68,6 +70,9 @@ pub struct PlayOptions {
     pub inputs_on_schedule: bool,
     /// Make every tick cost extra real time (`--tick-cost-ms`).
     pub tick_cost: Option<TickCost>,
+    /// Send the server snapshots one ulp off what this client simulated
+    /// (`--corrupt-snapshot`, for tests: the server must refuse them).
+    pub corrupt_snapshot: bool,
 }
 
 impl PlayOptions {
@@ -179,8 +184,17 @@ pub struct NetPlay {
 impl NetPlay {
     /// Starts the game the server announced; `at` is when Start arrived,
     /// the zero of this client's game clock.
-    pub fn start(net: NetClient, start: &Start, at: Instant, options: PlayOptions) -> NetPlay {
-        let game = NetGame::new(start, options.game);
+    pub fn start(
+        net: NetClient,
+        start: &Start,
+        at: Instant,
+        snapshot: Option<Box<World>>,
+        options: PlayOptions,
+    ) -> NetPlay {
+        let game = match snapshot {
+            Some(world) => NetGame::from_world(start, options.game, *world),
+            None => NetGame::new(start, options.game),
+        };
         for (tick, input) in game.initial_inputs() {
             net.send_input(tick, input);
         }
@@ -244,9 +258,29 @@ impl NetPlay {
                 postpone,
             } => self.game.set_speed(from_tick, percent, postpone),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
+            NetEvent::SnapshotRequest(tick) => self.send_snapshot(tick),
             NetEvent::Welcome { .. } | NetEvent::Started { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
+    }
+
+    /// Sends the server our world after `tick` ticks, if the history ring
+    /// still holds it (else the server's wait runs out and it asks
+    /// someone else). `--corrupt-snapshot` sends it one ulp off, to prove
+    /// the server does not trust it.
+    fn send_snapshot(&mut self, tick: Tick) {
+        let Some(world) = self.game.world_at(tick) else {
+            tracing::debug!(%tick, "snapshot asked for a tick no longer held");
+            return;
+        };
+        let mut world = world.clone();
+        if self.options.corrupt_snapshot {
+            world.nudge_one_ulp();
+        }
+        match encode(&world, MAX_SNAPSHOT_SIZE as usize) {
+            Ok(bytes) => self.net.send_snapshot(tick, bytes),
+            Err(e) => eprintln!("lockstep-client: cannot send a snapshot of tick {tick}: {e}"),
+        }
     }
 
     /// Applies every event that has arrived.
@@ -598,6 +632,7 @@ mod tests {
             record: record.map(PathBuf::from),
             inputs_on_schedule: true,
             tick_cost: None,
+            corrupt_snapshot: false,
         }
     }
 

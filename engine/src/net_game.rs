@@ -129,7 +129,14 @@ impl<G: Game> NetGame<G> {
     /// A game as described by the server's Start. `pinned_delay` fixes the
     /// input delay instead of adapting it.
     pub fn new(start: &Start, options: GameOptions) -> NetGame<G> {
-        let world = G::start(&Setup::from_start(start));
+        NetGame::from_world(start, options, G::start(&Setup::from_start(start)))
+    }
+
+    /// A game joined from a snapshot: `world` is the state after
+    /// `world.tick()` ticks (the server's verified snapshot), and the
+    /// bundles from that tick on follow. Fast-forwarding then costs the
+    /// ticks since the snapshot, not since the game began.
+    pub fn from_world(start: &Start, options: GameOptions, world: G) -> NetGame<G> {
         let delay = DelayController::new(
             start.input_delay,
             start.tick_rate,
@@ -140,6 +147,7 @@ impl<G: Game> NetGame<G> {
         // redone phase by phase, and tick 0's hash compared.
         let mut history = History::new(options.history);
         history.record(&Bundle::default(), &world, world.hash());
+        let first_tick = world.tick();
         NetGame {
             previous: world.clone(),
             current: world,
@@ -149,7 +157,8 @@ impl<G: Game> NetGame<G> {
                 .map(|r| (r.id, r.name.clone()))
                 .collect(),
             me: start.you,
-            buffer: InputBuffer::new(delay.current(), start.first_input_tick),
+            buffer: InputBuffer::new(delay.current(), start.first_input_tick)
+                .starting_at(first_tick),
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),
             speed: SpeedSchedule::new(start.tick_rate),
             delay,
@@ -176,6 +185,12 @@ impl<G: Game> NetGame<G> {
             Some(_) => self.buffer.initial_inputs(),
             None => Vec::new(),
         }
+    }
+
+    /// The state after `tick` ticks, while the history ring still holds it
+    /// (the server asks for it as a snapshot).
+    pub fn world_at(&self, tick: Tick) -> Option<&G> {
+        self.history.at(tick).map(|remembered| &remembered.world)
     }
 
     /// Stores bundles received from the server.
