@@ -391,7 +391,10 @@ fn take_snapshot_chunk(
     let bad = |why: String| Err(NetError::Snapshot(why));
     let total = chunk.total_len as usize;
     if Some(chunk.tick) != expected {
-        return bad(format!("a chunk of tick {} for a Start from {expected:?}", chunk.tick));
+        return bad(format!(
+            "a chunk of tick {} for a Start from {expected:?}",
+            chunk.tick
+        ));
     }
     if chunk.total_len > MAX_SNAPSHOT_SIZE || chunk.offset as usize != bytes.len() {
         return bad(format!(
@@ -410,7 +413,11 @@ fn take_snapshot_chunk(
     }
     let world: World = decode(bytes, MAX_SNAPSHOT_SIZE as usize)?;
     if world.tick() != chunk.tick {
-        return bad(format!("a world of tick {} for tick {}", world.tick(), chunk.tick));
+        return bad(format!(
+            "a world of tick {} for tick {}",
+            world.tick(),
+            chunk.tick
+        ));
     }
     Ok(Some(world))
 }

@@ -341,11 +341,11 @@ impl Relay {
                     .checked_sub(self.first_kept.0)
                     .and_then(|index| self.bundles.get(index as usize))
                     .map(|bundle| {
-                    (
-                        input_of(bundle, player),
-                        bundle.substituted.contains(&player),
-                    )
-                })
+                        (
+                            input_of(bundle, player),
+                            bundle.substituted.contains(&player),
+                        )
+                    })
             } else {
                 slot.inputs
                     .get(&tick)
@@ -625,7 +625,10 @@ impl Relay {
         let from = from.max(self.first_kept);
         let to = to.min(self.next_tick()).max(from);
         let start = from.since(self.first_kept) as usize;
-        (from, &self.bundles[start..to.since(self.first_kept) as usize])
+        (
+            from,
+            &self.bundles[start..to.since(self.first_kept) as usize],
+        )
     }
 
     /// The kept bundles from `from` on, with their ticks.
@@ -1045,7 +1048,9 @@ mod tests {
         let bundle = &relay.history(Tick(2), Tick(3)).1[0];
         assert_eq!(bundle.inputs[1].input, input(5));
         assert_eq!(bundle.substituted, vec![P1]);
-        assert!(relay.history(Tick(0), Tick(2)).1
+        assert!(relay
+            .history(Tick(0), Tick(2))
+            .1
             .iter()
             .all(|b| b.substituted.is_empty()));
         // The late player is told to stop repeating it.
@@ -1074,7 +1079,10 @@ mod tests {
             }
         );
         assert_eq!(relay.complete(), 0);
-        assert_eq!(relay.history(Tick(0), Tick(1)).1[0].inputs[1].input, input(0));
+        assert_eq!(
+            relay.history(Tick(0), Tick(1)).1[0].inputs[1].input,
+            input(0)
+        );
         send(&mut relay, P0, 2, &[1], ms(90));
         assert_eq!(relay.complete(), 1, "its input of tick 2 arrived in time");
         assert!(relay.history(Tick(2), Tick(3)).1[0].substituted.is_empty());

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, encode_frame, hello_version, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Refusal, ServerMessage, SnapshotChunk, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
+    Refusal, ServerMessage, SnapshotChunk, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
+    PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;

@@ -178,7 +178,10 @@ impl Snapshots {
             }
             timed_out = self.refuse(Refusal::TimedOut);
         }
-        (self.next_request(now, confirmed, next_tick, players), timed_out)
+        (
+            self.next_request(now, confirmed, next_tick, players),
+            timed_out,
+        )
     }
 
     fn next_request(
@@ -189,7 +192,11 @@ impl Snapshots {
         players: &[PlayerId],
     ) -> Option<(PlayerId, Tick)> {
         let (tick, hash) = confirmed?;
-        let due = self.latest.as_ref().map_or(Tick(0), |v| v.tick).plus(self.interval);
+        let due = self
+            .latest
+            .as_ref()
+            .map_or(Tick(0), |v| v.tick)
+            .plus(self.interval);
         if self.interval == 0 || tick < due || next_tick.since(tick) > MAX_SNAPSHOT_AGE {
             return None;
         }
@@ -248,7 +255,9 @@ impl Snapshots {
         };
         let len = chunk.total_len;
         if len == 0 || len > MAX_SNAPSHOT_SIZE || asking.total_len.is_some_and(|l| l != len) {
-            return self.refuse(Refusal::BadLength(len)).unwrap_or(Offer::Incomplete);
+            return self
+                .refuse(Refusal::BadLength(len))
+                .unwrap_or(Offer::Incomplete);
         }
         asking.total_len = Some(len);
         let expected = asking.bytes.len();
@@ -348,7 +357,10 @@ mod tests {
     #[test]
     fn asks_only_once_a_confirmed_tick_is_an_interval_past_the_last_snapshot() {
         let mut snapshots = Snapshots::new(60);
-        let ask = |s: &mut Snapshots, tick: u32| s.poll(secs(1), Some((Tick(tick), 1)), Tick(tick + 3), &PLAYERS).0;
+        let ask = |s: &mut Snapshots, tick: u32| {
+            s.poll(secs(1), Some((Tick(tick), 1)), Tick(tick + 3), &PLAYERS)
+                .0
+        };
         assert_eq!(ask(&mut snapshots, 45), None);
         assert_eq!(snapshots.poll(secs(1), None, Tick(80), &PLAYERS).0, None);
         assert_eq!(ask(&mut snapshots, 60), Some((P0, Tick(60))));
@@ -361,22 +373,39 @@ mod tests {
         let mut snapshots = Snapshots::new(60);
         let stale = Tick(60);
         let next = stale.plus(MAX_SNAPSHOT_AGE + 1);
-        assert_eq!(snapshots.poll(secs(1), Some((stale, 1)), next, &PLAYERS).0, None);
+        assert_eq!(
+            snapshots.poll(secs(1), Some((stale, 1)), next, &PLAYERS).0,
+            None
+        );
     }
 
     #[test]
-    fn a_snapshot_that_hashes_to_the_confirmed_value_is_kept_and_the_next_is_due_an_interval_later() {
+    fn a_snapshot_that_hashes_to_the_confirmed_value_is_kept_and_the_next_is_due_an_interval_later()
+    {
         let (bytes, hash) = world(60);
         let mut snapshots = Snapshots::new(60);
         let (ask, _) = snapshots.poll(secs(1), Some((Tick(60), hash)), Tick(62), &PLAYERS);
         assert_eq!(ask, Some((P0, Tick(60))));
-        assert_eq!(deliver(&mut snapshots, P0, Tick(60), &bytes), Offer::Verified(Tick(60)));
-        let latest = snapshots.latest().expect("kept");
-        assert_eq!((latest.tick, latest.bytes.as_ref()), (Tick(60), bytes.as_slice()));
-        // The rotation moves on, an interval later.
-        assert_eq!(snapshots.poll(secs(2), Some((Tick(105), 1)), Tick(107), &PLAYERS).0, None);
         assert_eq!(
-            snapshots.poll(secs(2), Some((Tick(120), 1)), Tick(122), &PLAYERS).0,
+            deliver(&mut snapshots, P0, Tick(60), &bytes),
+            Offer::Verified(Tick(60))
+        );
+        let latest = snapshots.latest().expect("kept");
+        assert_eq!(
+            (latest.tick, latest.bytes.as_ref()),
+            (Tick(60), bytes.as_slice())
+        );
+        // The rotation moves on, an interval later.
+        assert_eq!(
+            snapshots
+                .poll(secs(2), Some((Tick(105), 1)), Tick(107), &PLAYERS)
+                .0,
+            None
+        );
+        assert_eq!(
+            snapshots
+                .poll(secs(2), Some((Tick(120), 1)), Tick(122), &PLAYERS)
+                .0,
             Some((P1, Tick(120)))
         );
     }
@@ -400,7 +429,10 @@ mod tests {
             }
         );
         assert!(snapshots.latest().is_none());
-        assert_eq!(snapshots.poll(secs(1), confirmed, Tick(63), &PLAYERS).0, Some((P1, Tick(60))));
+        assert_eq!(
+            snapshots.poll(secs(1), confirmed, Tick(63), &PLAYERS).0,
+            Some((P1, Tick(60)))
+        );
     }
 
     #[test]
@@ -414,7 +446,10 @@ mod tests {
         };
         assert!(matches!(
             snapshots.offer(P0, unasked.clone()),
-            Offer::Refused { why: Refusal::NotAsked(_), .. }
+            Offer::Refused {
+                why: Refusal::NotAsked(_),
+                ..
+            }
         ));
         snapshots.poll(secs(1), Some((Tick(60), 1)), Tick(62), &PLAYERS);
         let garbage = SnapshotChunk {
@@ -423,7 +458,10 @@ mod tests {
         };
         assert!(matches!(
             snapshots.offer(P0, garbage),
-            Offer::Refused { why: Refusal::Undecodable(_), .. }
+            Offer::Refused {
+                why: Refusal::Undecodable(_),
+                ..
+            }
         ));
         snapshots.poll(secs(1), Some((Tick(60), 1)), Tick(62), &PLAYERS);
         let oversized = SnapshotChunk {
@@ -432,7 +470,10 @@ mod tests {
         };
         assert!(matches!(
             snapshots.offer(P1, oversized),
-            Offer::Refused { why: Refusal::BadLength(_), .. }
+            Offer::Refused {
+                why: Refusal::BadLength(_),
+                ..
+            }
         ));
         snapshots.poll(secs(1), Some((Tick(60), 1)), Tick(62), &PLAYERS);
         let skipping = SnapshotChunk {
@@ -442,14 +483,20 @@ mod tests {
         };
         assert!(matches!(
             snapshots.offer(P2, skipping),
-            Offer::Refused { why: Refusal::OutOfOrder { .. }, .. }
+            Offer::Refused {
+                why: Refusal::OutOfOrder { .. },
+                ..
+            }
         ));
     }
 
     #[test]
     fn a_world_of_another_tick_is_refused_even_with_its_own_hash() {
         let (bytes, hash) = world(30);
-        assert_eq!(verify(&bytes, Tick(60), hash), Err(Refusal::WrongTick(Tick(30))));
+        assert_eq!(
+            verify(&bytes, Tick(60), hash),
+            Err(Refusal::WrongTick(Tick(30)))
+        );
         assert_eq!(verify(&bytes, Tick(30), hash), Ok(()));
     }
 
@@ -457,7 +504,10 @@ mod tests {
     fn a_silent_player_times_out_and_the_next_one_is_asked() {
         let mut snapshots = Snapshots::new(60);
         let confirmed = Some((Tick(60), 1));
-        assert_eq!(snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS).0, Some((P0, Tick(60))));
+        assert_eq!(
+            snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS).0,
+            Some((P0, Tick(60)))
+        );
         let later = secs(1) + SNAPSHOT_WAIT;
         let (ask, timed_out) = snapshots.poll(later, confirmed, Tick(62), &PLAYERS);
         assert_eq!(

@@ -559,9 +559,8 @@ impl Session {
         ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
-        self.snapshots = Snapshots::new(
-            u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate),
-        );
+        self.snapshots =
+            Snapshots::new(u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate));
         self.speed = SpeedControl::new(self.config.tick_rate);
         self.speed_from = Tick(0);
         self.waiting_warned.clear();
