@@ -177,6 +177,9 @@ pub struct NetPlay {
     replacements: Replacements,
     /// When Start arrived, to time a catch-up.
     started_at: Instant,
+    /// The tick of the verified snapshot the game was joined from, if it
+    /// was (the catch-up line says so).
+    joined_from: Option<Tick>,
     /// Whether stderr is a terminal (for a catch-up progress line).
     terminal: bool,
 }
@@ -191,6 +194,7 @@ impl NetPlay {
         snapshot: Option<Box<World>>,
         options: PlayOptions,
     ) -> NetPlay {
+        let joined_from = snapshot.as_ref().map(|world| world.tick());
         let game = match snapshot {
             Some(world) => NetGame::from_world(start, options.game, *world),
             None => NetGame::new(start, options.game),
@@ -237,6 +241,7 @@ impl NetPlay {
             wait_reported: false,
             replacements: Replacements::default(),
             started_at: at,
+            joined_from,
             terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         }
     }
@@ -513,8 +518,15 @@ impl NetPlay {
                 if self.terminal {
                     eprintln!();
                 }
+                let from = match self.joined_from {
+                    Some(tick) => format!(
+                        " from the snapshot of tick {tick} ({} ticks re-simulated)",
+                        self.game.current.tick().since(tick)
+                    ),
+                    None => " from tick 0".to_string(),
+                };
                 eprintln!(
-                    "lockstep-client: caught up with the game at tick {} in {} ms",
+                    "lockstep-client: caught up with the game at tick {} in {} ms{from}",
                     self.game.current.tick(),
                     crate::clock::since(self.started_at).as_millis()
                 );
