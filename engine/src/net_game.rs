@@ -654,6 +654,28 @@ mod tests {
     }
 
     #[test]
+    fn a_joiner_from_a_snapshot_fast_forwards_only_the_bundles_after_it_to_the_same_state() {
+        let history: Vec<Bundle> = (0..100).map(|t| bundle((t % 7) as u8)).collect();
+        let mut whole =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+        whole.receive(Tick(0), history.clone());
+        frame(&mut whole, 0);
+        // The state after 60 ticks, as a player would send it.
+        let snapshot = whole.world_at(Tick(60)).expect("still in the ring").clone();
+        let mut joined = NetGame::<Tally>::from_world(
+            &start(Some(PlayerId(1)), 100),
+            GameOptions::default(),
+            snapshot,
+        );
+        joined.receive(Tick(60), history[60..].to_vec());
+        let (ran, _) = frame(&mut joined, 0);
+        assert_eq!(ran.len(), 40, "only the ticks after the snapshot");
+        assert_eq!(joined.catching_up(), None);
+        assert_eq!(joined.current, whole.current);
+        assert_eq!(joined.current.hash(), whole.current.hash());
+    }
+
+    #[test]
     fn an_announced_speed_paces_the_ticks_from_its_tick_on_and_not_before() {
         let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
         game.receive(Tick(0), (0..10).map(bundle).collect());

@@ -888,6 +888,37 @@ mod tests {
     }
 
     #[test]
+    fn bundles_a_snapshot_covers_are_forgotten_and_the_rest_still_relay() {
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
+        send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
+        send(&mut relay, P1, 0, &[2; 10], Duration::ZERO);
+        relay.complete();
+        assert_eq!(relay.forget_before(Tick(6)), 6);
+        assert_eq!((relay.first_kept(), relay.next_tick()), (Tick(6), Tick(10)));
+        // History from before the snapshot starts where the relay does.
+        let (first, kept) = relay.history(Tick(0), Tick(10));
+        assert_eq!((first, kept.len()), (Tick(6), 4));
+        assert_eq!(
+            relay.bundles_from(Tick(8)).next().map(|(t, _)| t),
+            Some(Tick(8))
+        );
+        // A repeat of an input of a forgotten tick is ignored, not a panic;
+        // new ticks still bundle, with the previous input to stand in.
+        send(&mut relay, P0, 3, &[1; 9], Duration::ZERO);
+        send(&mut relay, P1, 10, &[2; 2], Duration::ZERO);
+        assert_eq!(relay.complete(), 2);
+        assert_eq!(
+            relay.history(Tick(11), Tick(12)).1[0].inputs[1].input,
+            input(2)
+        );
+        let d = bundles(&relay, P0);
+        assert_eq!(d.first_tick, Tick(6));
+        // Never past the last complete tick.
+        assert_eq!(relay.forget_before(Tick(100)), 6);
+        assert_eq!(relay.first_kept(), Tick(12));
+    }
+
+    #[test]
     fn acknowledged_bundles_are_not_repeated() {
         let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
