@@ -303,8 +303,10 @@ impl Session {
         };
         let next = relay.next_tick();
         // One second of game, plus a tick for every thousand ticks of
-        // history to replay (a catch-up runs at about a million ticks/s).
-        let lead = u32::from(self.config.tick_rate) + next.0 / 1000;
+        // history to replay (a catch-up runs at about a million ticks/s):
+        // those since the verified snapshot the joiner starts from.
+        let from = self.snapshots.latest().map_or(Tick(0), |s| s.tick);
+        let lead = u32::from(self.config.tick_rate) + next.since(from) / 1000;
         let mut started = Vec::new();
         for (&conn, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
             let Role::Player(player) = client.role else {
