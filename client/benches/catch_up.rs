@@ -8,10 +8,11 @@
 //!
 //! - from tick 0: a fresh world stepped through every bundle (what a
 //!   rejoin cost before snapshots);
-//! - from the snapshot: the world of the last snapshot tick (a multiple of
-//!   the server's 30 s interval, taken a hash interval and a bit before
-//!   the end, as the confirmation lags) encoded as the player sends it,
-//!   decoded as the joiner does, then stepped through the bundles since.
+//! - from the snapshot: the world of the latest verified snapshot at worst
+//!   (the join comes just before the next one is confirmed: a whole
+//!   interval plus the confirmation lag before the end) encoded as the
+//!   player sends it, decoded as the joiner does, then stepped through the
+//!   bundles since.
 //!
 //! Both must end on the same hash as the game itself.
 //!
@@ -30,8 +31,8 @@ const TICK_RATE: u16 = 60;
 const PLAYERS: u8 = 4;
 /// The server's default snapshot interval, in ticks.
 const INTERVAL: u32 = lockstep_server::DEFAULT_SNAPSHOT_SECS as u32 * TICK_RATE as u32;
-/// Ticks between the snapshot's tick and the join at worst: a whole
-/// interval, as the next snapshot is just due.
+/// How long after its tick a snapshot is verified: the next hash report
+/// (every 15 ticks), a round trip and the transfer; half a second.
 const LAG: u32 = 30;
 
 fn list(name: &str, default: &str) -> Vec<u32> {
@@ -74,9 +75,9 @@ fn main() {
     for balls in list("LOCKSTEP_BENCH_BALLS", "24,1000") {
         for minutes in list("LOCKSTEP_BENCH_MINUTES", "10,60") {
             let ticks = minutes * 60 * u32::from(TICK_RATE);
-            // The newest snapshot a joiner can get at worst: the one before
-            // the last interval boundary, confirmed LAG ticks after it.
-            let snapshot_at = (ticks - INTERVAL).saturating_sub(LAG) / INTERVAL * INTERVAL;
+            // The newest snapshot a joiner can get at worst: the next one
+            // is about to be verified.
+            let snapshot_at = ticks - INTERVAL - LAG;
             let (bundles, snapshot, hash) = build(balls as u16, ticks, snapshot_at);
 
             let started = clock::now();
