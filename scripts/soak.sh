@@ -65,7 +65,8 @@ while true; do
     done
     [ "$alive" = 1 ] || break
     rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$server/status" 2>/dev/null || echo 0)
-    echo "$(($(date +%s) - start))	$rss" >>"$OUT/rss.tsv"
+    # A failed write (a full disk) loses a sample, not the soak.
+    echo "$(($(date +%s) - start))	$rss" >>"$OUT/rss.tsv" || true
     sleep 10
 done
 for pid in "${clients[@]}"; do

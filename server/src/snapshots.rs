@@ -27,16 +27,17 @@ use bytes::Bytes;
 use lockstep_protocol::{decode, PlayerId, SnapshotChunk, Tick, MAX_SNAPSHOT_SIZE};
 use lockstep_sim::World;
 
-/// Seconds of game time between two snapshots by default. Joining costs
-/// re-simulating at most this much play plus the confirmation lag: 1800
-/// ticks of 60 Hz, under 1 s even with 1000 balls (about 0.4 ms a tick
-/// here) and a few ms with 24. The bundles kept in between are about
-/// 7.7 KB a second with 8 players, so 230 KB; a snapshot of 24 balls is
-/// under 2 KB, of 1000 about 40 KB. Asking more often would make joins
-/// only marginally faster and cost a snapshot transfer each time; asking
-/// less often makes the worst-case catch-up grow past a second with a
-/// large world. See BENCHMARKS.md, "Snapshots".
-pub const DEFAULT_INTERVAL_SECS: u16 = 30;
+/// Seconds of game time between two snapshots by default. A join costs
+/// re-simulating at most this much play plus the confirmation lag (the
+/// next hash report and a round trip, about 30 ticks): 630 ticks of 60 Hz.
+/// With 1000 balls a tick costs 0.4 ms here (1.2 ms on a loaded machine),
+/// so that is 0.25 s (0.75 s loaded): under a second at the largest world
+/// the server allows. At 30 s the worst case is 1830 ticks, 0.7 s idle but
+/// 2.3 s loaded (BENCHMARKS.md, "Snapshots"). The price of asking often is
+/// small: one player sends 1 to 21 KB (24 to 1000 balls) every 10 s, and
+/// the server decodes and hashes it in well under a millisecond; the
+/// bundles held between snapshots are 80 KB at most with 8 players.
+pub const DEFAULT_INTERVAL_SECS: u16 = 10;
 
 /// How long the asked player has to deliver its whole snapshot before the
 /// server gives up on it and asks another: a snapshot is tens of KB, a
