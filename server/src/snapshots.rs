@@ -34,7 +34,7 @@ use lockstep_sim::World;
 /// so that is 0.25 s (0.75 s loaded): under a second at the largest world
 /// the server allows. At 30 s the worst case is 1830 ticks, 0.7 s idle but
 /// 2.3 s loaded (BENCHMARKS.md, "Snapshots"). The price of asking often is
-/// small: one player sends 1 to 21 KB (24 to 1000 balls) every 10 s, and
+/// small: one player sends 0.6 to 21 KB (24 to 1000 balls) every 10 s, and
 /// the server decodes and hashes it in well under a millisecond; the
 /// bundles held between snapshots are 80 KB at most with 8 players.
 pub const DEFAULT_INTERVAL_SECS: u16 = 10;
