@@ -116,6 +116,10 @@ pub(crate) struct PlayArgs {
     /// instead of after it, to see `desync-diff` name the phase.
     #[arg(long, value_name = "PHASE", requires = "inject_desync_at", value_parser = parse_phase)]
     pub(crate) inject_desync_phase: Option<&'static str>,
+    /// Fault injection: answer the server's snapshot requests with the
+    /// world one ulp off, so it must refuse them (tests).
+    #[arg(long, hide = true)]
+    pub(crate) corrupt_snapshot: bool,
     #[command(flatten)]
     pub(crate) link: lockstep_conditioner::LinkArgs,
     /// Send inputs on the reliable stream instead of as datagrams (to
@@ -274,6 +278,7 @@ impl PlayArgs {
                     per_tick: Duration::from_nanos(ns),
                     until: self.tick_cost_until.map(Tick),
                 }),
+                corrupt_snapshot: self.corrupt_snapshot,
             },
             window: WindowOptions {
                 draw_cost: Duration::from_nanos(self.draw_cost_ns),

@@ -7,12 +7,12 @@
 //! ready for the next, and plays that one from its Start.
 
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use lockstep_protocol::{Input, Start};
+use lockstep_protocol::Input;
 
 use crate::clock;
-use crate::net::{NetClient, NetEvent};
+use crate::net::{NetClient, NetEvent, Started};
 use crate::play::{NetPlay, PlayOptions};
 use crate::{GameOutcome, PlayError};
 
@@ -24,11 +24,15 @@ const STALL_WAIT: Duration = Duration::from_millis(50);
 /// the first lobby the server sends is the one after that game ended for
 /// everyone: the client says it is ready then (the server ignores it
 /// while a game runs, and makes everyone not ready when one ends).
-fn wait_for_start(net: &NetClient, rematch: bool) -> Result<(Start, Instant), PlayError> {
+fn wait_for_start(net: &NetClient, rematch: bool) -> Result<Started, PlayError> {
     let mut said_ready = !rematch;
     loop {
         match net.events().recv() {
-            Ok(NetEvent::Started { start, at }) => return Ok((start, at)),
+            Ok(NetEvent::Started {
+                start,
+                at,
+                snapshot,
+            }) => return Ok((start, at, snapshot)),
             Ok(NetEvent::Welcome { first_use, .. }) => crate::announce_first_use(&first_use),
             Ok(NetEvent::Lobby(_)) if !said_ready => {
                 net.ready(true);
@@ -46,8 +50,14 @@ fn wait_for_start(net: &NetClient, rematch: bool) -> Result<(Start, Instant), Pl
 pub fn run(mut net: NetClient, options: PlayOptions) -> Result<Vec<GameOutcome>, PlayError> {
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
-        let (start, at) = wait_for_start(&net, game > 1)?;
-        let play = play_game(NetPlay::start(net, &start, at, options.for_game(game)))?;
+        let (start, at, snapshot) = wait_for_start(&net, game > 1)?;
+        let play = play_game(NetPlay::start(
+            net,
+            &start,
+            at,
+            snapshot,
+            options.for_game(game),
+        ))?;
         if options.is_last(game) {
             outcomes.push(play.finish(None));
             break;

@@ -139,6 +139,12 @@ impl Link {
         self.speeds = SpeedSchedule::new(tick_rate);
     }
 
+    /// The game is joined from a snapshot of the world after `tick` ticks:
+    /// the first bundle expected is `tick`'s.
+    pub fn start_at(&mut self, tick: Tick) {
+        self.received_through = tick;
+    }
+
     /// The server's announcement that the game runs at `percent` from
     /// `from_tick` on: bundles of those ticks are expected that much
     /// further apart.

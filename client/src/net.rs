@@ -31,8 +31,9 @@ use lockstep_protocol::verification_code;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
     InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage,
-    Start, Tick, ALPN, MAX_DATAGRAM_SIZE,
+    SnapshotChunk, Start, Tick, ALPN, MAX_DATAGRAM_SIZE, MAX_SNAPSHOT_SIZE,
 };
+use lockstep_sim::World;
 use tokio::sync::mpsc;
 use tracing::debug;
 
@@ -146,6 +147,9 @@ pub enum NetCommand {
     GameDone,
     /// Leave the game and close the connection.
     Leave,
+    /// Send the server our world state after a tick (the postcard of the
+    /// world), as it asked.
+    Snapshot(Tick, Vec<u8>),
 }
 
 /// Link figures for the HUD and the end-of-game report.
@@ -192,6 +196,10 @@ pub enum Closed {
     Lost(String),
 }
 
+/// A game's start as the frontend takes it: the server's Start, when it
+/// arrived, and the snapshot it is joined from (see [`NetEvent::Started`]).
+pub type Started = (Start, std::time::Instant, Option<Box<World>>);
+
 /// Network → frontend.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NetEvent {
@@ -218,7 +226,13 @@ pub enum NetEvent {
         start: Start,
         /// When the network thread received it.
         at: std::time::Instant,
+        /// The verified world the game starts from ([`Start::snapshot`]),
+        /// once all of it arrived; `None`: from tick 0.
+        snapshot: Option<Box<World>>,
     },
+    /// The server asks for our world after this tick, to check it against
+    /// the hash the majority reported and keep it for joins.
+    SnapshotRequest(Tick),
     /// New bundles, each delivered once, contiguous from `first_tick`.
     Bundles {
         /// Tick of `bundles[0]`.
@@ -312,6 +326,11 @@ impl NetClient {
             .send(NetCommand::TickHashes(tick, first_tick, hashes));
     }
 
+    /// Sends the server our world after `tick` ticks (its postcard).
+    pub fn send_snapshot(&self, tick: Tick, bytes: Vec<u8>) {
+        let _ = self.commands.send(NetCommand::Snapshot(tick, bytes));
+    }
+
     /// Tells the server we are ready for the next game, or not.
     pub fn ready(&self, ready: bool) {
         let _ = self.commands.send(NetCommand::Ready(ready));
@@ -358,6 +377,49 @@ impl Drop for NetClient {
     fn drop(&mut self) {
         self.leave();
     }
+}
+
+/// Adds `chunk` to the snapshot of tick `expected` assembled in `bytes`;
+/// the world once the last chunk is in. A chunk of another tick, out of
+/// order, past its length or oversized, or bytes that are not a world of
+/// that tick, end the connection with a clear error.
+fn take_snapshot_chunk(
+    expected: Option<Tick>,
+    bytes: &mut Vec<u8>,
+    chunk: SnapshotChunk,
+) -> Result<Option<World>, NetError> {
+    let bad = |why: String| Err(NetError::Snapshot(why));
+    let total = chunk.total_len as usize;
+    if Some(chunk.tick) != expected {
+        return bad(format!(
+            "a chunk of tick {} for a Start from {expected:?}",
+            chunk.tick
+        ));
+    }
+    if chunk.total_len > MAX_SNAPSHOT_SIZE || chunk.offset as usize != bytes.len() {
+        return bad(format!(
+            "chunk at {} of {} bytes after {} bytes",
+            chunk.offset,
+            chunk.total_len,
+            bytes.len()
+        ));
+    }
+    if bytes.len() + chunk.bytes.len() > total {
+        return bad(format!("chunks longer than the announced {total} bytes"));
+    }
+    bytes.extend_from_slice(&chunk.bytes);
+    if bytes.len() < total {
+        return Ok(None);
+    }
+    let world: World = decode(bytes, MAX_SNAPSHOT_SIZE as usize)?;
+    if world.tick() != chunk.tick {
+        return bad(format!(
+            "a world of tick {} for tick {}",
+            world.tick(),
+            chunk.tick
+        ));
+    }
+    Ok(Some(world))
 }
 
 /// Error while running the connection, turned into [`Closed::Lost`].
@@ -409,6 +471,8 @@ enum NetError {
     StreamEnded,
     #[error("the server sent a malformed message: {0}")]
     Decode(#[from] lockstep_protocol::DecodeError),
+    #[error("the server's snapshot is unusable: {0}")]
+    Snapshot(String),
     #[error("cannot encode a message: {0}")]
     Encode(#[from] lockstep_protocol::EncodeError),
 }
@@ -651,6 +715,9 @@ async fn play(
     // Inputs held back by `send_delay`, with when they may go.
     let mut held: VecDeque<(Duration, Tick, Input)> = VecDeque::new();
     let mut stats = tokio::time::interval(STATS_EVERY);
+    // A Start from a snapshot, its arrival, and the snapshot's bytes so
+    // far: the game starts once they are all in.
+    let mut joining: Option<(Start, tokio::time::Instant, Vec<u8>)> = None;
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
     resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -679,15 +746,42 @@ async fn play(
                         ServerMessage::Start(start) => {
                             let at = clock::tokio_now();
                             // Every game's exchange starts from tick 0 (a
-                            // rematch after GameDone, too).
+                            // rematch after GameDone, too), or from the
+                            // snapshot the game is joined from.
                             link = Link::default();
                             on_schedule = InputSchedule::default();
                             held.clear();
                             link.start(start.tick_rate, at.duration_since(epoch));
-                            let _ = events.send(NetEvent::Started {
-                                start,
-                                at: at.into_std(),
-                            });
+                            match start.snapshot {
+                                Some(tick) => {
+                                    link.start_at(tick);
+                                    joining = Some((start, at, Vec::new()));
+                                }
+                                None => {
+                                    let _ = events.send(NetEvent::Started {
+                                        start,
+                                        at: at.into_std(),
+                                        snapshot: None,
+                                    });
+                                }
+                            }
+                        }
+                        ServerMessage::Snapshot(chunk) => {
+                            let Some((start, _, bytes)) = &mut joining else {
+                                debug!(tick = %chunk.tick, "snapshot without a Start ignored");
+                                continue;
+                            };
+                            if let Some(world) = take_snapshot_chunk(start.snapshot, bytes, chunk)? {
+                                let (start, at, _) = joining.take().ok_or(NetError::StreamEnded)?;
+                                let _ = events.send(NetEvent::Started {
+                                    start,
+                                    at: at.into_std(),
+                                    snapshot: Some(Box::new(world)),
+                                });
+                            }
+                        }
+                        ServerMessage::SnapshotRequest { tick } => {
+                            let _ = events.send(NetEvent::SnapshotRequest(tick));
                         }
                         ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
                         ServerMessage::Desync(notice) => {
@@ -754,6 +848,11 @@ async fn play(
                     let behind_us = behind.as_micros().min(u128::from(u32::MAX)) as u32;
                     let report = ClientMessage::Capacity { percent, tick, behind_us };
                     send.write_all(&encode_frame(&report)?).await?;
+                }
+                Some(NetCommand::Snapshot(tick, bytes)) => {
+                    for chunk in SnapshotChunk::split(tick, &bytes) {
+                        send.write_all(&encode_frame(&ClientMessage::Snapshot(chunk))?).await?;
+                    }
                 }
                 Some(NetCommand::Ready(ready)) => {
                     send.write_all(&encode_frame(&ClientMessage::Ready(ready))?).await?;

@@ -22,7 +22,9 @@ use lockstep_engine::accumulator::FrameEnd;
 use lockstep_engine::capacity::CapacityMeter;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
-use lockstep_protocol::{DesyncNotice, Input, PeerStatus, Slack, Start, Tick};
+use lockstep_protocol::{
+    encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
+};
 use lockstep_sim::bot::Bot;
 use lockstep_sim::World;
 
@@ -68,6 +70,9 @@ pub struct PlayOptions {
     pub inputs_on_schedule: bool,
     /// Make every tick cost extra real time (`--tick-cost-ms`).
     pub tick_cost: Option<TickCost>,
+    /// Send the server snapshots one ulp off what this client simulated
+    /// (`--corrupt-snapshot`, for tests: the server must refuse them).
+    pub corrupt_snapshot: bool,
 }
 
 impl PlayOptions {
@@ -172,6 +177,9 @@ pub struct NetPlay {
     replacements: Replacements,
     /// When Start arrived, to time a catch-up.
     started_at: Instant,
+    /// The tick of the verified snapshot the game was joined from, if it
+    /// was (the catch-up line says so).
+    joined_from: Option<Tick>,
     /// Whether stderr is a terminal (for a catch-up progress line).
     terminal: bool,
 }
@@ -179,8 +187,18 @@ pub struct NetPlay {
 impl NetPlay {
     /// Starts the game the server announced; `at` is when Start arrived,
     /// the zero of this client's game clock.
-    pub fn start(net: NetClient, start: &Start, at: Instant, options: PlayOptions) -> NetPlay {
-        let game = NetGame::new(start, options.game);
+    pub fn start(
+        net: NetClient,
+        start: &Start,
+        at: Instant,
+        snapshot: Option<Box<World>>,
+        options: PlayOptions,
+    ) -> NetPlay {
+        let joined_from = snapshot.as_ref().map(|world| world.tick());
+        let game = match snapshot {
+            Some(world) => NetGame::from_world(start, options.game, *world),
+            None => NetGame::new(start, options.game),
+        };
         for (tick, input) in game.initial_inputs() {
             net.send_input(tick, input);
         }
@@ -223,6 +241,7 @@ impl NetPlay {
             wait_reported: false,
             replacements: Replacements::default(),
             started_at: at,
+            joined_from,
             terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         }
     }
@@ -244,9 +263,29 @@ impl NetPlay {
                 postpone,
             } => self.game.set_speed(from_tick, percent, postpone),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
+            NetEvent::SnapshotRequest(tick) => self.send_snapshot(tick),
             NetEvent::Welcome { .. } | NetEvent::Started { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
+    }
+
+    /// Sends the server our world after `tick` ticks, if the history ring
+    /// still holds it (else the server's wait runs out and it asks
+    /// someone else). `--corrupt-snapshot` sends it one ulp off, to prove
+    /// the server does not trust it.
+    fn send_snapshot(&mut self, tick: Tick) {
+        let Some(world) = self.game.world_at(tick) else {
+            tracing::debug!(%tick, "snapshot asked for a tick no longer held");
+            return;
+        };
+        let mut world = world.clone();
+        if self.options.corrupt_snapshot {
+            world.nudge_one_ulp();
+        }
+        match encode(&world, MAX_SNAPSHOT_SIZE as usize) {
+            Ok(bytes) => self.net.send_snapshot(tick, bytes),
+            Err(e) => eprintln!("lockstep-client: cannot send a snapshot of tick {tick}: {e}"),
+        }
     }
 
     /// Applies every event that has arrived.
@@ -479,8 +518,15 @@ impl NetPlay {
                 if self.terminal {
                     eprintln!();
                 }
+                let from = match self.joined_from {
+                    Some(tick) => format!(
+                        " from the snapshot of tick {tick} ({} ticks re-simulated)",
+                        self.game.current.tick().since(tick)
+                    ),
+                    None => " from tick 0".to_string(),
+                };
                 eprintln!(
-                    "lockstep-client: caught up with the game at tick {} in {} ms",
+                    "lockstep-client: caught up with the game at tick {} in {} ms{from}",
                     self.game.current.tick(),
                     crate::clock::since(self.started_at).as_millis()
                 );
@@ -598,6 +644,7 @@ mod tests {
             record: record.map(PathBuf::from),
             inputs_on_schedule: true,
             tick_cost: None,
+            corrupt_snapshot: false,
         }
     }
 

@@ -342,7 +342,7 @@ pub fn run_networked(
     };
     let mut outcomes = Vec::new();
     for game in 1..=play_options.games.max(1) {
-        let Some((start, started_at)) = wait_in_lobby(
+        let Some((start, started_at, snapshot)) = wait_in_lobby(
             &mut screen,
             &net,
             &mut view,
@@ -357,7 +357,13 @@ pub fn run_networked(
             }
             return Ok(outcomes);
         };
-        let play = NetPlay::start(net, &start, started_at, play_options.for_game(game));
+        let play = NetPlay::start(
+            net,
+            &start,
+            started_at,
+            snapshot,
+            play_options.for_game(game),
+        );
         let (play, frame, finished) = play_in_window(&mut screen, play, &mut options)?;
         if !finished || play_options.is_last(game) {
             outcomes.push(play.finish(frame));
@@ -398,7 +404,7 @@ fn wait_in_lobby(
     options: &mut WindowOptions,
     game: u32,
     play_options: &PlayOptions,
-) -> Result<Option<(lockstep_protocol::Start, Instant)>, WindowError> {
+) -> Result<Option<crate::net::Started>, WindowError> {
     let shot_here = options.screenshot_lobby == Some(game) && options.screenshot.is_some();
     // Whether this client still has to say it is ready by itself in this
     // lobby: after a game everyone starts not ready; before the first, the
@@ -423,7 +429,11 @@ fn wait_in_lobby(
             .any(|&(x, y)| crate::lobby_screen::hits_button(output, rows, x, y));
         while let Ok(event) = net.events().try_recv() {
             match event {
-                NetEvent::Started { start, at } => return Ok(Some((start, at))),
+                NetEvent::Started {
+                    start,
+                    at,
+                    snapshot,
+                } => return Ok(Some((start, at, snapshot))),
                 NetEvent::Welcome {
                     player,
                     first_use,

@@ -63,6 +63,13 @@ impl InputBuffer {
         }
     }
 
+    /// The same buffer, for a game that starts from a snapshot of the
+    /// world after `tick` ticks: its first bundle is `tick`'s.
+    pub fn starting_at(mut self, tick: Tick) -> Self {
+        self.next_tick = tick;
+        self
+    }
+
     /// Neutral inputs for the ticks before the first sampled input.
     pub fn initial_inputs(&self) -> Vec<(Tick, Input)> {
         (self.first_input_tick.0..self.next_local.0)

@@ -133,7 +133,14 @@ impl<G: Game> NetGame<G> {
     /// A game as described by the server's Start. `pinned_delay` fixes the
     /// input delay instead of adapting it.
     pub fn new(start: &Start, options: GameOptions) -> NetGame<G> {
-        let world = G::start(&Setup::from_start(start));
+        NetGame::from_world(start, options, G::start(&Setup::from_start(start)))
+    }
+
+    /// A game joined from a snapshot: `world` is the state after
+    /// `world.tick()` ticks (the server's verified snapshot), and the
+    /// bundles from that tick on follow. Fast-forwarding then costs the
+    /// ticks since the snapshot, not since the game began.
+    pub fn from_world(start: &Start, options: GameOptions, world: G) -> NetGame<G> {
         let delay = DelayController::new(
             start.input_delay,
             start.tick_rate,
@@ -144,6 +151,7 @@ impl<G: Game> NetGame<G> {
         // redone phase by phase, and tick 0's hash compared.
         let mut history = History::new(options.history);
         history.record(&Bundle::default(), &world, world.hash());
+        let first_tick = world.tick();
         NetGame {
             previous: world.clone(),
             current: world,
@@ -153,7 +161,8 @@ impl<G: Game> NetGame<G> {
                 .map(|r| (r.id, r.name.clone()))
                 .collect(),
             me: start.you,
-            buffer: InputBuffer::new(delay.current(), start.first_input_tick),
+            buffer: InputBuffer::new(delay.current(), start.first_input_tick)
+                .starting_at(first_tick),
             clock: FixedStep::new(start.tick_rate, Policy::NETWORKED),
             speed: SpeedSchedule::new(start.tick_rate),
             delay,
@@ -181,6 +190,12 @@ impl<G: Game> NetGame<G> {
             Some(_) => self.buffer.initial_inputs(),
             None => Vec::new(),
         }
+    }
+
+    /// The state after `tick` ticks, while the history ring still holds it
+    /// (the server asks for it as a snapshot).
+    pub fn world_at(&self, tick: Tick) -> Option<&G> {
+        self.history.at(tick).map(|remembered| &remembered.world)
     }
 
     /// Stores bundles received from the server.
@@ -561,6 +576,7 @@ mod tests {
             you,
             first_input_tick: Tick(history),
             history,
+            snapshot: None,
         }
     }
 
@@ -649,6 +665,28 @@ mod tests {
         game.receive(Tick(100), vec![bundle(1)]);
         assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
         assert_eq!(frame(&mut game, TICK_NS).0, vec![101]);
+    }
+
+    #[test]
+    fn a_joiner_from_a_snapshot_fast_forwards_only_the_bundles_after_it_to_the_same_state() {
+        let history: Vec<Bundle> = (0..100).map(|t| bundle((t % 7) as u8)).collect();
+        let mut whole =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+        whole.receive(Tick(0), history.clone());
+        frame(&mut whole, 0);
+        // The state after 60 ticks, as a player would send it.
+        let snapshot = whole.world_at(Tick(60)).expect("still in the ring").clone();
+        let mut joined = NetGame::<Tally>::from_world(
+            &start(Some(PlayerId(1)), 100),
+            GameOptions::default(),
+            snapshot,
+        );
+        joined.receive(Tick(60), history[60..].to_vec());
+        let (ran, _) = frame(&mut joined, 0);
+        assert_eq!(ran.len(), 40, "only the ticks after the snapshot");
+        assert_eq!(joined.catching_up(), None);
+        assert_eq!(joined.current, whole.current);
+        assert_eq!(joined.current.hash(), whole.current.hash());
     }
 
     #[test]

@@ -15,10 +15,9 @@ use std::{fs, io, path::Path};
 use lockstep_protocol::{
     encode, encode_beacon, encode_frame, Announcement, Beacon, Bundle, BundleDatagram, Buttons,
     ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSummary, Hello, Input,
-    InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, Percent, Platform, PlayerId,
-    PlayerInput, Slack,
-    Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Start,
-    Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
+    InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, Percent, Platform, PlayerId, PlayerInput,
+    Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Slack,
+    SnapshotChunk, Start, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 
 fn main() -> io::Result<()> {
@@ -50,7 +49,11 @@ fn main() -> io::Result<()> {
     write("decode_server", "bundles_datagram", &datagram)?;
 
     for (name, beacon) in beacons() {
-        write("beacon", name, &encode_beacon(&beacon).expect("a seed beacon encodes"))?;
+        write(
+            "beacon",
+            name,
+            &encode_beacon(&beacon).expect("a seed beacon encodes"),
+        )?;
     }
 
     // frames: direction byte, chunk-length count, chunk lengths, stream.
@@ -143,7 +146,18 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
         ),
         ("ready", ClientMessage::Ready(true)),
         ("game_done", ClientMessage::GameDone),
+        ("snapshot", ClientMessage::Snapshot(snapshot_chunk())),
     ]
+}
+
+/// A small piece of a snapshot, as client and server send it.
+fn snapshot_chunk() -> SnapshotChunk {
+    SnapshotChunk {
+        tick: Tick(1800),
+        total_len: 40,
+        offset: 32,
+        bytes: vec![1, 2, 3, 4, 5, 6, 7, 8],
+    }
 }
 
 fn server_messages() -> Vec<(&'static str, ServerMessage)> {
@@ -183,6 +197,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 you: Some(PlayerId(1)),
                 first_input_tick: Tick(0),
                 history: 2,
+                snapshot: None,
             }),
         ),
         (
@@ -274,6 +289,11 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 }),
             }),
         ),
+        (
+            "snapshot_request",
+            ServerMessage::SnapshotRequest { tick: Tick(1800) },
+        ),
+        ("snapshot", ServerMessage::Snapshot(snapshot_chunk())),
     ]
 }
 

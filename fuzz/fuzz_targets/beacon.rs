@@ -7,9 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lockstep_protocol::{
-    check_server_name, decode_beacon, encode_beacon, Beacon, MAX_BEACON_SIZE,
-};
+use lockstep_protocol::{check_server_name, decode_beacon, encode_beacon, Beacon, MAX_BEACON_SIZE};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(beacon) = decode_beacon(data) else {

@@ -282,6 +282,7 @@ mod tests {
             you: Some(PlayerId(0)),
             first_input_tick: Tick(0),
             history: 0,
+            snapshot: None,
         });
         let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ServerMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(start));
@@ -299,7 +300,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 6,
+            protocol_version: 7,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -315,13 +316,13 @@ mod tests {
             self_test: 0x0123_4567_89ab_cdef,
             ready: true,
         });
-        // Length 33; Hello, version 6, "ada", false, None; then the
+        // Length 33; Hello, version 7, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one), the
         // self-test as a varint and ready.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
             "21000000\
-             00060361646100000178016c0163010166017201640162\
+             00070361646100000178016c0163010166017201640162\
              ef9bafcdf8acd1910101"
         );
 
@@ -458,6 +459,53 @@ mod tests {
             "09010102626f0117017802023c0318\
              f0dcf0f199d1d3a6d301\
              010107ac02"
+        );
+
+        // SnapshotRequest is server variant 10 with the tick (1800 is the
+        // varint 88 0e); a client's Snapshot chunk is variant 8: tick,
+        // total length, offset, then the bytes with their length.
+        assert_eq!(
+            hex(&encode(
+                &ServerMessage::SnapshotRequest { tick: Tick(1800) },
+                MAX_MESSAGE_SIZE
+            )
+            .unwrap()),
+            "0a880e"
+        );
+        let chunk = SnapshotChunk {
+            tick: Tick(1800),
+            total_len: 3,
+            offset: 0,
+            bytes: vec![1, 2, 3],
+        };
+        assert_eq!(
+            hex(&encode(&ClientMessage::Snapshot(chunk.clone()), MAX_MESSAGE_SIZE).unwrap()),
+            "08880e030003010203"
+        );
+        // The server's Snapshot for a joiner is variant 11, the same chunk.
+        assert_eq!(
+            hex(&encode(&ServerMessage::Snapshot(chunk), MAX_MESSAGE_SIZE).unwrap()),
+            "0b880e030003010203"
+        );
+        // Start ends with the snapshot's tick: Some(1800).
+        let start = ServerMessage::Start(Start {
+            seed: 9,
+            tick_rate: 60,
+            input_delay: 3,
+            balls: 24,
+            roster: vec![RosterEntry {
+                id: PlayerId(0),
+                name: "a".into(),
+            }],
+            hash_interval: 15,
+            you: None,
+            first_input_tick: Tick(0),
+            history: 1900,
+            snapshot: Some(Tick(1800)),
+        });
+        assert_eq!(
+            hex(&encode(&start, MAX_MESSAGE_SIZE).unwrap()),
+            "02093c0318010001610f0000ec0e01880e"
         );
     }
 

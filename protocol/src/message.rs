@@ -71,6 +71,61 @@ pub enum ClientMessage {
     /// played as [`Lobby::last`]); the next game starts on the same
     /// connections when they are all ready again.
     GameDone,
+    /// Part of this client's world state at a tick the server asked for
+    /// ([`ServerMessage::SnapshotRequest`]). The server trusts it only if
+    /// the whole state hashes to what the majority reported for that tick.
+    Snapshot(SnapshotChunk),
+}
+
+/// Bytes of snapshot one [`SnapshotChunk`] carries at most: well inside
+/// [`crate::MAX_MESSAGE_SIZE`] with the chunk's other fields.
+pub const SNAPSHOT_CHUNK_BYTES: usize = 32 * 1024;
+
+/// The largest snapshot anyone accepts: a world of 1000 balls is about
+/// 40 KB, so this leaves room for growth while bounding what a malicious
+/// peer can make the other side hold.
+pub const MAX_SNAPSHOT_SIZE: u32 = 4 * 1024 * 1024;
+
+/// One piece of a world snapshot (the postcard encoding of the game's
+/// state after `tick` ticks), cut to fit the control stream's frames.
+/// Chunks travel in order, `offset` 0 first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotChunk {
+    /// The world tick the state belongs to.
+    pub tick: Tick,
+    /// Length of the whole snapshot, at most [`MAX_SNAPSHOT_SIZE`].
+    pub total_len: u32,
+    /// Where `bytes` go in the whole.
+    pub offset: u32,
+    /// At most [`SNAPSHOT_CHUNK_BYTES`].
+    pub bytes: Vec<u8>,
+}
+
+impl SnapshotChunk {
+    /// `bytes`, the state after `tick` ticks, cut into chunks of at most
+    /// [`SNAPSHOT_CHUNK_BYTES`] in order. One empty chunk for an empty
+    /// snapshot (which the receiver refuses).
+    pub fn split(tick: Tick, bytes: &[u8]) -> Vec<SnapshotChunk> {
+        let total_len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+        if bytes.is_empty() {
+            return vec![SnapshotChunk {
+                tick,
+                total_len,
+                offset: 0,
+                bytes: Vec::new(),
+            }];
+        }
+        bytes
+            .chunks(SNAPSHOT_CHUNK_BYTES)
+            .enumerate()
+            .map(|(i, part)| SnapshotChunk {
+                tick,
+                total_len,
+                offset: (i * SNAPSHOT_CHUNK_BYTES) as u32,
+                bytes: part.to_vec(),
+            })
+            .collect()
+    }
 }
 
 /// Most hashes one [`ClientMessage::TickHashes`] may carry: 17 s of play
@@ -169,6 +224,18 @@ pub enum ServerMessage {
     /// changes (a player joins, leaves or changes its ready state, a game
     /// ends) and every second for the pings. Never sent while a game runs.
     Lobby(Lobby),
+    /// Send the server your world state after `tick` ticks
+    /// ([`ClientMessage::Snapshot`]): the majority of the players reported
+    /// the same hash for it, so a state that hashes to it can stand in for
+    /// every bundle before it when someone joins.
+    SnapshotRequest {
+        /// A tick whose hash the majority confirmed, recent enough that
+        /// clients still keep it in their history ring.
+        tick: Tick,
+    },
+    /// The verified world state a joining client starts from, before its
+    /// History ([`Start::snapshot`]).
+    Snapshot(SnapshotChunk),
 }
 
 /// Who waits in the lobby, for which game, and how the last game went.
@@ -322,8 +389,14 @@ pub struct Start {
     pub first_input_tick: Tick,
     /// Bundles of ticks `0..history` follow as [`ServerMessage::History`]
     /// (a client joining a running game fast-forwards through them);
-    /// later ones arrive as datagrams.
+    /// later ones arrive as datagrams. With a [`Start::snapshot`], the
+    /// History starts at the snapshot's tick instead of 0.
     pub history: u32,
+    /// The tick of a verified world state that follows as
+    /// [`ServerMessage::Snapshot`] chunks: the client starts from it and
+    /// fast-forwards only the bundles after it. `None` at the start of a
+    /// game and before the server holds a verified snapshot.
+    pub snapshot: Option<Tick>,
 }
 
 /// One player of the roster.

@@ -55,6 +55,10 @@ pub struct HashCheck {
     /// Reports judged so far, for the end-of-game verdict: how much
     /// evidence an "agreed" rests on.
     compared: u64,
+    /// The latest judged tick a strict majority of its reporters agreed
+    /// on, with that hash: a snapshot of this tick can be checked against
+    /// it (`snapshots.rs`).
+    confirmed: Option<(Tick, u64)>,
 }
 
 impl HashCheck {
@@ -83,6 +87,12 @@ impl HashCheck {
         self.compared
     }
 
+    /// The latest judged tick whose reporters' strict majority agreed,
+    /// and the hash they agreed on.
+    pub fn confirmed(&self) -> Option<(Tick, u64)> {
+        self.confirmed
+    }
+
     /// Players found diverged so far.
     pub fn diverged(&self) -> &BTreeSet<PlayerId> {
         &self.diverged
@@ -103,6 +113,9 @@ impl HashCheck {
             };
             let since = self.judged_through.replace(tick).unwrap_or(Tick(0));
             self.compared += reports.len() as u64;
+            if let Some(hash) = strict_majority(&reports) {
+                self.confirmed = Some((tick, hash));
+            }
             if let Some(desync) = self.verdict(tick, since, &reports) {
                 found.push(desync);
             }
@@ -256,6 +269,18 @@ impl Pinpoint {
     }
 }
 
+/// The hash more than half of `reports` agree on, if any.
+fn strict_majority(reports: &BTreeMap<PlayerId, u64>) -> Option<u64> {
+    let mut votes: BTreeMap<u64, usize> = BTreeMap::new();
+    for &hash in reports.values() {
+        *votes.entry(hash).or_default() += 1;
+    }
+    votes
+        .into_iter()
+        .find(|&(_, count)| 2 * count > reports.len())
+        .map(|(hash, _)| hash)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +291,24 @@ mod tests {
 
     fn all(_: Tick) -> Vec<PlayerId> {
         vec![A, B, C]
+    }
+
+    #[test]
+    fn the_latest_tick_a_majority_agreed_on_is_confirmed() {
+        let mut check = HashCheck::new();
+        assert_eq!(check.confirmed(), None);
+        for player in [A, B, C] {
+            check.report(player, Tick(15), 7);
+        }
+        check.report(A, Tick(30), 8);
+        check.report(B, Tick(30), 8);
+        check.report(C, Tick(30), 9);
+        check.report(A, Tick(45), 1);
+        check.report(B, Tick(45), 2);
+        check.report(C, Tick(45), 3);
+        check.judge(all);
+        // Tick 45 had no majority: tick 30's stands.
+        assert_eq!(check.confirmed(), Some((Tick(30), 8)));
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod relay;
 mod server;
 mod session;
 mod slack;
+mod snapshots;
 mod speed;
 
 use std::future::Future;
@@ -55,6 +56,7 @@ pub use relay::{
 };
 pub use server::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use session::MAX_NAME_CHARS;
+pub use snapshots::DEFAULT_INTERVAL_SECS as DEFAULT_SNAPSHOT_SECS;
 pub use speed::{CapacityReport, SpeedChange, SpeedControl, SpeedReason};
 
 /// How long a tick waits by default for a late player's input once every
@@ -125,6 +127,9 @@ pub struct Config {
     /// Advertise the server on the LAN (see `advertise.rs`); `None`
     /// keeps it quiet, and players connect by address.
     pub advertise: Option<AdvertiseOptions>,
+    /// Seconds of game time between two verified snapshots (see
+    /// `snapshots.rs`); 0 keeps every bundle for joins instead.
+    pub snapshot_secs: u16,
 }
 
 /// This build's simulation self-test hash, computed once per process (a
@@ -163,6 +168,7 @@ impl Default for Config {
             self_test: build_self_test(),
             speed_control: true,
             advertise: None,
+            snapshot_secs: snapshots::DEFAULT_INTERVAL_SECS,
         }
     }
 }

@@ -44,6 +44,13 @@ struct Args {
     /// tick is due.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_LAGGARD_TOLERANCE.as_millis() as u64)]
     laggard_ms: u64,
+    /// Seconds of game time between two verified snapshots: a player sends
+    /// its world at a tick whose hash the majority confirmed, the server
+    /// checks it against that hash, and joins start from it instead of
+    /// tick 0 while older bundles leave memory (the replay keeps them).
+    /// 0 keeps every bundle in memory instead.
+    #[arg(long, value_name = "SECS", default_value_t = lockstep_server::DEFAULT_SNAPSHOT_SECS)]
+    snapshot_secs: u16,
     /// Clients report their world hash every this many ticks (1-3600).
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u16).range(1..=3600))]
     hash_interval: u16,
@@ -204,6 +211,7 @@ async fn run() -> anyhow::Result<()> {
         },
         speed_control: args.speed_control == Switch::On,
         advertise,
+        snapshot_secs: args.snapshot_secs,
         ..Config::default()
     };
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();

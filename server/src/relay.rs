@@ -210,9 +210,13 @@ impl Slot {
 #[derive(Debug)]
 pub struct Relay {
     slots: BTreeMap<PlayerId, Slot>,
-    /// Every bundle of the game; index = tick. Its length is the first tick
-    /// without a complete bundle.
+    /// The game's bundles from `first_kept` on; index = tick - `first_kept`.
+    /// `first_kept` plus its length is the first tick without a complete
+    /// bundle. The older ones are dropped once a verified snapshot covers
+    /// them ([`Relay::forget_before`]): the replay on disk keeps them all.
     bundles: Vec<Bundle>,
+    /// The tick of `bundles[0]`.
+    first_kept: Tick,
     drop_timeout: Duration,
     /// When each tick's inputs are needed.
     schedule: Schedule,
@@ -244,6 +248,7 @@ impl Relay {
         Relay {
             slots,
             bundles: Vec::new(),
+            first_kept: Tick(0),
             drop_timeout,
             schedule: Schedule::new(now, tick_rate),
             laggard_tolerance,
@@ -260,7 +265,7 @@ impl Relay {
 
     /// First tick without a complete bundle.
     pub fn next_tick(&self) -> Tick {
-        Tick(self.bundles.len() as u32)
+        self.first_kept.plus(self.bundles.len() as u32)
     }
 
     /// Players still taking part (including those whose drop tick is
@@ -332,12 +337,15 @@ impl Relay {
             // For a tick already decided: the player's input there (`None`
             // if it had none), and whether that was a stand-in.
             let kept = if tick < next_tick {
-                self.bundles.get(tick.0 as usize).map(|bundle| {
-                    (
-                        input_of(bundle, player),
-                        bundle.substituted.contains(&player),
-                    )
-                })
+                tick.0
+                    .checked_sub(self.first_kept.0)
+                    .and_then(|index| self.bundles.get(index as usize))
+                    .map(|bundle| {
+                        (
+                            input_of(bundle, player),
+                            bundle.substituted.contains(&player),
+                        )
+                    })
             } else {
                 slot.inputs
                     .get(&tick)
@@ -527,8 +535,7 @@ impl Relay {
             return Input::default();
         };
         let input = if previous < self.next_tick() {
-            self.bundles
-                .get(previous.0 as usize)
+            self.bundle(previous)
                 .and_then(|bundle| input_of(bundle, player))
         } else {
             self.slots
@@ -588,16 +595,46 @@ impl Relay {
         Some(bundle)
     }
 
-    /// The bundles of ticks `from..to` (clamped to what exists).
-    pub fn history(&self, from: Tick, to: Tick) -> &[Bundle] {
-        let end = (to.0 as usize).min(self.bundles.len());
-        let start = (from.0 as usize).min(end);
-        &self.bundles[start..end]
+    /// The bundle of `tick`, if it is complete and still kept.
+    fn bundle(&self, tick: Tick) -> Option<&Bundle> {
+        let index = tick.0.checked_sub(self.first_kept.0)?;
+        self.bundles.get(index as usize)
+    }
+
+    /// The first tick whose bundle is still kept.
+    pub fn first_kept(&self) -> Tick {
+        self.first_kept
+    }
+
+    /// Drops the bundles before `tick` (at most up to the last complete
+    /// one): a verified snapshot of `tick` replaces them for anyone who
+    /// joins, so the relay's memory follows the snapshot interval, not
+    /// the game's length. Returns how many were dropped.
+    pub fn forget_before(&mut self, tick: Tick) -> u32 {
+        let tick = tick.min(self.next_tick());
+        let drop = tick.0.saturating_sub(self.first_kept.0);
+        self.bundles.drain(..drop as usize);
+        self.first_kept = self.first_kept.max(tick);
+        drop
+    }
+
+    /// The kept bundles of ticks `from..to` (clamped to what is kept),
+    /// with the tick of the first: `from` is raised to
+    /// [`Relay::first_kept`] when it is older.
+    pub fn history(&self, from: Tick, to: Tick) -> (Tick, &[Bundle]) {
+        let from = from.max(self.first_kept);
+        let to = to.min(self.next_tick()).max(from);
+        let start = from.since(self.first_kept) as usize;
+        (
+            from,
+            &self.bundles[start..to.since(self.first_kept) as usize],
+        )
     }
 
     /// The kept bundles from `from` on, with their ticks.
     pub fn bundles_from(&self, from: Tick) -> impl Iterator<Item = (Tick, &Bundle)> + '_ {
-        self.history(from, self.next_tick())
+        let (from, bundles) = self.history(from, self.next_tick());
+        bundles
             .iter()
             .enumerate()
             .map(move |(i, bundle)| (from.plus(i as u32), bundle))
@@ -626,7 +663,7 @@ impl Relay {
     /// [`Relay::datagram_start`] says; a spectator, which sends no inputs,
     /// at its own ack.
     pub fn datagram_from(&self, from: Tick, inputs_ack: Tick, max_size: usize) -> Option<Vec<u8>> {
-        let mut bundles = self.history(from, self.next_tick());
+        let (from, mut bundles) = self.history(from, self.next_tick());
         loop {
             match encode_bundles(inputs_ack, from, bundles, max_size) {
                 Ok(bytes) => return Some(bytes),
@@ -851,6 +888,37 @@ mod tests {
     }
 
     #[test]
+    fn bundles_a_snapshot_covers_are_forgotten_and_the_rest_still_relay() {
+        let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
+        send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
+        send(&mut relay, P1, 0, &[2; 10], Duration::ZERO);
+        relay.complete();
+        assert_eq!(relay.forget_before(Tick(6)), 6);
+        assert_eq!((relay.first_kept(), relay.next_tick()), (Tick(6), Tick(10)));
+        // History from before the snapshot starts where the relay does.
+        let (first, kept) = relay.history(Tick(0), Tick(10));
+        assert_eq!((first, kept.len()), (Tick(6), 4));
+        assert_eq!(
+            relay.bundles_from(Tick(8)).next().map(|(t, _)| t),
+            Some(Tick(8))
+        );
+        // A repeat of an input of a forgotten tick is ignored, not a panic;
+        // new ticks still bundle, with the previous input to stand in.
+        send(&mut relay, P0, 3, &[1; 9], Duration::ZERO);
+        send(&mut relay, P1, 10, &[2; 2], Duration::ZERO);
+        assert_eq!(relay.complete(), 2);
+        assert_eq!(
+            relay.history(Tick(11), Tick(12)).1[0].inputs[1].input,
+            input(2)
+        );
+        let d = bundles(&relay, P0);
+        assert_eq!(d.first_tick, Tick(6));
+        // Never past the last complete tick.
+        assert_eq!(relay.forget_before(Tick(100)), 6);
+        assert_eq!(relay.first_kept(), Tick(12));
+    }
+
+    #[test]
     fn acknowledged_bundles_are_not_repeated() {
         let mut relay = Relay::new(&[P0, P1], TIMEOUT, None, Duration::ZERO, 60);
         send(&mut relay, P0, 0, &[1; 10], Duration::ZERO);
@@ -869,7 +937,7 @@ mod tests {
         relay.receive(P1, &ack, Duration::ZERO);
         assert_eq!(bundles(&relay, P1).first_tick, Tick(7));
         assert!(!relay.is_up_to_date(P0));
-        assert_eq!(relay.history(Tick(0), Tick(10)).len(), 10);
+        assert_eq!(relay.history(Tick(0), Tick(10)).1.len(), 10);
     }
 
     #[test]
@@ -1008,11 +1076,12 @@ mod tests {
         assert_eq!(relay.poll_laggards(ms(160)), vec![stand_in(P1, 2, 50)]);
         assert_eq!(relay.complete(), 1);
         // P1's input of tick 1 again, marked.
-        let bundle = &relay.history(Tick(2), Tick(3))[0];
+        let bundle = &relay.history(Tick(2), Tick(3)).1[0];
         assert_eq!(bundle.inputs[1].input, input(5));
         assert_eq!(bundle.substituted, vec![P1]);
         assert!(relay
             .history(Tick(0), Tick(2))
+            .1
             .iter()
             .all(|b| b.substituted.is_empty()));
         // The late player is told to stop repeating it.
@@ -1041,10 +1110,13 @@ mod tests {
             }
         );
         assert_eq!(relay.complete(), 0);
-        assert_eq!(relay.history(Tick(0), Tick(1))[0].inputs[1].input, input(0));
+        assert_eq!(
+            relay.history(Tick(0), Tick(1)).1[0].inputs[1].input,
+            input(0)
+        );
         send(&mut relay, P0, 2, &[1], ms(90));
         assert_eq!(relay.complete(), 1, "its input of tick 2 arrived in time");
-        assert!(relay.history(Tick(2), Tick(3))[0].substituted.is_empty());
+        assert!(relay.history(Tick(2), Tick(3)).1[0].substituted.is_empty());
     }
 
     #[test]
@@ -1067,7 +1139,7 @@ mod tests {
             ]
         );
         assert_eq!(relay.complete(), 2);
-        for bundle in relay.history(Tick(1), Tick(3)) {
+        for bundle in relay.history(Tick(1), Tick(3)).1 {
             assert_eq!(bundle.substituted, vec![P1, P2]);
             let inputs: Vec<Input> = bundle.inputs.iter().map(|i| i.input).collect();
             assert_eq!(inputs, vec![input(1), input(7), input(9)]);
@@ -1084,7 +1156,7 @@ mod tests {
         assert_eq!(relay.poll_laggards(ms(50)), vec![stand_in(P1, 0, 50)]);
         relay.complete();
         assert_eq!(
-            relay.history(Tick(0), Tick(1))[0].inputs[1].input,
+            relay.history(Tick(0), Tick(1)).1[0].inputs[1].input,
             Input::default()
         );
     }
@@ -1111,7 +1183,7 @@ mod tests {
         send(&mut relay, P0, 0, &[1; 5], ms(0));
         assert!(relay.poll_laggards(ms(1000)).is_empty());
         assert_eq!(relay.complete(), 5);
-        let bundles = relay.history(Tick(0), Tick(5));
+        let bundles = relay.history(Tick(0), Tick(5)).1;
         assert_eq!(bundles[2].left, vec![P1]);
         assert!(bundles.iter().all(|b| b.substituted.is_empty()));
     }

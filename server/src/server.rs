@@ -13,7 +13,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, encode_frame, hello_version, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Refusal, ServerMessage, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
+    Refusal, ServerMessage, SnapshotChunk, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
+    PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -340,6 +341,10 @@ async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgo
                 first_tick,
                 bundles,
             } => history_frames(first_tick, &bundles),
+            Outgoing::Snapshot { tick, bytes } => SnapshotChunk::split(tick, &bytes)
+                .into_iter()
+                .map(|chunk| encode_frame(&ServerMessage::Snapshot(chunk)).map(Bytes::from))
+                .collect(),
         };
         let frames = match frames {
             Ok(frames) => frames,
@@ -504,6 +509,7 @@ async fn relay_control(
                     unix_time: clock::unix_seconds(),
                 },
                 Ok(Some(ClientMessage::GameDone)) => Event::GameDone(conn_id),
+                Ok(Some(ClientMessage::Snapshot(chunk))) => Event::Snapshot(conn_id, chunk),
                 Ok(Some(ClientMessage::Hello(_))) => {
                     debug!("repeated Hello ignored");
                     continue;

@@ -65,6 +65,7 @@ pub fn play(ticks: u32, delay: u8, latency: usize) -> Outcome {
                 you: Some(me.id),
                 first_input_tick: Tick(0),
                 history: 0,
+                snapshot: None,
             };
             NetGame::new(&start, options)
         })

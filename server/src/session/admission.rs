@@ -255,8 +255,14 @@ impl Session {
     ) -> Option<Tick> {
         let relay = self.relay.as_ref()?;
         let next = relay.next_tick();
-        let history = relay.history(Tick(0), next).to_vec();
-        let start = self.start_message(you, first_input_tick, next);
+        // From the verified snapshot when there is one (the relay may no
+        // longer hold the bundles before it), else from tick 0.
+        let snapshot = self.snapshots.latest().cloned();
+        let from = snapshot.as_ref().map_or(Tick(0), |s| s.tick);
+        let (first_tick, history) = relay.history(from, next);
+        let history = history.to_vec();
+        let mut start = self.start_message(you, first_input_tick, next);
+        start.snapshot = snapshot.as_ref().map(|s| s.tick);
         self.actions.send(conn, ServerMessage::Start(start));
         let percent = self.speed.speed();
         if percent != Percent::FULL {
@@ -269,10 +275,20 @@ impl Session {
             };
             self.actions.send(conn, speed);
         }
+        if let Some(snapshot) = snapshot {
+            info!(tick = %snapshot.tick, bytes = snapshot.bytes.len(), bundles = history.len(), "sending the game from the snapshot");
+            self.actions.push(Action::Control(
+                conn,
+                Outgoing::Snapshot {
+                    tick: snapshot.tick,
+                    bytes: snapshot.bytes,
+                },
+            ));
+        }
         self.actions.push(Action::Control(
             conn,
             Outgoing::History {
-                first_tick: Tick(0),
+                first_tick,
                 bundles: history,
             },
         ));
@@ -287,8 +303,10 @@ impl Session {
         };
         let next = relay.next_tick();
         // One second of game, plus a tick for every thousand ticks of
-        // history to replay (a catch-up runs at about a million ticks/s).
-        let lead = u32::from(self.config.tick_rate) + next.0 / 1000;
+        // history to replay (a catch-up runs at about a million ticks/s):
+        // those since the verified snapshot the joiner starts from.
+        let from = self.snapshots.latest().map_or(Tick(0), |s| s.tick);
+        let lead = u32::from(self.config.tick_rate) + next.since(from) / 1000;
         let mut started = Vec::new();
         for (&conn, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
             let Role::Player(player) = client.role else {

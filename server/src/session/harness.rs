@@ -323,7 +323,7 @@ impl Out {
                     reader.push(frame);
                     reader.next_message().unwrap()
                 }
-                Outgoing::History { .. } => None,
+                Outgoing::History { .. } | Outgoing::Snapshot { .. } => None,
             })
             .collect()
     }

@@ -45,13 +45,14 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     Bundle, DesyncNotice, GameSummary, InputDatagram, Percent, Platform, PlayerId, Refusal,
-    ReplayHeader, RosterEntry, ServerMessage, Start, Tick, PROTOCOL_VERSION,
+    ReplayHeader, RosterEntry, ServerMessage, SnapshotChunk, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
 use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
+use crate::snapshots::{Offer, Snapshots};
 use crate::speed::{lead_ticks, CapacityReport, SpeedChange, SpeedControl};
 use crate::{Config, OnDesync, ServerEvent};
 use laggards::{LaggardReports, Report};
@@ -91,6 +92,13 @@ pub(crate) enum Outgoing {
         first_tick: Tick,
         /// The bundles.
         bundles: Vec<Bundle>,
+    },
+    /// A verified snapshot, cut into Snapshot messages by the writer.
+    Snapshot {
+        /// The tick it is the state after.
+        tick: Tick,
+        /// The encoded world, shared with every joiner.
+        bytes: Bytes,
     },
 }
 
@@ -152,6 +160,8 @@ pub(crate) enum Event {
     Link(ConnId, LinkStats),
     /// The client's report of what its machine sustains.
     Capacity(ConnId, CapacityReport),
+    /// A piece of the snapshot the client was asked for.
+    Snapshot(ConnId, SnapshotChunk),
 }
 
 /// Which QUIC close code a connection is closed with.
@@ -248,6 +258,9 @@ pub(crate) struct Session {
     /// The tick the speed in force was announced from.
     speed_from: Tick,
     recorder: Option<Recorder>,
+    /// The running game's latest verified snapshot and the request for
+    /// the next.
+    snapshots: Snapshots,
     last_status: Duration,
     /// Players the server has warned it waits for (once per episode).
     waiting_warned: BTreeSet<PlayerId>,
@@ -285,6 +298,7 @@ impl Session {
             speed,
             speed_from: Tick(0),
             recorder: None,
+            snapshots: Snapshots::new(0),
             last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
             laggards: LaggardReports::default(),
@@ -374,6 +388,7 @@ impl Session {
                     client.link = link;
                 }
             }
+            Event::Snapshot(conn, chunk) => self.take_snapshot(conn, chunk),
             Event::Capacity(conn, report) => {
                 let Some(Role::Player(player)) =
                     self.clients.get(&conn).filter(|c| !c.done).map(|c| c.role)
@@ -497,6 +512,7 @@ impl Session {
             you,
             first_input_tick,
             history: history.0,
+            snapshot: None,
         }
     }
 
@@ -547,6 +563,8 @@ impl Session {
         ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
+        self.snapshots =
+            Snapshots::new(u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate));
         self.speed = SpeedControl::new(self.config.tick_rate);
         self.speed_from = Tick(0);
         self.waiting_warned.clear();
@@ -629,6 +647,9 @@ impl Session {
     fn report_departure(&mut self, departure: Departure) {
         if let Some(report) = self.laggards.flush(departure.player) {
             self.report_laggard(report);
+        }
+        if let Some(offer) = self.snapshots.forget(departure.player) {
+            self.snapshot_outcome(offer);
         }
         let name = self.name_of(departure.player);
         let totals = self
@@ -923,6 +944,79 @@ impl Session {
         self.resend_stale(now);
         self.send_lone_status(now);
         self.settle_pinpoints(Some(now));
+        self.ask_for_snapshot(now);
+    }
+
+    /// Asks the next player for a snapshot when one is due (see
+    /// `snapshots.rs`), and reports a request that went unanswered.
+    fn ask_for_snapshot(&mut self, now: Duration) {
+        let Some(relay) = &self.relay else {
+            return;
+        };
+        let players: Vec<PlayerId> = self
+            .clients
+            .values()
+            .filter(|c| !c.rejoining && !c.done)
+            .filter_map(|c| match c.role {
+                Role::Player(player) if relay.is_active(player) => Some(player),
+                _ => None,
+            })
+            .collect();
+        let next_tick = relay.next_tick();
+        let (ask, timed_out) =
+            self.snapshots
+                .poll(now, self.hashes.confirmed(), next_tick, &players);
+        if let Some(offer) = timed_out {
+            self.snapshot_outcome(offer);
+        }
+        if let Some((player, tick)) = ask {
+            if let Some(conn) = self.player_conn(player) {
+                debug!(%player, %tick, "snapshot requested");
+                self.actions
+                    .send(conn, ServerMessage::SnapshotRequest { tick });
+            }
+        }
+    }
+
+    /// A piece of a snapshot from a client: only a player's, and only the
+    /// one asked for, counts.
+    fn take_snapshot(&mut self, conn: ConnId, chunk: SnapshotChunk) {
+        let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
+            return;
+        };
+        let offer = self.snapshots.offer(player, chunk);
+        self.snapshot_outcome(offer);
+    }
+
+    /// Logs what a snapshot came to; a verified one lets the relay forget
+    /// the bundles before it that no client still needs.
+    fn snapshot_outcome(&mut self, offer: Offer) {
+        match offer {
+            Offer::Incomplete => {}
+            Offer::Refused { player, tick, why } => {
+                let name = self.name_of(player);
+                warn!(%player, %name, %tick, reason = %why, "snapshot refused");
+            }
+            Offer::Verified(tick) => {
+                let Some(relay) = &mut self.relay else {
+                    return;
+                };
+                // A spectator or player still fetching older bundles keeps
+                // them until it has them.
+                let oldest_ack = self
+                    .clients
+                    .values()
+                    .filter_map(|c| match c.role {
+                        Role::Spectator => Some(c.ack),
+                        Role::Player(player) => relay.datagram_start(player).map(|(ack, _)| ack),
+                    })
+                    .min()
+                    .unwrap_or(tick);
+                let dropped = relay.forget_before(tick.min(oldest_ack));
+                let bytes = self.snapshots.latest().map_or(0, |v| v.bytes.len());
+                info!(%tick, bytes, dropped, kept = relay.next_tick().since(relay.first_kept()), "snapshot verified");
+            }
+        }
     }
 
     /// First half of a shutdown: every client is told the server is going.
@@ -989,6 +1083,7 @@ mod tests {
             you: you.map(PlayerId),
             first_input_tick: Tick(0),
             history,
+            snapshot: None,
         })
     }
 

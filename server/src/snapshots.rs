@@ -1,0 +1,524 @@
+//! Verified snapshots: a state a joining client starts from instead of
+//! tick 0, supplied by a player and trusted only once it hashes to what
+//! the majority reported.
+//!
+//! The server never simulates. It does know, from the hash reports
+//! ([`crate::hash_check`]), which hash the majority of the players
+//! computed for a tick. Every [`Snapshots::interval`] ticks it asks one
+//! player (in turn) for its world after the latest such confirmed tick;
+//! the player sends the postcard of its `World` in chunks, and the server
+//! decodes it and hashes it with the simulation's own hash. A state that
+//! equals the confirmed hash is as good as the bundles before it, so the
+//! relay drops those (the replay on disk keeps them). Anything else (a
+//! wrong hash, garbage, an oversized or out-of-order chunk, silence) is
+//! refused, its sender logged, and the next player asked.
+//!
+//! ```text
+//! poll(now, confirmed, next_tick, players) -> Some((player, tick))   ask
+//! offer(player, chunk, now)               -> Incomplete | Verified | Refused
+//! ```
+//!
+//! Pure, like the relay: the session passes the time and the facts.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use bytes::Bytes;
+use lockstep_protocol::{decode, PlayerId, SnapshotChunk, Tick, MAX_SNAPSHOT_SIZE};
+use lockstep_sim::World;
+
+/// Seconds of game time between two snapshots by default. A join costs
+/// re-simulating at most this much play plus the confirmation lag (the
+/// next hash report and a round trip, about 30 ticks): 630 ticks of 60 Hz.
+/// With 1000 balls a tick costs 0.4 ms here (1.2 ms on a loaded machine),
+/// so that is 0.25 s (0.75 s loaded): under a second at the largest world
+/// the server allows. At 30 s the worst case is 1830 ticks, 0.7 s idle but
+/// 2.3 s loaded (BENCHMARKS.md, "Snapshots"). The price of asking often is
+/// small: one player sends 0.6 to 21 KB (24 to 1000 balls) every 10 s, and
+/// the server decodes and hashes it in well under a millisecond; the
+/// bundles held between snapshots are 80 KB at most with 8 players.
+pub const DEFAULT_INTERVAL_SECS: u16 = 10;
+
+/// How long the asked player has to deliver its whole snapshot before the
+/// server gives up on it and asks another: a snapshot is tens of KB, a
+/// fraction of a second on any link that can play.
+pub const SNAPSHOT_WAIT: Duration = Duration::from_secs(5);
+
+/// How far behind the newest bundle a confirmed tick may be and still be
+/// asked for: clients keep their last 600 ticks (`DEFAULT_HISTORY`), so
+/// half of that leaves room for a slow client and a slow link.
+pub const MAX_SNAPSHOT_AGE: u32 = 300;
+
+/// A snapshot whose hash the majority confirmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    /// The world tick it is the state after.
+    pub tick: Tick,
+    /// The postcard of the world, as the player sent it.
+    pub bytes: Bytes,
+}
+
+/// Why a snapshot was not trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// Nobody asked this player, or for this tick.
+    #[error("not asked for a snapshot of tick {0}")]
+    NotAsked(Tick),
+    /// The total length is zero or over [`MAX_SNAPSHOT_SIZE`], or changed
+    /// between chunks.
+    #[error("bad length {0}")]
+    BadLength(u32),
+    /// A chunk that does not continue where the last one ended, or runs
+    /// past the announced length.
+    #[error("chunk at offset {offset} of {len} bytes does not follow byte {expected}")]
+    OutOfOrder {
+        /// Where the chunk claimed to go.
+        offset: u32,
+        /// Its length.
+        len: usize,
+        /// Where the next chunk had to go.
+        expected: usize,
+    },
+    /// The bytes are not a world.
+    #[error("not a world: {0}")]
+    Undecodable(String),
+    /// A world, but of another tick.
+    #[error("the world is at tick {0}")]
+    WrongTick(Tick),
+    /// A world whose hash is not the majority's.
+    #[error("hash {got:016x} is not the confirmed {confirmed:016x}")]
+    HashMismatch {
+        /// What the snapshot hashes to.
+        got: u64,
+        /// What the majority reported.
+        confirmed: u64,
+    },
+    /// The player did not deliver within [`SNAPSHOT_WAIT`], or left.
+    #[error("no snapshot within the wait")]
+    TimedOut,
+}
+
+/// What an offered chunk led to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Offer {
+    /// More chunks are due.
+    Incomplete,
+    /// The snapshot is complete and equals the confirmed hash: it is now
+    /// [`Snapshots::latest`].
+    Verified(Tick),
+    /// Not trusted; the sender is not asked again this round.
+    Refused {
+        /// Who sent it.
+        player: PlayerId,
+        /// The tick asked for.
+        tick: Tick,
+        /// Why.
+        why: Refusal,
+    },
+}
+
+/// The request in flight.
+#[derive(Debug)]
+struct Asking {
+    player: PlayerId,
+    tick: Tick,
+    confirmed: u64,
+    since: Duration,
+    bytes: Vec<u8>,
+    total_len: Option<u32>,
+}
+
+/// The latest verified snapshot of a game and the request for the next.
+#[derive(Debug)]
+pub struct Snapshots {
+    interval: u32,
+    latest: Option<Verified>,
+    asking: Option<Asking>,
+    /// Players refused since the last verified snapshot: asked again only
+    /// once everyone has been.
+    refused: BTreeSet<PlayerId>,
+    /// The player asked last, for the rotation.
+    last_asked: Option<PlayerId>,
+}
+
+impl Snapshots {
+    /// A game that asks for a snapshot every `interval` ticks (never when
+    /// 0).
+    pub fn new(interval: u32) -> Self {
+        Snapshots {
+            interval,
+            latest: None,
+            asking: None,
+            refused: BTreeSet::new(),
+            last_asked: None,
+        }
+    }
+
+    /// The latest verified snapshot.
+    pub fn latest(&self) -> Option<&Verified> {
+        self.latest.as_ref()
+    }
+
+    /// Whom to ask for which tick now, if anyone: when the latest
+    /// `confirmed` tick (with its majority hash) is an interval past the
+    /// latest snapshot and recent enough against `next_tick` that clients
+    /// still hold it; the next of `players` in turn, skipping those
+    /// refused this round. A request unanswered for [`SNAPSHOT_WAIT`] is
+    /// refused as [`Refusal::TimedOut`] (returned as the second value).
+    pub fn poll(
+        &mut self,
+        now: Duration,
+        confirmed: Option<(Tick, u64)>,
+        next_tick: Tick,
+        players: &[PlayerId],
+    ) -> (Option<(PlayerId, Tick)>, Option<Offer>) {
+        let mut timed_out = None;
+        if let Some(asking) = &self.asking {
+            if now.saturating_sub(asking.since) < SNAPSHOT_WAIT {
+                return (None, None);
+            }
+            timed_out = self.refuse(Refusal::TimedOut);
+        }
+        (
+            self.next_request(now, confirmed, next_tick, players),
+            timed_out,
+        )
+    }
+
+    fn next_request(
+        &mut self,
+        now: Duration,
+        confirmed: Option<(Tick, u64)>,
+        next_tick: Tick,
+        players: &[PlayerId],
+    ) -> Option<(PlayerId, Tick)> {
+        let (tick, hash) = confirmed?;
+        let due = self
+            .latest
+            .as_ref()
+            .map_or(Tick(0), |v| v.tick)
+            .plus(self.interval);
+        if self.interval == 0 || tick < due || next_tick.since(tick) > MAX_SNAPSHOT_AGE {
+            return None;
+        }
+        if players.iter().all(|p| self.refused.contains(p)) {
+            self.refused.clear();
+        }
+        let after = |p: &&PlayerId| self.last_asked.is_none_or(|last| **p > last);
+        let candidates = || players.iter().filter(|p| !self.refused.contains(p));
+        let player = *candidates().find(after).or_else(|| candidates().next())?;
+        self.last_asked = Some(player);
+        self.asking = Some(Asking {
+            player,
+            tick,
+            confirmed: hash,
+            since: now,
+            bytes: Vec::new(),
+            total_len: None,
+        });
+        Some((player, tick))
+    }
+
+    /// A player left: a request to it is refused at once, so the next
+    /// poll asks someone else.
+    pub fn forget(&mut self, player: PlayerId) -> Option<Offer> {
+        match &self.asking {
+            Some(asking) if asking.player == player => self.refuse(Refusal::TimedOut),
+            _ => None,
+        }
+    }
+
+    fn refuse(&mut self, why: Refusal) -> Option<Offer> {
+        let asking = self.asking.take()?;
+        self.refused.insert(asking.player);
+        Some(Offer::Refused {
+            player: asking.player,
+            tick: asking.tick,
+            why,
+        })
+    }
+
+    /// Takes a chunk of `player`'s snapshot; verifies the whole once the
+    /// last chunk is in.
+    pub fn offer(&mut self, player: PlayerId, chunk: SnapshotChunk) -> Offer {
+        let Some(asking) = self
+            .asking
+            .as_mut()
+            .filter(|a| a.player == player && a.tick == chunk.tick)
+        else {
+            // Not a request in flight: nothing to cancel, nobody to blame
+            // beyond the log.
+            return Offer::Refused {
+                player,
+                tick: chunk.tick,
+                why: Refusal::NotAsked(chunk.tick),
+            };
+        };
+        let len = chunk.total_len;
+        if len == 0 || len > MAX_SNAPSHOT_SIZE || asking.total_len.is_some_and(|l| l != len) {
+            return self
+                .refuse(Refusal::BadLength(len))
+                .unwrap_or(Offer::Incomplete);
+        }
+        asking.total_len = Some(len);
+        let expected = asking.bytes.len();
+        if chunk.offset as usize != expected || expected + chunk.bytes.len() > len as usize {
+            let why = Refusal::OutOfOrder {
+                offset: chunk.offset,
+                len: chunk.bytes.len(),
+                expected,
+            };
+            return self.refuse(why).unwrap_or(Offer::Incomplete);
+        }
+        asking.bytes.extend_from_slice(&chunk.bytes);
+        if asking.bytes.len() < len as usize {
+            return Offer::Incomplete;
+        }
+        match verify(&asking.bytes, asking.tick, asking.confirmed) {
+            Ok(()) => {
+                let tick = asking.tick;
+                let bytes = Bytes::from(std::mem::take(&mut asking.bytes));
+                self.asking = None;
+                self.refused.clear();
+                self.latest = Some(Verified { tick, bytes });
+                Offer::Verified(tick)
+            }
+            Err(why) => self.refuse(why).unwrap_or(Offer::Incomplete),
+        }
+    }
+}
+
+/// Whether `bytes` are a world after `tick` ticks that hashes to
+/// `confirmed`, with the simulation's own hash.
+pub fn verify(bytes: &[u8], tick: Tick, confirmed: u64) -> Result<(), Refusal> {
+    let world: World = decode(bytes, MAX_SNAPSHOT_SIZE as usize)
+        .map_err(|e| Refusal::Undecodable(e.to_string()))?;
+    if world.tick() != tick {
+        return Err(Refusal::WrongTick(world.tick()));
+    }
+    let got = world.hash();
+    if got != confirmed {
+        return Err(Refusal::HashMismatch { got, confirmed });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{encode, PlayerInput};
+    use lockstep_sim::WorldConfig;
+
+    use super::*;
+
+    const P0: PlayerId = PlayerId(0);
+    const P1: PlayerId = PlayerId(1);
+    const P2: PlayerId = PlayerId(2);
+    const PLAYERS: [PlayerId; 3] = [P0, P1, P2];
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    /// A real world after `ticks` ticks, its bytes and its hash.
+    fn world(ticks: u32) -> (Vec<u8>, u64) {
+        let config = WorldConfig {
+            seed: 5,
+            tick_rate: 60,
+            balls: 24,
+        };
+        let mut world = World::new(config, &PLAYERS);
+        for _ in 0..ticks {
+            world.step(&Vec::<PlayerInput>::new());
+        }
+        let bytes = encode(&world, MAX_SNAPSHOT_SIZE as usize).expect("a world encodes");
+        (bytes, world.hash())
+    }
+
+    fn chunks(tick: Tick, bytes: &[u8], size: usize) -> Vec<SnapshotChunk> {
+        bytes
+            .chunks(size)
+            .enumerate()
+            .map(|(i, part)| SnapshotChunk {
+                tick,
+                total_len: bytes.len() as u32,
+                offset: (i * size) as u32,
+                bytes: part.to_vec(),
+            })
+            .collect()
+    }
+
+    fn deliver(snapshots: &mut Snapshots, player: PlayerId, tick: Tick, bytes: &[u8]) -> Offer {
+        let mut last = Offer::Incomplete;
+        for chunk in chunks(tick, bytes, 100) {
+            last = snapshots.offer(player, chunk);
+        }
+        last
+    }
+
+    #[test]
+    fn asks_only_once_a_confirmed_tick_is_an_interval_past_the_last_snapshot() {
+        let mut snapshots = Snapshots::new(60);
+        let ask = |s: &mut Snapshots, tick: u32| {
+            s.poll(secs(1), Some((Tick(tick), 1)), Tick(tick + 3), &PLAYERS)
+                .0
+        };
+        assert_eq!(ask(&mut snapshots, 45), None);
+        assert_eq!(snapshots.poll(secs(1), None, Tick(80), &PLAYERS).0, None);
+        assert_eq!(ask(&mut snapshots, 60), Some((P0, Tick(60))));
+        // One request at a time.
+        assert_eq!(ask(&mut snapshots, 75), None);
+    }
+
+    #[test]
+    fn a_confirmed_tick_clients_may_no_longer_hold_is_not_asked_for() {
+        let mut snapshots = Snapshots::new(60);
+        let stale = Tick(60);
+        let next = stale.plus(MAX_SNAPSHOT_AGE + 1);
+        assert_eq!(
+            snapshots.poll(secs(1), Some((stale, 1)), next, &PLAYERS).0,
+            None
+        );
+    }
+
+    #[test]
+    fn a_snapshot_that_hashes_to_the_confirmed_value_is_kept_and_the_next_is_due_an_interval_later()
+    {
+        let (bytes, hash) = world(60);
+        let mut snapshots = Snapshots::new(60);
+        let (ask, _) = snapshots.poll(secs(1), Some((Tick(60), hash)), Tick(62), &PLAYERS);
+        assert_eq!(ask, Some((P0, Tick(60))));
+        assert_eq!(
+            deliver(&mut snapshots, P0, Tick(60), &bytes),
+            Offer::Verified(Tick(60))
+        );
+        let latest = snapshots.latest().expect("kept");
+        assert_eq!(
+            (latest.tick, latest.bytes.as_ref()),
+            (Tick(60), bytes.as_slice())
+        );
+        // The rotation moves on, an interval later.
+        assert_eq!(
+            snapshots
+                .poll(secs(2), Some((Tick(105), 1)), Tick(107), &PLAYERS)
+                .0,
+            None
+        );
+        assert_eq!(
+            snapshots
+                .poll(secs(2), Some((Tick(120), 1)), Tick(122), &PLAYERS)
+                .0,
+            Some((P1, Tick(120)))
+        );
+    }
+
+    #[test]
+    fn a_snapshot_with_another_hash_is_refused_and_another_player_is_asked() {
+        let (bytes, hash) = world(60);
+        let mut snapshots = Snapshots::new(60);
+        let confirmed = Some((Tick(60), hash ^ 1));
+        snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS);
+        let offer = deliver(&mut snapshots, P0, Tick(60), &bytes);
+        assert_eq!(
+            offer,
+            Offer::Refused {
+                player: P0,
+                tick: Tick(60),
+                why: Refusal::HashMismatch {
+                    got: hash,
+                    confirmed: hash ^ 1
+                }
+            }
+        );
+        assert!(snapshots.latest().is_none());
+        assert_eq!(
+            snapshots.poll(secs(1), confirmed, Tick(63), &PLAYERS).0,
+            Some((P1, Tick(60)))
+        );
+    }
+
+    #[test]
+    fn garbage_oversized_and_unasked_snapshots_are_refused_without_panicking() {
+        let mut snapshots = Snapshots::new(60);
+        let unasked = SnapshotChunk {
+            tick: Tick(60),
+            total_len: 3,
+            offset: 0,
+            bytes: vec![1, 2, 3],
+        };
+        assert!(matches!(
+            snapshots.offer(P0, unasked.clone()),
+            Offer::Refused {
+                why: Refusal::NotAsked(_),
+                ..
+            }
+        ));
+        snapshots.poll(secs(1), Some((Tick(60), 1)), Tick(62), &PLAYERS);
+        let garbage = SnapshotChunk {
+            bytes: vec![0xff; 3],
+            ..unasked.clone()
+        };
+        assert!(matches!(
+            snapshots.offer(P0, garbage),
+            Offer::Refused {
+                why: Refusal::Undecodable(_),
+                ..
+            }
+        ));
+        snapshots.poll(secs(1), Some((Tick(60), 1)), Tick(62), &PLAYERS);
+        let oversized = SnapshotChunk {
+            total_len: MAX_SNAPSHOT_SIZE + 1,
+            ..unasked.clone()
+        };
+        assert!(matches!(
+            snapshots.offer(P1, oversized),
+            Offer::Refused {
+                why: Refusal::BadLength(_),
+                ..
+            }
+        ));
+        snapshots.poll(secs(1), Some((Tick(60), 1)), Tick(62), &PLAYERS);
+        let skipping = SnapshotChunk {
+            offset: 1,
+            total_len: 10,
+            ..unasked
+        };
+        assert!(matches!(
+            snapshots.offer(P2, skipping),
+            Offer::Refused {
+                why: Refusal::OutOfOrder { .. },
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_world_of_another_tick_is_refused_even_with_its_own_hash() {
+        let (bytes, hash) = world(30);
+        assert_eq!(
+            verify(&bytes, Tick(60), hash),
+            Err(Refusal::WrongTick(Tick(30)))
+        );
+        assert_eq!(verify(&bytes, Tick(30), hash), Ok(()));
+    }
+
+    #[test]
+    fn a_silent_player_times_out_and_the_next_one_is_asked() {
+        let mut snapshots = Snapshots::new(60);
+        let confirmed = Some((Tick(60), 1));
+        assert_eq!(
+            snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS).0,
+            Some((P0, Tick(60)))
+        );
+        let later = secs(1) + SNAPSHOT_WAIT;
+        let (ask, timed_out) = snapshots.poll(later, confirmed, Tick(62), &PLAYERS);
+        assert_eq!(
+            timed_out,
+            Some(Offer::Refused {
+                player: P0,
+                tick: Tick(60),
+                why: Refusal::TimedOut
+            })
+        );
+        assert_eq!(ask, Some((P1, Tick(60))));
+    }
+}

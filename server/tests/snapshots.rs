@@ -1,0 +1,113 @@
+//! Verified snapshots over real QUIC on loopback: a player that rejoins
+//! after the first snapshot starts from it, and a snapshot that does not
+//! hash to what the majority reported is refused while the join still
+//! succeeds from another player's.
+
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use lockstep_testkit::{field, Client, Server};
+
+/// These tests time real processes; one at a time keeps the two cores of
+/// a CI machine from turning contention into stalls.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The tick `S` of a client's `... from the snapshot of tick S ...` line.
+fn snapshot_tick(stderr: &str) -> Option<u32> {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("caught up with the game"))?;
+    let (_, rest) = line.split_once("from the snapshot of tick ")?;
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+#[test]
+fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "53", "--snapshot-secs", "2"]);
+    let mut clients: Vec<Client> = (0..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 70 + i, 900))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    let verified = server.wait_for_log("snapshot verified", Duration::from_secs(20));
+    let victim = clients.remove(1);
+    let status = Command::new("kill")
+        .args(["-KILL", &victim.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    drop(victim);
+    let comeback = Client::headless_bot(&server, "bot1", 71, 900);
+    let rejoined = server.wait_for("rejoined player=", Duration::from_secs(15));
+    assert!(rejoined.contains("name=bot1"), "{rejoined}");
+
+    let back = comeback.finish(Duration::from_secs(60));
+    let from = snapshot_tick(&back.stderr)
+        .unwrap_or_else(|| panic!("not caught up from a snapshot: {}", back.stderr));
+    // The snapshot it started from is one the server verified, after the
+    // game's start: not a replay from tick 0.
+    assert!(from >= 120, "{}", back.stderr);
+    let sent = server.wait_for_log("sending the game from the snapshot", Duration::from_secs(1));
+    assert_eq!(
+        field(&sent, "tick"),
+        Some(from.to_string().as_str()),
+        "{sent}"
+    );
+    assert!(verified.contains("tick="), "{verified}");
+    let mut finals = vec![back.final_line()];
+    for client in clients {
+        finals.push(client.finish(Duration::from_secs(60)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 900);
+}
+
+#[test]
+fn a_snapshot_off_the_confirmed_hash_is_refused_and_a_late_spectator_still_joins_from_anothers() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "54", "--snapshot-secs", "1"]);
+    let liar = Client::spawn(
+        "liar",
+        lockstep_testkit::headless_bot(&server, "liar", 80, 900).arg("--corrupt-snapshot"),
+    );
+    let honest: Vec<Client> = (1..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 80 + i, 900))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    // Players are asked in turn, so the liar's turn comes within three
+    // snapshots.
+    let refused = server.wait_for_log("snapshot refused", Duration::from_secs(20));
+    assert!(refused.contains("name=liar"), "{refused}");
+    assert!(refused.contains("is not the confirmed"), "{refused}");
+    let spectator = Client::spawn(
+        "watcher",
+        lockstep_testkit::headless(&server, "watcher").args(["--spectate", "--ticks", "900"]),
+    );
+    let watched = spectator.finish(Duration::from_secs(60));
+    assert!(
+        snapshot_tick(&watched.stderr).is_some(),
+        "{}",
+        watched.stderr
+    );
+    // No snapshot of the liar's was ever kept.
+    assert!(
+        server
+            .log()
+            .iter()
+            .filter(|l| l.contains("snapshot refused"))
+            .all(|l| l.contains("name=liar")),
+        "{:?}",
+        server.log()
+    );
+    let mut finals = vec![watched.final_line()];
+    finals.push(liar.finish(Duration::from_secs(60)).final_line());
+    for client in honest {
+        finals.push(client.finish(Duration::from_secs(60)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 900);
+}
