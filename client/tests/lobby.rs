@@ -9,7 +9,7 @@ use lockstep_client::lobby_screen::{layout, CODE_TEXT, READY_TEXT};
 use lockstep_client::render::player_colour;
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_protocol::{verification_code, PlayerId};
-use lockstep_testkit::{client_bin, headless_bot, windowed, Client, Server, TempDir};
+use lockstep_testkit::{click_after_screenshot, headless_bot, windowed, Client, Server, TempDir};
 
 type Image = (u32, u32, Vec<u8>);
 
@@ -47,20 +47,8 @@ fn a_window_holds_the_start_until_its_player_clicks_ready() {
     // Inside one Xvfb display: the client, then, once it has photographed
     // the full lobby, a click on its ready button, as a person would.
     let button = layout(WINDOW, 2).button.center();
-    let script = r#"
-        "$0" "$@" & client=$!
-        for _ in $(seq 300); do
-          [ -s "$SHOT" ] && break
-          sleep 0.1
-        done
-        window=$(xdotool search --name "lockstep.*ann" 2>/dev/null | head -n 1)
-        xdotool mousemove --window "$window" "$X" "$Y" click 1
-        wait "$client"
-    "#;
-    let mut command = std::process::Command::new("xvfb-run");
+    let mut command = click_after_screenshot("lockstep.*ann", &shot, (button.x(), button.y()), "");
     command
-        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
-        .arg(client_bin())
         .args([
             "--connect",
             &server.addr,
@@ -69,10 +57,7 @@ fn a_window_holds_the_start_until_its_player_clicks_ready() {
         ])
         .args(["--name", "ann", "--ticks", "60", "--screenshot-lobby", "1"])
         .arg("--screenshot")
-        .arg(&shot)
-        .env("SHOT", &shot)
-        .env("X", button.x().to_string())
-        .env("Y", button.y().to_string());
+        .arg(&shot);
     let window = Client::spawn("ann", &mut command);
     // ann first, so she has slot 0 and the bot slot 1.
     server.wait_for("joined player=0 name=ann", Duration::from_secs(30));

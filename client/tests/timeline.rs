@@ -8,7 +8,7 @@ use std::time::Duration;
 use lockstep_client::screenshot::load_png_rgb;
 use lockstep_client::timeline::Timeline;
 use lockstep_protocol::Tick;
-use lockstep_testkit::{client_bin, verified, Client, TempDir};
+use lockstep_testkit::{click_after_screenshot, verified, Client, TempDir};
 
 /// The format 3 fixture of `report.rs`: 244 ticks.
 const REPLAY: &str = "tests/fixtures/format3-2players-244ticks.lsreplay";
@@ -27,22 +27,13 @@ fn a_click_on_the_timeline_seeks_back_to_the_exact_state() {
     let target = line.x_of(bar, Tick(20));
     // Inside one Xvfb display: the replay from tick 200, photographed on
     // its first frame; then a click on the bar at tick 20, and Esc.
-    let script = r#"
-        "$0" "$@" & client=$!
-        for _ in $(seq 300); do
-          [ -s "$SHOT" ] && break
-          sleep 0.1
-        done
-        window=$(xdotool search --name "replay" 2>/dev/null | head -n 1)
-        xdotool mousemove --window "$window" "$X" "$Y" click 1
-        sleep 0.3
-        xdotool key Escape
-        wait "$client"
-    "#;
-    let mut command = std::process::Command::new("xvfb-run");
+    let mut command = click_after_screenshot(
+        "replay",
+        &shot,
+        (target, bar.center().y()),
+        "sleep 0.3; xdotool key Escape",
+    );
     command
-        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
-        .arg(client_bin())
         .arg("replay")
         .arg(&replay)
         .args([
@@ -54,10 +45,7 @@ fn a_click_on_the_timeline_seeks_back_to_the_exact_state() {
             "640x360",
         ])
         .arg("--screenshot")
-        .arg(&shot)
-        .env("SHOT", &shot)
-        .env("X", target.to_string())
-        .env("Y", bar.center().y().to_string());
+        .arg(&shot);
     let finished = Client::spawn("replay", &mut command).finish(Duration::from_secs(60));
     assert!(finished.success, "{}", finished.stderr);
     let (tick, hash) = finished.final_line();

@@ -452,6 +452,35 @@ pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
     Client::spawn(name, &mut command)
 }
 
+/// A command that runs the client under Xvfb and, once the client has
+/// written its screenshot `shot`, clicks at `at` in its window (found by
+/// a title matching `window`), runs the shell commands `then`, and waits
+/// for the client to exit, as a person would; add the client's own
+/// arguments (its `--screenshot` among them) and [`Client::spawn`] it.
+pub fn click_after_screenshot(window: &str, shot: &Path, at: (i32, i32), then: &str) -> Command {
+    let script = r#"
+        "$0" "$@" & client=$!
+        for _ in $(seq 300); do
+          [ -s "$SHOT" ] && break
+          sleep 0.1
+        done
+        window=$(xdotool search --name "$WINDOW" 2>/dev/null | head -n 1)
+        xdotool mousemove --window "$window" "$X" "$Y" click 1
+        eval "$THEN"
+        wait "$client"
+    "#;
+    let mut command = Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
+        .arg(client_bin())
+        .env("SHOT", shot)
+        .env("WINDOW", window)
+        .env("X", at.0.to_string())
+        .env("Y", at.1.to_string())
+        .env("THEN", then);
+    command
+}
+
 /// A windowed client under Xvfb joining `server` as `name`, with the
 /// server's fingerprint pinned and `extra` flags.
 pub fn windowed(server: &Server, name: &str, extra: &[&str]) -> Client {
