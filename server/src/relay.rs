@@ -452,7 +452,11 @@ impl Relay {
         let mut substitutions = Vec::new();
         let mut tick = self.next_tick();
         while let Some((missing, last_arrival)) = self.missing_at(tick) {
-            if self.stand_in_at(tick).is_none_or(|at| now < at) && !missing.is_empty() {
+            if !missing.is_empty()
+                && self
+                    .stand_in_at(tick, last_arrival)
+                    .is_none_or(|at| now < at)
+            {
                 break;
             }
             let waited = now.saturating_sub(last_arrival);
@@ -486,24 +490,19 @@ impl Relay {
     pub fn next_stand_in(&self) -> Option<Duration> {
         let mut tick = self.next_tick();
         loop {
-            let (missing, _) = self.missing_at(tick)?;
+            let (missing, last_arrival) = self.missing_at(tick)?;
             if !missing.is_empty() {
-                return self.stand_in_at(tick);
+                return self.stand_in_at(tick, last_arrival);
             }
             tick = tick.next();
         }
     }
 
-    /// When the missing inputs of `tick` may be stood in for: the
-    /// tolerance after the last input of the tick arrived, and not before
-    /// [`Schedule::stand_in_from`]. `None` without a tolerance, when
-    /// nothing is missing, or when [`Relay::missing_at`] says `None`.
-    fn stand_in_at(&self, tick: Tick) -> Option<Duration> {
+    /// When the missing inputs of `tick`, whose last input arrived at
+    /// `last_arrival`, may be stood in for: the tolerance after that, and
+    /// not before [`Schedule::stand_in_from`]. `None` without a tolerance.
+    fn stand_in_at(&self, tick: Tick, last_arrival: Duration) -> Option<Duration> {
         let tolerance = self.laggard_tolerance?;
-        let (missing, last_arrival) = self.missing_at(tick)?;
-        if missing.is_empty() {
-            return None;
-        }
         Some((last_arrival + tolerance).max(self.schedule.stand_in_from(tick)))
     }
 
