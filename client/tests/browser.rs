@@ -120,7 +120,9 @@ fn enter_in_the_browser_joins_the_server_and_plays_it_in_a_new_window() {
     let dir = TempDir::new("browser-enter");
     let known = dir.0.join("known_servers");
     // Inside one Xvfb display: the client, then Enter pressed in the
-    // browser's window once its row has had time to appear.
+    // browser's window every half second until it closes (Enter on a
+    // list whose row has not appeared yet, on a busy machine, does
+    // nothing).
     let script = r#"
         "$0" "$@" & client=$!
         for _ in $(seq 100); do
@@ -128,8 +130,11 @@ fn enter_in_the_browser_joins_the_server_and_plays_it_in_a_new_window() {
           [ -n "$window" ] && break
           sleep 0.1
         done
-        sleep 1
-        xdotool key --window "$window" Return
+        for _ in $(seq 60); do
+          sleep 0.5
+          xdotool search --name "servers on the LAN" >/dev/null 2>&1 || break
+          xdotool key --window "$window" Return 2>/dev/null
+        done
         wait "$client"
     "#;
     let mut command = std::process::Command::new("xvfb-run");
