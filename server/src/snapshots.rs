@@ -206,7 +206,12 @@ impl Snapshots {
         }
         let after = |p: &&PlayerId| self.last_asked.is_none_or(|last| **p > last);
         let candidates = || players.iter().filter(|p| !self.refused.contains(p));
-        let player = *candidates().find(after).or_else(|| candidates().next())?;
+        // In turn by id, whatever order `players` comes in: the next id
+        // after the last asked, or from the lowest again.
+        let player = *candidates()
+            .filter(after)
+            .min()
+            .or_else(|| candidates().min())?;
         self.last_asked = Some(player);
         self.asking = Some(Asking {
             player,
@@ -367,6 +372,24 @@ mod tests {
         assert_eq!(ask(&mut snapshots, 60), Some((P0, Tick(60))));
         // One request at a time.
         assert_eq!(ask(&mut snapshots, 75), None);
+    }
+
+    #[test]
+    fn players_are_asked_in_turn_by_id_whatever_order_they_come_in() {
+        let (bytes, hash) = world(60);
+        let mut snapshots = Snapshots::new(60);
+        let shuffled = [PlayerId(2), PlayerId(0), PlayerId(1)];
+        let mut asked = Vec::new();
+        for round in 1..=4u32 {
+            let tick = Tick(60 * round);
+            let (ask, _) = snapshots.poll(secs(round.into()), Some((tick, hash)), tick, &shuffled);
+            let (player, _) = ask.expect("a request each interval");
+            asked.push(player.0);
+            // Whatever the answer, the round is over: refused (the world
+            // is of tick 60) or kept.
+            deliver(&mut snapshots, player, tick, &bytes);
+        }
+        assert_eq!(asked, [0, 1, 2, 0]);
     }
 
     #[test]
