@@ -419,6 +419,7 @@ async fn client(
         platform: Platform::default(),
         self_test: lockstep_sim::self_test(),
         ready: true,
+        resume: None,
     });
     control.write_all(&encode_frame(&hello)?).await?;
     let mut reader = FrameReader::new();

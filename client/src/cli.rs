@@ -104,6 +104,13 @@ pub(crate) struct PlayArgs {
     /// Ticks of snapshots kept for desync dumps.
     #[arg(long, value_name = "TICKS", default_value_t = DEFAULT_HISTORY)]
     pub(crate) history: usize,
+    /// Seconds to keep trying to reconnect when the server is lost during
+    /// a game (it crashed, or the network failed). The game waits with its
+    /// world kept, shows "server lost, reconnecting", and goes on at the
+    /// tick the server announces once it is back (see the server's
+    /// --resume). 0 ends the game when the server is lost.
+    #[arg(long, value_name = "SECS", default_value_t = lockstep_client::net::DEFAULT_RECONNECT.as_secs())]
+    pub(crate) reconnect_secs: u64,
     /// Record the game to this replay file (the server records too; see
     /// its --replay-dir).
     #[arg(long, value_name = "FILE")]
@@ -257,6 +264,7 @@ impl PlayArgs {
             spectate: self.spectate,
             inputs_over_stream: self.inputs_over_stream,
             send_delay: std::time::Duration::from_millis(self.send_delay_ms),
+            reconnect: Duration::from_secs(self.reconnect_secs),
             headless: self.headless,
             play: PlayOptions {
                 bot: self.bot,

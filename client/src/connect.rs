@@ -40,6 +40,9 @@ pub struct ConnectOptions {
     pub inputs_over_stream: bool,
     /// Hold local inputs this long before sending them (testing only).
     pub send_delay: std::time::Duration,
+    /// How long to keep trying to reconnect to a lost server (zero: not
+    /// at all).
+    pub reconnect: std::time::Duration,
     /// Impairment of this client's path, for testing bad networks.
     pub link: LinkConfig,
     /// Play without a window.
@@ -119,6 +122,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         self_test: self_test(options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
         send_delay: options.send_delay,
+        reconnect: options.reconnect,
         link: options.link,
     })
     .context("starting the network thread")?;

@@ -30,8 +30,8 @@ use lockstep_engine::input_delay::LinkFigures;
 use lockstep_protocol::verification_code;
 use lockstep_protocol::{
     decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
-    InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, ServerDatagram, ServerMessage,
-    SnapshotChunk, Start, Tick, ALPN, MAX_DATAGRAM_SIZE, MAX_SNAPSHOT_SIZE,
+    InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, Resume, ServerDatagram,
+    ServerMessage, SnapshotChunk, Start, Tick, ALPN, MAX_DATAGRAM_SIZE, MAX_SNAPSHOT_SIZE,
 };
 use lockstep_sim::World;
 use tokio::sync::mpsc;
@@ -53,6 +53,21 @@ const LEAVE_GRACE: Duration = Duration::from_millis(500);
 /// lag indicator four times a second and QUIC keep-alives every second, so
 /// five quiet seconds mean it is gone, not busy.
 const LOST_SERVER_AFTER_MS: u32 = 5_000;
+
+/// How long a client that lost the server keeps trying to reconnect by
+/// default (`--reconnect-secs`): long enough for someone to start the
+/// server again by hand with `--resume`, short enough that a server that
+/// is gone for good does not hold the player for long.
+pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(60);
+
+/// Pause between two attempts to reconnect.
+const RECONNECT_EVERY: Duration = Duration::from_millis(100);
+
+/// How long one attempt to reconnect waits for the server to answer: on a
+/// LAN it answers in milliseconds, or it is not there yet. With the pause,
+/// a server started again is found within 0.6 s (QUIC would send the
+/// attempt's first packet again only after a second).
+const RECONNECT_ATTEMPT: Duration = Duration::from_millis(500);
 
 /// QUIC close code the client uses when it leaves on purpose.
 const CLOSE_LEAVE: quinn::VarInt = quinn::VarInt::from_u32(0);
@@ -88,6 +103,9 @@ pub struct NetOptions {
     /// machine too slow to keep up would: only for testing the server's
     /// laggard tolerance. Zero in real play.
     pub send_delay: Duration,
+    /// How long to keep trying to reconnect when the server is lost during
+    /// a game, keeping the world; zero ends the game instead.
+    pub reconnect: Duration,
     /// Impairment of this client's path (both directions), for testing bad
     /// networks; clean by default.
     pub link: lockstep_conditioner::LinkConfig,
@@ -262,6 +280,24 @@ pub enum NetEvent {
         /// How much later than scheduled the ticks from `from_tick` on
         /// are due.
         postpone: Duration,
+    },
+    /// The server was lost during the game: the network thread tries to
+    /// reconnect, keeping what the game has, for up to `for_secs`.
+    Reconnecting {
+        /// How it was lost, in words.
+        reason: String,
+        /// How long it keeps trying.
+        for_secs: u64,
+    },
+    /// Reconnected, and the server lets the game go on from the world we
+    /// kept: `start.resume` is the first bundle we lacked, the History
+    /// up to `start.history` follows, and our inputs start at
+    /// `start.first_input_tick`.
+    Resumed {
+        /// The server's Start for the reconnection.
+        start: Start,
+        /// When it arrived.
+        at: std::time::Instant,
     },
     /// The connection is over; no more events follow.
     Closed(Closed),
@@ -610,18 +646,114 @@ async fn connection(
         Ok((endpoint, _)) => endpoint,
         Err(e) => return Closed::Lost(NetError::Socket(e).to_string()),
     };
-    let closed = match play(&endpoint, &options, &mut commands, &events).await {
-        Ok(closed) => closed,
-        Err(
-            NetError::Connection(e)
-            | NetError::Read(quinn::ReadError::ConnectionLost(e))
-            | NetError::Write(quinn::WriteError::ConnectionLost(e)),
-        ) => Closed::Lost(describe(&e)),
-        Err(e) => Closed::Lost(e.to_string()),
+    let mut kept = Kept::default();
+    // How the server was lost and when to give up on it, while
+    // reconnecting.
+    let mut lost: Option<(String, tokio::time::Instant)> = None;
+    let closed = loop {
+        let reconnecting = lost.is_some();
+        let error = match play(&endpoint, &options, &mut commands, &events, &mut kept).await {
+            Ok(closed) => break closed,
+            Err(error) => error,
+        };
+        if std::mem::take(&mut kept.live) {
+            // This connection got back into the game: a later loss has
+            // the whole time again.
+            lost = None;
+        }
+        let retry = !options.reconnect.is_zero()
+            && kept.game.is_some()
+            && (is_loss(&error) || (reconnecting && lost.is_some() && is_no_server(&error)));
+        if !retry {
+            break Closed::Lost(explain(error));
+        }
+        let now = clock::tokio_now();
+        let (reason, give_up) = lost.get_or_insert_with(|| {
+            let reason = explain(error);
+            let _ = events.send(NetEvent::Reconnecting {
+                reason: reason.clone(),
+                for_secs: options.reconnect.as_secs(),
+            });
+            (reason, now + options.reconnect)
+        });
+        if now >= *give_up {
+            break Closed::Lost(format!(
+                "{reason}; no server to reconnect to in {} s",
+                options.reconnect.as_secs()
+            ));
+        }
+        if wait_or_leave(&mut commands, now + RECONNECT_EVERY).await {
+            break Closed::Left;
+        }
     };
     endpoint.close(CLOSE_LEAVE, b"client closed");
     let _ = tokio::time::timeout(LEAVE_GRACE, endpoint.wait_idle()).await;
     closed
+}
+
+/// What one connection leaves to the next after the server is lost.
+#[derive(Debug, Default)]
+struct Kept {
+    /// The game we are in, and the first bundle we lack: a reconnection
+    /// asks to go on from there ([`Hello::resume`]).
+    game: Option<Resume>,
+    /// Set when the server let this connection into the game.
+    live: bool,
+}
+
+/// Whether `error` means the server went away (died, or the path to it
+/// failed), not that it ended the game or refused us: worth reconnecting.
+fn is_loss(error: &NetError) -> bool {
+    match error {
+        NetError::Connection(e)
+        | NetError::Read(quinn::ReadError::ConnectionLost(e))
+        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => matches!(
+            e,
+            quinn::ConnectionError::TimedOut | quinn::ConnectionError::Reset
+        ),
+        _ => false,
+    }
+}
+
+/// Whether an attempt to reconnect found no server (yet).
+fn is_no_server(error: &NetError) -> bool {
+    matches!(
+        error,
+        NetError::NoAnswer(_) | NetError::Connect(..) | NetError::StreamEnded
+    ) || is_loss(error)
+        || matches!(
+            error,
+            NetError::Connection(quinn::ConnectionError::ConnectionClosed(_))
+        )
+}
+
+/// The sentence for a connection that ended with `error`.
+fn explain(error: NetError) -> String {
+    match error {
+        NetError::Connection(e)
+        | NetError::Read(quinn::ReadError::ConnectionLost(e))
+        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => describe(&e),
+        e => e.to_string(),
+    }
+}
+
+/// Waits until `until` between two attempts to reconnect, dropping what
+/// the frontend sends meanwhile (the server that comes back will not
+/// want it); `true` if the player left.
+async fn wait_or_leave(
+    commands: &mut mpsc::UnboundedReceiver<NetCommand>,
+    until: tokio::time::Instant,
+) -> bool {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(until) => return false,
+            command = commands.recv() => {
+                if matches!(command, Some(NetCommand::Leave) | None) {
+                    return true;
+                }
+            }
+        }
+    }
 }
 
 async fn play(
@@ -629,6 +761,7 @@ async fn play(
     options: &NetOptions,
     commands: &mut mpsc::UnboundedReceiver<NetCommand>,
     events: &std::sync::mpsc::Sender<NetEvent>,
+    kept: &mut Kept,
 ) -> Result<Closed, NetError> {
     let expected = match &options.trust {
         Trust::Pinned(fingerprint) => Some(fingerprint.clone()),
@@ -664,35 +797,41 @@ async fn play(
         }
     };
     let (config, verifier) = client_config(expected.as_deref())?;
-    let conn = endpoint
+    let connecting = endpoint
         .connect_with(config, options.server, "lockstep")
-        .map_err(|e| NetError::Connect(options.server, e))?
-        .await
-        .map_err(|e| match (&e, &expected, verifier.seen()) {
-            (quinn::ConnectionError::TransportError(_), Some(expected), Some(seen))
-                if !verifier.matches(&seen) =>
-            {
-                match &options.trust {
-                    Trust::Pinned(_) => NetError::FingerprintMismatch {
-                        seen,
-                        expected: expected.clone(),
-                    },
-                    Trust::FirstUse { file, address } => NetError::KnownServerChanged {
-                        address: address.clone(),
-                        seen,
-                        expected: expected.clone(),
-                        file: file.clone(),
-                    },
-                    Trust::Advertised { address, .. } => NetError::AdvertisedMismatch {
-                        address: address.clone(),
-                        seen,
-                        expected: expected.clone(),
-                    },
-                }
+        .map_err(|e| NetError::Connect(options.server, e))?;
+    // A reconnection gives up on a silent server soon and tries again.
+    let connected = match kept.game {
+        Some(_) => tokio::time::timeout(RECONNECT_ATTEMPT, connecting)
+            .await
+            .map_err(|_| NetError::NoAnswer(options.server))?,
+        None => connecting.await,
+    };
+    let conn = connected.map_err(|e| match (&e, &expected, verifier.seen()) {
+        (quinn::ConnectionError::TransportError(_), Some(expected), Some(seen))
+            if !verifier.matches(&seen) =>
+        {
+            match &options.trust {
+                Trust::Pinned(_) => NetError::FingerprintMismatch {
+                    seen,
+                    expected: expected.clone(),
+                },
+                Trust::FirstUse { file, address } => NetError::KnownServerChanged {
+                    address: address.clone(),
+                    seen,
+                    expected: expected.clone(),
+                    file: file.clone(),
+                },
+                Trust::Advertised { address, .. } => NetError::AdvertisedMismatch {
+                    address: address.clone(),
+                    seen,
+                    expected: expected.clone(),
+                },
             }
-            (quinn::ConnectionError::TimedOut, _, _) => NetError::NoAnswer(options.server),
-            _ => NetError::Connection(e),
-        })?;
+        }
+        (quinn::ConnectionError::TimedOut, _, _) => NetError::NoAnswer(options.server),
+        _ => NetError::Connection(e),
+    })?;
     let (mut send, mut recv) = conn.open_bi().await?;
     let hello = ClientMessage::Hello(Hello {
         protocol_version: options.protocol_version,
@@ -702,6 +841,7 @@ async fn play(
         platform: options.platform.clone(),
         self_test: options.self_test,
         ready: options.ready,
+        resume: kept.game,
     });
     send.write_all(&encode_frame(&hello)?).await?;
 
@@ -721,6 +861,11 @@ async fn play(
     let mut resend = tokio::time::interval(RESEND_AFTER / 3);
     resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        if link.started() {
+            if let Some(game) = &mut kept.game {
+                game.next_bundle = link.received_through();
+            }
+        }
         let next_due = on_schedule.next_due(clock::tokio_since(epoch));
         tokio::select! {
             read = recv.read(&mut chunk) => {
@@ -752,7 +897,22 @@ async fn play(
                             on_schedule = InputSchedule::default();
                             held.clear();
                             link.start(start.tick_rate, at.duration_since(epoch));
+                            kept.live = true;
+                            let resumed = start.resume.filter(|&tick| {
+                                kept.game == Some(Resume { seed: start.seed, next_bundle: tick })
+                            });
+                            kept.game = Some(Resume {
+                                seed: start.seed,
+                                next_bundle: start.resume.or(start.snapshot).unwrap_or_default(),
+                            });
                             match start.snapshot {
+                                _ if resumed.is_some() => {
+                                    link.start_at(resumed.unwrap_or_default());
+                                    let _ = events.send(NetEvent::Resumed {
+                                        start,
+                                        at: at.into_std(),
+                                    });
+                                }
                                 Some(tick) => {
                                     link.start_at(tick);
                                     joining = Some((start, at, Vec::new()));
@@ -859,6 +1019,8 @@ async fn play(
                 }
                 Some(NetCommand::GameDone) => {
                     send.write_all(&encode_frame(&ClientMessage::GameDone)?).await?;
+                    // Out of this game: a loss now has nothing to keep.
+                    kept.game = None;
                     // Nothing more to send or repeat for this game; a
                     // straggling bundle of it starts past a fresh link's
                     // tick 0 and is ignored.

@@ -182,6 +182,12 @@ pub struct NetPlay {
     joined_from: Option<Tick>,
     /// Whether stderr is a terminal (for a catch-up progress line).
     terminal: bool,
+    /// Set while the server is lost and the network thread reconnects:
+    /// the banner says so.
+    reconnecting: Option<String>,
+    /// The tick the world stood at when the game went on after a
+    /// reconnection (the catch-up line says so).
+    resumed_at: Option<Tick>,
 }
 
 impl NetPlay {
@@ -243,6 +249,8 @@ impl NetPlay {
             started_at: at,
             joined_from,
             terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            reconnecting: None,
+            resumed_at: None,
         }
     }
 
@@ -264,9 +272,77 @@ impl NetPlay {
             } => self.game.set_speed(from_tick, percent, postpone),
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
             NetEvent::SnapshotRequest(tick) => self.send_snapshot(tick),
-            NetEvent::Welcome { .. } | NetEvent::Started { .. } | NetEvent::Lobby(_) => {}
+            NetEvent::Reconnecting { reason, for_secs } => {
+                eprintln!("lockstep-client: {reason}; reconnecting for up to {for_secs} s");
+                self.reconnecting = Some("Server lost, reconnecting".into());
+            }
+            NetEvent::Resumed { start, at } => self.resume(&start, at),
+            NetEvent::Started {
+                start,
+                at,
+                snapshot,
+            } => self.rejoin(&start, at, snapshot),
+            NetEvent::Welcome { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
+    }
+
+    /// Goes on after a reconnection with the world we kept: only the
+    /// bundles we lacked follow, and our inputs start again where the
+    /// server says.
+    fn resume(&mut self, start: &Start, at: Instant) {
+        let tick = self.game.current.tick();
+        self.game.resume(start);
+        for (tick, input) in self.game.initial_inputs() {
+            self.net.send_input(tick, input);
+        }
+        self.reconnecting = None;
+        self.resumed_at = Some(tick);
+        self.started_at = at;
+        eprintln!(
+            "lockstep-client: reconnected at tick {tick}; the game goes on from tick {}",
+            start.history
+        );
+    }
+
+    /// A reconnection the server could not continue from our world (it
+    /// no longer holds the bundles we lack, or runs another game): the
+    /// game starts again from the server's snapshot or tick 0, as a join
+    /// would. A recording cannot follow, and stops here.
+    fn rejoin(&mut self, start: &Start, at: Instant, snapshot: Option<Box<World>>) {
+        self.joined_from = snapshot.as_ref().map(|world| world.tick());
+        self.game = match snapshot {
+            Some(world) => NetGame::from_world(start, self.options.game, *world),
+            None => NetGame::new(start, self.options.game),
+        };
+        for (tick, input) in self.game.initial_inputs() {
+            self.net.send_input(tick, input);
+        }
+        if let Some(recorder) = self.recorder.take() {
+            eprintln!(
+                "lockstep-client: joined the game afresh after reconnecting; recording stops here"
+            );
+            recorder.finish("the game was joined afresh after a reconnection");
+        }
+        self.reconnecting = None;
+        self.resumed_at = None;
+        self.started_at = at;
+        eprintln!("lockstep-client: reconnected; joining the game afresh");
+    }
+
+    /// What the window's banner says about the connection: that the
+    /// server is lost and the game waits for it, or how far a catch-up
+    /// has come.
+    pub fn connection_banner(&self) -> Option<String> {
+        if let Some(reconnecting) = &self.reconnecting {
+            return Some(reconnecting.clone());
+        }
+        let (done, total) = self.game.catching_up()?;
+        Some(match self.resumed_at {
+            Some(_) if done + 1 >= total => "Reconnected, waiting for the other players".into(),
+            Some(_) => format!("Reconnected, catching up: tick {done} of {total}"),
+            None => format!("Catching up: tick {done} of {total}"),
+        })
     }
 
     /// Sends the server our world after `tick` ticks, if the history ring
@@ -518,12 +594,16 @@ impl NetPlay {
                 if self.terminal {
                     eprintln!();
                 }
-                let from = match self.joined_from {
-                    Some(tick) => format!(
+                let from = match (self.resumed_at, self.joined_from) {
+                    (Some(tick), _) => format!(
+                        " after reconnecting at tick {tick} ({} ticks simulated)",
+                        self.game.current.tick().since(tick)
+                    ),
+                    (None, Some(tick)) => format!(
                         " from the snapshot of tick {tick} ({} ticks re-simulated)",
                         self.game.current.tick().since(tick)
                     ),
-                    None => " from tick 0".to_string(),
+                    (None, None) => " from tick 0".to_string(),
                 };
                 eprintln!(
                     "lockstep-client: caught up with the game at tick {} in {} ms{from}",

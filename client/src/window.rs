@@ -547,10 +547,7 @@ fn play_in_window(
             .waiting_for()
             .or_else(|| play.replaced_note(frame_start))
             .unwrap_or_else(|| role.to_string());
-        hud.banner = match game.catching_up() {
-            Some((done, total)) => Some(format!("Catching up: tick {done} of {total}")),
-            None => play.desync.clone(),
-        };
+        hud.banner = play.connection_banner().or_else(|| play.desync.clone());
         let roster = Roster {
             players: game.roster.clone(),
             me: game.me,

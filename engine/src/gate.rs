@@ -70,6 +70,16 @@ impl InputBuffer {
         self
     }
 
+    /// The same buffer for a client that reconnected and kept its world:
+    /// the bundles it holds stay, and its inputs start afresh at
+    /// `first_input_tick` (the server lost those it had not bundled),
+    /// `input_delay` ticks of neutral ones first.
+    pub fn reconnected(&mut self, input_delay: u8, first_input_tick: Tick) {
+        self.input_delay = u32::from(input_delay.max(1));
+        self.first_input_tick = first_input_tick;
+        self.next_local = first_input_tick.plus(self.input_delay);
+    }
+
     /// Neutral inputs for the ticks before the first sampled input.
     pub fn initial_inputs(&self) -> Vec<(Tick, Input)> {
         (self.first_input_tick.0..self.next_local.0)

@@ -183,6 +183,32 @@ impl<G: Game> NetGame<G> {
         }
     }
 
+    /// The game goes on after a reconnection (to the same server, or to
+    /// one restarted with `--resume`) that kept this world: the Start says
+    /// which tick our inputs start at, and the bundles up to
+    /// `start.history` follow from [`Start::resume`], the first one we
+    /// lacked. The world, its history and the counters stay; the clock
+    /// starts again when the bundle of the resumed game's first tick
+    /// arrives, as at a game's start, so the time the server was away is
+    /// not caught up: nobody played it.
+    pub fn resume(&mut self, start: &Start) {
+        self.buffer.reconnected(
+            self.delay.current() + self.playout.ticks(),
+            start.first_input_tick,
+        );
+        self.first_input_tick = start.first_input_tick;
+        self.me = start.you;
+        self.roster = start
+            .roster
+            .iter()
+            .map(|r| (r.id, r.name.clone()))
+            .collect();
+        self.speed = SpeedSchedule::new(start.tick_rate);
+        self.last_stall = None;
+        self.lag_after_step = 0;
+        self.catch_up = Some(Tick(start.history).next());
+    }
+
     /// The neutral inputs this client sends for its first ticks (none for
     /// a spectator).
     pub fn initial_inputs(&self) -> Vec<(Tick, Input)> {
@@ -577,6 +603,7 @@ mod tests {
             first_input_tick: Tick(history),
             history,
             snapshot: None,
+            resume: None,
         }
     }
 
@@ -687,6 +714,48 @@ mod tests {
         assert_eq!(joined.catching_up(), None);
         assert_eq!(joined.current, whole.current);
         assert_eq!(joined.current.hash(), whole.current.hash());
+    }
+
+    #[test]
+    fn a_reconnected_player_keeps_its_world_and_restarts_its_clock_with_the_resumed_game() {
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        game.receive(Tick(0), (0..12).map(|t| bundle(t as u8)).collect());
+        assert_eq!(frame(&mut game, 10 * TICK_NS).0.len(), 10);
+        // The server dies with bundles 10 and 11 held and not yet due; the
+        // game waits five seconds for the one restarted from its replay.
+        frame(&mut game, 5_000_000_000);
+        assert_eq!(game.current.tick(), Tick(12));
+        let stalls = game.stats().stalled_ticks;
+        let ticks = game.stats().ticks;
+        let before = game.current.clone();
+        // The replay ends at bundle 14: the restarted server sends 12..14
+        // and the game goes on at 14, where our inputs start again.
+        let mut resumed = start(Some(PlayerId(1)), 14);
+        resumed.resume = Some(Tick(12));
+        game.resume(&resumed);
+        let inputs: Vec<u32> = game.initial_inputs().iter().map(|(t, _)| t.0).collect();
+        assert_eq!(inputs, [14, 15, 16]);
+        game.receive(Tick(12), vec![bundle(12), bundle(13)]);
+        // The bundles it lacked run at once, and it waits for tick 14's
+        // without counting a stall or owing the five seconds.
+        assert_eq!(frame(&mut game, 0).0, vec![13, 14]);
+        assert_eq!(frame(&mut game, TICK_NS).0, Vec::<u32>::new());
+        assert_eq!(game.stats().stalled_ticks, stalls);
+        assert!(game.catching_up().is_some());
+        game.receive(Tick(14), vec![bundle(14), bundle(15), bundle(16)]);
+        assert_eq!(frame(&mut game, 0).0, vec![15, 16, 17]);
+        assert_eq!(game.catching_up(), None);
+        game.receive(Tick(17), vec![bundle(17)]);
+        assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
+        assert_eq!(frame(&mut game, TICK_NS).0, vec![18]);
+        assert_eq!(game.stats().ticks, ticks + 6);
+        // The same world as one that never lost the server.
+        let mut steady =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        steady.receive(Tick(0), (0..18).map(|t| bundle(t as u8)).collect());
+        frame(&mut steady, 30 * TICK_NS);
+        assert_eq!(steady.current, game.current);
+        assert_ne!(before, game.current);
     }
 
     #[test]

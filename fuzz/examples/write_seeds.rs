@@ -117,6 +117,7 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                 },
                 self_test: 0x1675_af9a_52ca_84bb,
                 ready: true,
+                resume: None,
             }),
         ),
         ("leave", ClientMessage::Leave),
@@ -198,6 +199,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 first_input_tick: Tick(0),
                 history: 2,
                 snapshot: None,
+                resume: None,
             }),
         ),
         (

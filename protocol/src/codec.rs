@@ -265,6 +265,7 @@ mod tests {
             platform: Platform::default(),
             self_test: 0,
             ready: false,
+            resume: None,
         });
         let bytes = encode(&hello, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(hello));
@@ -283,6 +284,7 @@ mod tests {
             first_input_tick: Tick(0),
             history: 0,
             snapshot: None,
+            resume: Some(Tick(7)),
         });
         let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
         assert_eq!(decode::<ServerMessage>(&bytes, MAX_MESSAGE_SIZE), Ok(start));
@@ -300,7 +302,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 7,
+            protocol_version: 8,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -315,15 +317,20 @@ mod tests {
             },
             self_test: 0x0123_4567_89ab_cdef,
             ready: true,
+            resume: Some(Resume {
+                seed: 9,
+                next_bundle: Tick(1800),
+            }),
         });
-        // Length 33; Hello, version 7, "ada", false, None; then the
+        // Length 37; Hello, version 8, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one), the
-        // self-test as a varint and ready.
+        // self-test as a varint, ready, and the resume point: Some, seed
+        // 9, bundle 1800.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
-            "21000000\
-             00070361646100000178016c0163010166017201640162\
-             ef9bafcdf8acd1910101"
+            "25000000\
+             00080361646100000178016c0163010166017201640162\
+             ef9bafcdf8acd19101010109880e"
         );
 
         let inputs = ClientDatagram::Inputs(InputDatagram {
@@ -502,10 +509,33 @@ mod tests {
             first_input_tick: Tick(0),
             history: 1900,
             snapshot: Some(Tick(1800)),
+            resume: None,
         });
         assert_eq!(
             hex(&encode(&start, MAX_MESSAGE_SIZE).unwrap()),
-            "02093c0318010001610f0000ec0e01880e"
+            "02093c0318010001610f0000ec0e01880e00"
+        );
+        // Start for a client that reconnects and keeps its world: no
+        // snapshot, and the History from tick 1850 on (Some(1850)).
+        let resumed = ServerMessage::Start(Start {
+            seed: 9,
+            tick_rate: 60,
+            input_delay: 3,
+            balls: 24,
+            roster: vec![RosterEntry {
+                id: PlayerId(0),
+                name: "a".into(),
+            }],
+            hash_interval: 15,
+            you: Some(PlayerId(0)),
+            first_input_tick: Tick(1900),
+            history: 1900,
+            snapshot: None,
+            resume: Some(Tick(1850)),
+        });
+        assert_eq!(
+            hex(&encode(&resumed, MAX_MESSAGE_SIZE).unwrap()),
+            "02093c0318010001610f0100ec0eec0e0001ba0e"
         );
     }
 
@@ -603,6 +633,7 @@ mod tests {
                 },
                 self_test: u64::MAX,
                 ready: true,
+                resume: None,
             }),
             MAX_MESSAGE_SIZE,
         )
@@ -650,6 +681,7 @@ mod tests {
             platform: Platform::default(),
             self_test: 0,
             ready: false,
+            resume: None,
         });
         assert!(matches!(
             encode_frame(&huge),
@@ -668,6 +700,7 @@ mod tests {
             platform: Platform::default(),
             self_test: 0,
             ready: false,
+            resume: None,
         }))
         .unwrap();
         let all = [a, b].concat();

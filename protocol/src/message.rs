@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::{Input, Percent, Platform, PlayerId, Tick};
 
 /// Client → server, on the control stream.
+// Hello, the largest by far, is sent once per connection and decoded once:
+// boxing it would cost an allocation and buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClientMessage {
     /// First frame of every connection. Must stay variant 0 forever.
@@ -159,6 +162,20 @@ pub struct Hello {
     /// headless clients are (so scripts need nobody to press a key), a
     /// person in a window says so in the lobby ([`ClientMessage::Ready`]).
     pub ready: bool,
+    /// Set by a client that lost its connection during a game and kept its
+    /// world: the server (the same one, or one restarted with `--resume`)
+    /// sends only the bundles it lacks, and it plays on from its own state.
+    pub resume: Option<Resume>,
+}
+
+/// Where a reconnecting client's game stands ([`Hello::resume`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resume {
+    /// The world seed of the game it played ([`Start::seed`]): a server
+    /// now running another game sends it that game from its start instead.
+    pub seed: u64,
+    /// The first bundle it does not hold: every earlier one arrived.
+    pub next_bundle: Tick,
 }
 
 /// Server → client, on the control stream.
@@ -397,6 +414,10 @@ pub struct Start {
     /// fast-forwards only the bundles after it. `None` at the start of a
     /// game and before the server holds a verified snapshot.
     pub snapshot: Option<Tick>,
+    /// The answer to a [`Hello::resume`]: the client keeps the world it
+    /// has, and the History that follows starts at this tick, the first
+    /// bundle it lacked (no snapshot comes). `None` for every other Start.
+    pub resume: Option<Tick>,
 }
 
 /// One player of the roster.

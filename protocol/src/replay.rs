@@ -254,6 +254,18 @@ impl<W: Write> ReplayWriter<W> {
         Ok(writer)
     }
 
+    /// Goes on with a replay whose records up to the bundle of
+    /// `next_tick - 1` are already in `out` (opened for appending, cut to
+    /// [`ReadOutcome::valid_len`]): writes no magic and no header, and
+    /// expects the bundle of `next_tick` next.
+    pub fn resume(out: W, next_tick: Tick) -> Self {
+        ReplayWriter {
+            out,
+            buf: Vec::new(),
+            next_tick,
+        }
+    }
+
     /// Appends one record and flushes it to the file.
     pub fn write(&mut self, record: &Record) -> Result<(), ReplayError> {
         self.append(record)?;
@@ -448,6 +460,10 @@ pub struct ReadOutcome {
     pub replay: Replay,
     /// The problem that stopped reading, if any (truncation, corruption).
     pub problem: Option<ReplayError>,
+    /// Bytes from the start of the file to the end of the last record
+    /// read into `replay`: what a recorder that goes on with the file
+    /// ([`ReplayWriter::resume`]) keeps, cutting off a damaged tail.
+    pub valid_len: u64,
 }
 
 impl Replay {
@@ -480,8 +496,12 @@ impl Replay {
             statuses: Vec::new(),
             events: Vec::new(),
         };
+        let mut valid_len;
         let problem = loop {
             let index = reader.record;
+            // A record found invalid below was read whole: it is cut off
+            // too.
+            valid_len = reader.offset;
             let record = match reader.next_record() {
                 Ok(Some(record)) => record,
                 Ok(None) => break None,
@@ -526,7 +546,14 @@ impl Replay {
                 }
             }
         };
-        Ok(ReadOutcome { replay, problem })
+        if problem.is_none() {
+            valid_len = reader.offset;
+        }
+        Ok(ReadOutcome {
+            replay,
+            problem,
+            valid_len,
+        })
     }
 }
 
@@ -613,6 +640,45 @@ mod tests {
         assert_eq!(writer.out.len(), flushed);
         assert_eq!(writer.ticks(), 5);
         assert_eq!(writer.finish("game over").unwrap(), sample(5));
+    }
+
+    #[test]
+    fn a_recording_cut_mid_record_goes_on_after_its_last_whole_record() {
+        let mut writer = ReplayWriter::new(Vec::new(), &header()).unwrap();
+        for t in 0..4 {
+            writer.write_bundle(Tick(t), &bundle(t as u8)).unwrap();
+        }
+        let whole = writer.out.len();
+        writer.write_bundle(Tick(4), &bundle(4)).unwrap();
+        // Killed in the middle of tick 4's record.
+        let mut file = writer.out;
+        file.truncate(whole + 3);
+        let outcome = Replay::read(file.as_slice()).unwrap();
+        assert!(matches!(
+            outcome.problem,
+            Some(ReplayError::Truncated { offset, .. }) if offset == whole as u64
+        ));
+        assert_eq!(outcome.valid_len, whole as u64);
+        assert_eq!(outcome.replay.bundles.len(), 4);
+
+        file.truncate(outcome.valid_len as usize);
+        let mut writer = ReplayWriter::resume(file, Tick(4));
+        for t in 4..6 {
+            writer.write_bundle(Tick(t), &bundle(t as u8 + 10)).unwrap();
+        }
+        assert_eq!(writer.ticks(), 6);
+        let file = writer.finish("resumed and over").unwrap();
+        let outcome = Replay::read(file.as_slice()).unwrap();
+        assert!(outcome.problem.is_none(), "{:?}", outcome.problem);
+        assert_eq!(outcome.valid_len, file.len() as u64);
+        let marks: Vec<u8> = outcome
+            .replay
+            .bundles
+            .iter()
+            .map(|b| b.inputs[0].input.buttons.0)
+            .collect();
+        assert_eq!(marks, [0, 1, 2, 3, 14, 15]);
+        assert_eq!(outcome.replay.end, Some((6, "resumed and over".into())));
     }
 
     /// The file layout is pinned: if this fails, the change needs a new

@@ -52,10 +52,14 @@ pub(crate) enum ConnEvent {
         spectate: bool,
         /// Whether it is ready for the game as it joins.
         ready: bool,
-        /// Its machine and build, sanitized.
-        platform: Platform,
+        /// Its machine and build, sanitized (boxed: the channel carries
+        /// every input as a [`ConnEvent::Session`], which should not pay
+        /// for a rare join's size).
+        platform: Box<Platform>,
         /// Its simulation self-test hash.
         self_test: u64,
+        /// The game it kept through a lost connection.
+        resume: Option<lockstep_protocol::Resume>,
         /// The connection, for datagrams, link stats and closing.
         conn: quinn::Connection,
         /// Its control writer's queue.
@@ -105,6 +109,8 @@ pub(crate) async fn run(
     occupancy: watch::Sender<Occupancy>,
     shutdown: impl Future<Output = ()>,
 ) {
+    let mut config = config;
+    let resume = config.resume.take();
     let mut driver = Driver {
         session: Session::new(config),
         uptime: Uptime::start(),
@@ -112,6 +118,11 @@ pub(crate) async fn run(
         events,
         occupancy,
     };
+    if let Some(game) = resume {
+        let now = driver.uptime.now();
+        driver.session.resume(game, now);
+        driver.execute();
+    }
     let mut poll = tokio::time::interval(POLL_INTERVAL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
@@ -147,6 +158,7 @@ impl Driver {
                 ready,
                 platform,
                 self_test,
+                resume,
                 conn,
                 control,
                 reply,
@@ -164,10 +176,11 @@ impl Driver {
                         name,
                         spectate,
                         ready,
-                        platform,
+                        platform: *platform,
                         self_test,
                         link,
                         unix_time: clock::unix_seconds(),
+                        resume,
                     }),
                 );
                 self.session.handle(join, now);

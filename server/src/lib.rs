@@ -31,6 +31,7 @@ mod hash_check;
 mod identity;
 mod recording;
 mod relay;
+mod resume;
 mod server;
 mod session;
 mod slack;
@@ -54,6 +55,7 @@ pub use relay::{
     Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,
     MAX_UNACKED_BUNDLES,
 };
+pub use resume::{ResumeError, ResumedGame};
 pub use server::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use session::MAX_NAME_CHARS;
 pub use snapshots::DEFAULT_INTERVAL_SECS as DEFAULT_SNAPSHOT_SECS;
@@ -130,7 +132,21 @@ pub struct Config {
     /// Seconds of game time between two verified snapshots (see
     /// `snapshots.rs`); 0 keeps every bundle for joins instead.
     pub snapshot_secs: u16,
+    /// A game to go on with instead of opening the lobby: the one a
+    /// server that died was running, read from its replay (`--resume`).
+    /// Its settings replace the ones above that a game's Start carries.
+    pub resume: Option<ResumedGame>,
+    /// How long a resumed game waits for its players to reconnect before
+    /// it drops those still missing and goes on without them.
+    pub resume_wait: Duration,
 }
+
+/// How long a resumed game waits for its players by default
+/// (`--resume-wait-secs`). Clients that lost the server keep trying for
+/// `--reconnect-secs` (60 by default), twice a second, so those still
+/// running are back within a second of the restart; the rest of the wait
+/// is for a player whose client had to be started again by hand.
+pub const DEFAULT_RESUME_WAIT: Duration = Duration::from_secs(30);
 
 /// This build's simulation self-test hash, computed once per process (a
 /// few milliseconds of simulation).
@@ -169,6 +185,8 @@ impl Default for Config {
             speed_control: true,
             advertise: None,
             snapshot_secs: snapshots::DEFAULT_INTERVAL_SECS,
+            resume: None,
+            resume_wait: DEFAULT_RESUME_WAIT,
         }
     }
 }
@@ -310,6 +328,28 @@ pub enum ServerEvent {
         /// The UDP port it answers probes on.
         discovery_port: u16,
     },
+    /// The server goes on with a game it was running when it died (read
+    /// from its replay) and waits for its players to reconnect.
+    Resuming {
+        /// The first tick of the resumed game.
+        tick: Tick,
+        /// Names of the players it waits for, in slot order.
+        waiting: Vec<String>,
+    },
+    /// A player of a resumed game reconnected and keeps its slot.
+    Reconnected {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// The tick the resumed game goes on from.
+        tick: Tick,
+    },
+    /// The resumed game runs again: its first tick is bundled.
+    Resumed {
+        /// That tick.
+        tick: Tick,
+    },
     /// Every player left or was done with the game; the server is back
     /// in the lobby.
     GameOver {
@@ -378,6 +418,13 @@ impl std::fmt::Display for ServerEvent {
                 }
             }
             ServerEvent::Recording { path } => write!(f, "recording path={}", path.display()),
+            ServerEvent::Resuming { tick, waiting } => {
+                write!(f, "resuming tick={tick} waiting={}", waiting.join(","))
+            }
+            ServerEvent::Reconnected { player, name, tick } => {
+                write!(f, "reconnected player={player} name={name} tick={tick}")
+            }
+            ServerEvent::Resumed { tick } => write!(f, "resumed tick={tick}"),
             ServerEvent::Verdict {
                 ticks,
                 checks,

@@ -100,6 +100,23 @@ struct Args {
     /// server's announcements go to it.
     #[arg(long, value_name = "PORT", default_value_t = lockstep_protocol::DISCOVERY_PORT)]
     discovery_port: u16,
+    /// Go on with the game a server that died was running, from its
+    /// replay file: the bundles in it are played again by nobody (the
+    /// players kept their worlds), the same file grows on, and the game
+    /// waits for its players to reconnect. The game's settings (players,
+    /// seed, tick rate, balls, delay, hash interval) come from the file.
+    /// Start it with the same --identity-dir and address, so the clients
+    /// that keep trying find and trust it.
+    #[arg(
+        long,
+        value_name = "REPLAY",
+        conflicts_with_all = ["players", "seed", "tick_rate", "balls", "input_delay", "hash_interval", "no_record"]
+    )]
+    resume: Option<PathBuf>,
+    /// Seconds a resumed game waits for its players to reconnect; those
+    /// still missing then are dropped and the others play on.
+    #[arg(long, value_name = "SECS", default_value_t = lockstep_server::DEFAULT_RESUME_WAIT.as_secs(), requires = "resume")]
+    resume_wait_secs: u64,
     #[command(flatten)]
     link: lockstep_conditioner::LinkArgs,
 }
@@ -171,6 +188,13 @@ async fn run() -> anyhow::Result<()> {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
+    // Read before anything binds: a replay that cannot be resumed is said
+    // at once.
+    let resume = args
+        .resume
+        .as_deref()
+        .map(lockstep_server::ResumedGame::load)
+        .transpose()?;
     let identity =
         Identity::load_or_create(&args.identity_dir).context("loading the server identity")?;
     let link = args
@@ -212,7 +236,32 @@ async fn run() -> anyhow::Result<()> {
         speed_control: args.speed_control == Switch::On,
         advertise,
         snapshot_secs: args.snapshot_secs,
+        resume_wait: Duration::from_secs(args.resume_wait_secs),
         ..Config::default()
+    };
+    let config = match resume {
+        Some(game) => {
+            let header = game.header();
+            println!(
+                "resuming {} at tick {} ({} players, seed {})",
+                game.path().display(),
+                game.next_tick(),
+                header.roster.len(),
+                header.seed
+            );
+            Config {
+                players: u8::try_from(header.roster.len()).unwrap_or(u8::MAX),
+                tick_rate: header.tick_rate,
+                input_delay: header.input_delay,
+                balls: header.balls,
+                seed: header.seed,
+                hash_interval: header.hash_interval,
+                replay_dir: game.path().parent().map(std::path::Path::to_path_buf),
+                resume: Some(game),
+                ..config
+            }
+        }
+        None => config,
     };
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
     let printer = tokio::spawn(async move {

@@ -57,6 +57,25 @@ impl Recorder {
         })
     }
 
+    /// Goes on with the recording at `path` of a game resumed after a
+    /// crash: cuts it to `valid_len` (the end of its last whole record; a
+    /// record the crash cut short goes) and appends from the bundle of
+    /// `next_tick` on, so the one file holds the whole game.
+    pub(crate) fn append(
+        path: &Path,
+        valid_len: u64,
+        next_tick: Tick,
+    ) -> std::io::Result<Recorder> {
+        let file = OpenOptions::new().write(true).open(path)?;
+        file.set_len(valid_len)?;
+        let mut file = file;
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
+        Ok(Recorder {
+            writer: Some(ReplayWriter::resume(BufWriter::new(file), next_tick)),
+            path: path.to_path_buf(),
+        })
+    }
+
     /// The file being written.
     pub(crate) fn path(&self) -> &Path {
         &self.path

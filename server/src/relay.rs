@@ -65,6 +65,9 @@ pub enum DropReason {
     /// It played what it wanted of this game and waits in the lobby for
     /// the next ([`lockstep_protocol::ClientMessage::GameDone`]).
     Finished,
+    /// It did not come back in time after the server restarted
+    /// (`--resume`).
+    NotBack,
 }
 
 impl DropReason {
@@ -77,6 +80,7 @@ impl DropReason {
             DropReason::TooFarBehind => "too-far-behind",
             DropReason::Reconnected => "reconnected",
             DropReason::Finished => "finished",
+            DropReason::NotBack => "not-back-after-restart",
         }
     }
 }
@@ -253,6 +257,45 @@ impl Relay {
             schedule: Schedule::new(now, tick_rate),
             laggard_tolerance,
             departures: 0,
+        }
+    }
+
+    /// The relay of a game recorded up to `bundles` (ticks `0..len`) and
+    /// going on after a restart at time `now`: `players` take part from
+    /// their first tick (0, or the tick their rejoin was bundled at), and
+    /// hold every bundle so far. Nothing is timed until
+    /// [`Relay::restart_clock`].
+    pub fn resumed(
+        players: &[(PlayerId, Tick)],
+        bundles: Vec<Bundle>,
+        drop_timeout: Duration,
+        laggard_tolerance: Option<Duration>,
+        now: Duration,
+        tick_rate: u16,
+    ) -> Self {
+        let next = Tick(bundles.len() as u32);
+        let slots = players
+            .iter()
+            .map(|&(id, first)| (id, Slot::new(first, next, now)))
+            .collect();
+        Relay {
+            slots,
+            bundles,
+            first_kept: Tick(0),
+            drop_timeout,
+            schedule: Schedule::new(now, tick_rate).starting_at(next, now),
+            laggard_tolerance,
+            departures: 0,
+        }
+    }
+
+    /// The game runs again from `now`, after a restart: the clients' clocks
+    /// start as the bundle of `from - 1` reaches them, so tick `from` is
+    /// needed a tick from now. Every slot counts its silence from now.
+    pub fn restart_clock(&mut self, from: Tick, now: Duration) {
+        self.schedule = self.schedule.clone().starting_at(from, now);
+        for slot in self.slots.values_mut() {
+            slot.last_heard = slot.last_heard.max(now);
         }
     }
 

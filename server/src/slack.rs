@@ -53,6 +53,24 @@ impl Schedule {
         }
     }
 
+    /// The same schedule for a game that runs again at `start` from tick
+    /// `from` (after a restart), at the speed of its first stretch: tick
+    /// `from` is needed a tick after `start`, and the first second from
+    /// there is not timed.
+    #[must_use]
+    pub fn starting_at(self, from: Tick, start: Duration) -> Schedule {
+        let tick = self.stretches[0].tick;
+        let rate = Duration::from_secs(1).as_nanos() / tick.as_nanos().max(1);
+        Schedule {
+            stretches: vec![Stretch {
+                from,
+                base: start,
+                tick,
+            }],
+            warmup: from.0.saturating_add(rate as u32),
+        }
+    }
+
     /// A change of speed, as the clients make it: from tick `from` on,
     /// ticks last `tick`, and every one is due `postpone` later. Replaces
     /// any change from `from` or later.

@@ -63,6 +63,7 @@ fn hello(name: &str, version: u16) -> Vec<u8> {
         platform: Platform::default(),
         self_test: lockstep_sim::self_test(),
         ready: true,
+        resume: None,
     }))
     .expect("hello encodes")
 }

@@ -89,11 +89,18 @@ fn a_spectator_joining_mid_game_ends_on_the_players_hash_and_never_stalls_them()
 }
 
 #[test]
-fn clients_stop_with_a_clear_message_when_the_server_is_killed() {
+fn clients_that_do_not_reconnect_stop_with_a_clear_message_when_the_server_is_killed() {
     let _serial = one_at_a_time();
     let mut server = Server::start(2, &["--seed", "53"]);
     let clients: Vec<Client> = (0..2)
-        .map(|i| Client::headless_bot(&server, &format!("b{i}"), i, 100_000))
+        .map(|i| {
+            let name = format!("b{i}");
+            Client::spawn(
+                &name,
+                lockstep_testkit::headless_bot(&server, &name, i, 100_000)
+                    .args(["--reconnect-secs", "0"]),
+            )
+        })
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(2));

@@ -86,12 +86,34 @@ impl Server {
     ) -> Server {
         let identity = TempDir::new("identity");
         let replays = TempDir::new("replays");
-        let mut child = command
+        command
             .args(["--listen", listen, "--players", &players.to_string()])
+            .arg("--replay-dir")
+            .arg(&replays.0);
+        Server::launch(command, identity, replays, extra)
+    }
+
+    /// The server started again after `old` died (the caller killed it),
+    /// on the same address with the same identity, going on with the game
+    /// recorded in `replay` (`--resume`), so the clients that keep trying
+    /// reconnect to it.
+    pub fn resume(mut old: Server, replay: &Path, extra: &[&str]) -> Server {
+        let _ = old.child.kill();
+        let _ = old.child.wait();
+        let identity = std::mem::replace(&mut old._identity, TempDir(PathBuf::new()));
+        let replays = std::mem::replace(&mut old.replays, TempDir(PathBuf::new()));
+        let mut command = Command::new(server_bin());
+        command
+            .args(["--listen", &old.addr])
+            .arg("--resume")
+            .arg(replay);
+        Server::launch(command, identity, replays, extra)
+    }
+
+    fn launch(mut command: Command, identity: TempDir, replays: TempDir, extra: &[&str]) -> Server {
+        let mut child = command
             .arg("--identity-dir")
             .arg(&identity.0)
-            .arg("--replay-dir")
-            .arg(&replays.0)
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -42,6 +42,7 @@ impl Session {
             self_test,
             link,
             unix_time,
+            resume,
         } = join;
         let client = Client {
             name,
@@ -54,6 +55,7 @@ impl Session {
             joined_at: now,
             ready,
             done: false,
+            resume,
         };
         let result = self
             .check_self_test(&client.name, self_test)
@@ -107,10 +109,12 @@ impl Session {
         }
         if spectate {
             info!(%name, "spectator joined");
-            if let Some(next) = self.send_game_so_far(conn, None, Tick(0)) {
-                client.ack = next;
-            }
             self.clients.insert(conn, client);
+            if let Some(next) = self.send_game_so_far(conn, None, Tick(0)) {
+                if let Some(client) = self.clients.get_mut(&conn) {
+                    client.ack = next;
+                }
+            }
             return Ok(());
         }
         if self.relay.is_some() {
@@ -165,6 +169,10 @@ impl Session {
             info!(name = %client.name, %reason, "join refused");
             return Err(Refusal { reason });
         };
+        if self.awaited(player) {
+            self.reconnect(conn, client, player, now);
+            return Ok(());
+        }
         if self
             .clients
             .values()
@@ -247,7 +255,7 @@ impl Session {
     /// and every bundle until now as History, which the client
     /// fast-forwards through. Returns the tick the live bundles go on
     /// from; `None` when no game runs.
-    fn send_game_so_far(
+    pub(super) fn send_game_so_far(
         &mut self,
         conn: ConnId,
         you: Option<PlayerId>,
@@ -255,14 +263,30 @@ impl Session {
     ) -> Option<Tick> {
         let relay = self.relay.as_ref()?;
         let next = relay.next_tick();
-        // From the verified snapshot when there is one (the relay may no
-        // longer hold the bundles before it), else from tick 0.
-        let snapshot = self.snapshots.latest().cloned();
-        let from = snapshot.as_ref().map_or(Tick(0), |s| s.tick);
+        // A client that kept its world from this game gets the bundles it
+        // lacks, if the relay still holds them all.
+        let kept = self
+            .clients
+            .get(&conn)
+            .and_then(|c| c.resume)
+            .filter(|r| r.seed == self.seed)
+            .map(|r| r.next_bundle)
+            .filter(|&from| relay.first_kept() <= from && from <= next);
+        // Else from the verified snapshot when there is one (the relay may
+        // no longer hold the bundles before it), else from tick 0.
+        let snapshot = match kept {
+            Some(_) => None,
+            None => self.snapshots.latest().cloned(),
+        };
+        let from = kept.unwrap_or(snapshot.as_ref().map_or(Tick(0), |s| s.tick));
         let (first_tick, history) = relay.history(from, next);
         let history = history.to_vec();
         let mut start = self.start_message(you, first_input_tick, next);
         start.snapshot = snapshot.as_ref().map(|s| s.tick);
+        start.resume = kept;
+        if let Some(from) = kept {
+            info!(%from, bundles = history.len(), "sending a reconnected client the bundles it lacks");
+        }
         self.actions.send(conn, ServerMessage::Start(start));
         let percent = self.speed.speed();
         if percent != Percent::FULL {

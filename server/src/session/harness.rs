@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Lobby, Percent,
-    Platform, Refusal, ServerDatagram, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE,
+    Platform, Refusal, Resume, ServerDatagram, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE,
 };
 
 use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
@@ -104,6 +104,7 @@ impl Harness {
                 self_test,
                 link: LINK,
                 unix_time: UNIX_TIME,
+                resume: None,
             }),
         ))
     }
@@ -137,6 +138,34 @@ impl Harness {
         self.joining(id, name, spectate, true, platform)
     }
 
+    /// Connection `id` joins as `name`, a player that lost its
+    /// connection and kept its world of the game of `seed` up to bundle
+    /// `next_bundle`.
+    pub(super) fn join_keeping(
+        &mut self,
+        id: usize,
+        name: &str,
+        seed: u64,
+        next_bundle: u32,
+    ) -> Out {
+        self.event(Event::Join(
+            conn(id),
+            Box::new(Join {
+                name: name.to_string(),
+                spectate: false,
+                ready: true,
+                platform: platform(TRIPLE),
+                self_test: crate::build_self_test(),
+                link: LINK,
+                unix_time: UNIX_TIME,
+                resume: Some(Resume {
+                    seed,
+                    next_bundle: Tick(next_bundle),
+                }),
+            }),
+        ))
+    }
+
     fn joining(
         &mut self,
         id: usize,
@@ -155,6 +184,7 @@ impl Harness {
                 self_test: crate::build_self_test(),
                 link: LINK,
                 unix_time: UNIX_TIME,
+                resume: None,
             }),
         ))
     }

@@ -36,6 +36,7 @@ mod fanout;
 mod harness;
 mod laggards;
 mod lobby;
+mod resuming;
 
 pub use admission::MAX_NAME_CHARS;
 
@@ -45,7 +46,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     Bundle, DesyncNotice, GameSummary, InputDatagram, Percent, Platform, PlayerId, Refusal,
-    ReplayHeader, RosterEntry, ServerMessage, SnapshotChunk, Start, Tick, PROTOCOL_VERSION,
+    ReplayHeader, Resume, RosterEntry, ServerMessage, SnapshotChunk, Start, Tick, PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
@@ -123,6 +124,8 @@ pub(crate) struct Join {
     /// Seconds since the Unix epoch: the replay of a game this join starts
     /// is named after it.
     pub(crate) unix_time: u64,
+    /// The game it kept through a lost connection, from its Hello.
+    pub(crate) resume: Option<Resume>,
 }
 
 #[derive(Debug)]
@@ -236,6 +239,9 @@ struct Client {
     ready: bool,
     /// Said GameDone: out of the running game, waiting for the next.
     done: bool,
+    /// The game it kept through a lost connection: it is sent only the
+    /// bundles it lacks.
+    resume: Option<Resume>,
 }
 
 /// The lobby, the running game and every client of the server.
@@ -280,6 +286,8 @@ pub(crate) struct Session {
     /// change: a game that starts because a player left the lobby, which
     /// carries no time, is named after it.
     unix_time: u64,
+    /// Set while a game resumed after a restart waits for its players.
+    resuming: Option<resuming::Resuming>,
     actions: Actions,
 }
 
@@ -307,6 +315,7 @@ impl Session {
             last_game: None,
             last_lobby: Duration::ZERO,
             unix_time: 0,
+            resuming: None,
             actions: Actions::default(),
         }
     }
@@ -513,6 +522,7 @@ impl Session {
             first_input_tick,
             history: history.0,
             snapshot: None,
+            resume: None,
         }
     }
 
@@ -687,6 +697,9 @@ impl Session {
     /// over to reconnecting players, and ends the game when nobody is left.
     fn advance(&mut self, now: Duration) {
         self.bundle_ready(now);
+        if self.resuming.is_some() {
+            self.settle_resume(now);
+        }
         // Runs for every input datagram: the rejoin bookkeeping only when
         // someone is reconnecting.
         if self.clients.values().any(|c| c.rejoining) {
@@ -787,6 +800,7 @@ impl Session {
             ticks: tick,
         });
         self.relay = None;
+        self.resuming = None;
         self.roster.clear();
         self.platforms.clear();
         if let Some(recorder) = self.recorder.take() {
@@ -917,12 +931,18 @@ impl Session {
     /// stands in for late ones, repeats bundles to clients that lack them,
     /// and sends the lag indicator when no bundle carried it.
     pub(crate) fn poll(&mut self, now: Duration) {
+        let resuming = self.resuming.is_some();
         let Some(relay) = &mut self.relay else {
             self.refresh_lobby(now);
             return;
         };
-        let departures = relay.poll_timeouts(now);
-        let substitutions = relay.poll_laggards(now);
+        // A resumed game waits for its players without standing in for or
+        // dropping anyone until they are back or the wait is over.
+        let (departures, substitutions) = if resuming {
+            (Vec::new(), Vec::new())
+        } else {
+            (relay.poll_timeouts(now), relay.poll_laggards(now))
+        };
         for departure in departures {
             self.report_departure(departure);
         }
@@ -1084,6 +1104,7 @@ mod tests {
             first_input_tick: Tick(0),
             history,
             snapshot: None,
+            resume: None,
         })
     }
 

@@ -1,0 +1,304 @@
+//! Resuming a game after the server died (`lockstep-server --resume
+//! REPLAY`).
+//!
+//! Everything needed is already on disk: the recorder writes each bundle
+//! to the replay before anyone is sent it (`recording.rs`), so no client
+//! can hold a bundle the file lacks, and the file's last whole bundle is
+//! the last one anybody may have played. [`ResumedGame::load`] reads the
+//! file, cuts off a record the crash left half written, and works out who
+//! was still playing; the session then rebuilds the relay from those
+//! bundles, waits for the players to reconnect (each keeps its world and
+//! is sent only the bundles it lacks), and goes on writing the same file.
+
+use std::path::{Path, PathBuf};
+
+use lockstep_protocol::{Bundle, PlayerId, Replay, ReplayError, ReplayHeader, Tick};
+
+/// A game read back from its replay, ready to go on.
+#[derive(Debug, Clone)]
+pub struct ResumedGame {
+    /// The replay file, appended to from `valid_len` on.
+    pub(crate) path: PathBuf,
+    /// Where the whole records end: anything after is cut off.
+    pub(crate) valid_len: u64,
+    /// The game's header: seed, tick rate, roster.
+    pub(crate) header: ReplayHeader,
+    /// Every bundle recorded, ticks `0..len`.
+    pub(crate) bundles: Vec<Bundle>,
+    /// The players still taking part after the last bundle, with the
+    /// first tick each plays (0, or when its rejoin was bundled).
+    pub(crate) players: Vec<(PlayerId, Tick)>,
+    /// Players whose departure was decided (and recorded) but not yet
+    /// bundled: they are dropped again at once.
+    pub(crate) leaving: Vec<PlayerId>,
+    /// What was wrong with the file's tail, if anything (the record the
+    /// crash cut short).
+    pub(crate) damaged_tail: Option<String>,
+}
+
+/// Why a replay cannot be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    /// The file cannot be opened or is not a replay this build reads.
+    #[error("cannot resume {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: ReplayError,
+    },
+    /// The game ended normally: there is nothing to go on with.
+    #[error("cannot resume {}: that game is over ({reason}); start a new one without --resume", path.display())]
+    Ended {
+        /// The file.
+        path: PathBuf,
+        /// Why it ended, as recorded.
+        reason: String,
+    },
+    /// A client's recording, not the server's.
+    #[error("cannot resume {}: it was recorded by {recorder}, not by a server", path.display())]
+    NotServer {
+        /// The file.
+        path: PathBuf,
+        /// Who recorded it.
+        recorder: String,
+    },
+    /// The game had no player left when the file ends.
+    #[error("cannot resume {}: no player was left in that game", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl ResumedGame {
+    /// Reads the game recorded in `path` up to its last whole record.
+    pub fn load(path: &Path) -> Result<ResumedGame, ResumeError> {
+        let read_error = |source| ResumeError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(|e| read_error(ReplayError::Io(e)))?;
+        let outcome = Replay::read(std::io::BufReader::new(file)).map_err(read_error)?;
+        let replay = outcome.replay;
+        if let Some((_, reason)) = replay.end {
+            return Err(ResumeError::Ended {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+        if replay.header.recorder != "server" {
+            return Err(ResumeError::NotServer {
+                path: path.to_path_buf(),
+                recorder: replay.header.recorder,
+            });
+        }
+        let players = players_after(&replay);
+        if players.is_empty() {
+            return Err(ResumeError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        let next = Tick(replay.bundles.len() as u32);
+        let leaving = replay
+            .departures
+            .iter()
+            .filter(|(tick, player, _)| *tick >= next && players.iter().any(|(id, _)| id == player))
+            .map(|&(_, player, _)| player)
+            .collect();
+        Ok(ResumedGame {
+            path: path.to_path_buf(),
+            valid_len: outcome.valid_len,
+            header: replay.header,
+            bundles: replay.bundles,
+            players,
+            leaving,
+            damaged_tail: outcome.problem.map(|p| p.to_string()),
+        })
+    }
+
+    /// The first tick without a bundle: where the game goes on.
+    pub fn next_tick(&self) -> Tick {
+        Tick(self.bundles.len() as u32)
+    }
+
+    /// The recorded game's header.
+    pub fn header(&self) -> &ReplayHeader {
+        &self.header
+    }
+
+    /// The replay file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What was cut off the file's end, if anything.
+    pub fn damaged_tail(&self) -> Option<&str> {
+        self.damaged_tail.as_deref()
+    }
+}
+
+/// Who takes part after the last bundle of `replay`: the roster, less
+/// every player a bundle removed, plus every player a bundle brought back
+/// (from that tick), ascending by id.
+fn players_after(replay: &Replay) -> Vec<(PlayerId, Tick)> {
+    let mut players: std::collections::BTreeMap<PlayerId, Tick> = replay
+        .header
+        .roster
+        .iter()
+        .map(|r| (r.id, Tick(0)))
+        .collect();
+    for (tick, bundle) in replay.bundles.iter().enumerate() {
+        for player in &bundle.left {
+            players.remove(player);
+        }
+        for &player in &bundle.joined {
+            players.insert(player, Tick(tick as u32));
+        }
+    }
+    players.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{
+        Platform, PlayerInput, Record, ReplayWriter, RosterEntry, PROTOCOL_VERSION,
+    };
+
+    use super::*;
+
+    fn header(recorder: &str) -> ReplayHeader {
+        ReplayHeader {
+            protocol_version: PROTOCOL_VERSION,
+            build: "test".into(),
+            recorder: recorder.into(),
+            started_unix: 0,
+            seed: 5,
+            tick_rate: 60,
+            input_delay: 3,
+            hash_interval: 15,
+            balls: 24,
+            roster: ["ann", "bob", "cy"]
+                .iter()
+                .enumerate()
+                .map(|(i, name)| RosterEntry {
+                    id: PlayerId(i as u8),
+                    name: (*name).into(),
+                })
+                .collect(),
+            platforms: vec![(PlayerId(0), Platform::default())],
+        }
+    }
+
+    fn bundle(players: &[u8]) -> Bundle {
+        Bundle {
+            inputs: players
+                .iter()
+                .map(|&p| PlayerInput {
+                    player: PlayerId(p),
+                    input: Default::default(),
+                })
+                .collect(),
+            ..Bundle::default()
+        }
+    }
+
+    /// A recording of 6 ticks: bob leaves at tick 2 and is back at 4; cy's
+    /// departure is decided at tick 6 but not yet bundled; then the file
+    /// ends inside a record.
+    fn crashed_recording(dir: &Path) -> PathBuf {
+        let path = dir.join("game.lsreplay");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = ReplayWriter::new(file, &header("server")).unwrap();
+        for tick in 0..6u32 {
+            let mut b = bundle(&[0, 1, 2]);
+            match tick {
+                2 => {
+                    b = bundle(&[0, 2]);
+                    b.left = vec![PlayerId(1)];
+                }
+                3 => b = bundle(&[0, 2]),
+                4 => b.joined = vec![PlayerId(1)],
+                _ => {}
+            }
+            writer.write_bundle(Tick(tick), &b).unwrap();
+        }
+        writer
+            .write(&Record::Left {
+                tick: Tick(6),
+                player: PlayerId(2),
+                reason: "left".into(),
+            })
+            .unwrap();
+        drop(writer);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[9, 0, 0, 0, 1]);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn temp_dir(label: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("lockstep-resume-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_crashed_recording_resumes_after_its_last_bundle_with_whoever_still_played() {
+        let dir = temp_dir("crashed");
+        let path = crashed_recording(&dir);
+        let game = ResumedGame::load(&path).unwrap();
+        assert_eq!(game.next_tick(), Tick(6));
+        assert_eq!(
+            game.players,
+            [
+                (PlayerId(0), Tick(0)),
+                (PlayerId(1), Tick(4)),
+                (PlayerId(2), Tick(0))
+            ]
+        );
+        assert_eq!(game.leaving, [PlayerId(2)]);
+        let tail = game.damaged_tail().unwrap();
+        assert!(tail.contains("truncated"), "{tail}");
+        assert_eq!(game.valid_len, std::fs::metadata(&path).unwrap().len() - 5);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_finished_game_or_a_clients_recording_is_refused_with_the_reason() {
+        let dir = temp_dir("refused");
+        let over = dir.join("over.lsreplay");
+        let writer =
+            ReplayWriter::new(std::fs::File::create(&over).unwrap(), &header("server")).unwrap();
+        writer.finish("every player left").unwrap();
+        let error = ResumedGame::load(&over).unwrap_err().to_string();
+        assert!(
+            error.contains("that game is over (every player left)"),
+            "{error}"
+        );
+
+        let client = dir.join("client.lsreplay");
+        let mut writer = ReplayWriter::new(
+            std::fs::File::create(&client).unwrap(),
+            &header("client ann"),
+        )
+        .unwrap();
+        writer.write_bundle(Tick(0), &bundle(&[0])).unwrap();
+        drop(writer);
+        let error = ResumedGame::load(&client).unwrap_err().to_string();
+        assert!(error.contains("recorded by client ann"), "{error}");
+
+        let missing = ResumedGame::load(&dir.join("none.lsreplay"))
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("cannot resume"), "{missing}");
+        std::fs::write(dir.join("junk"), b"not a replay").unwrap();
+        let junk = ResumedGame::load(&dir.join("junk"))
+            .unwrap_err()
+            .to_string();
+        assert!(junk.contains("not a lockstep replay"), "{junk}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

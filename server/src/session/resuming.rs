@@ -1,0 +1,337 @@
+//! A game resumed after the server died (`--resume`): the session is
+//! rebuilt from the replay (`crate::resume`), waits for the players to
+//! reconnect, each keeping its world and its slot, and runs again once the
+//! resumed game's first tick is bundled. A player still missing when the
+//! wait is over is dropped at an announced tick, as any silent player is.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use lockstep_protocol::{PlayerId, Tick};
+use tracing::{info, warn};
+
+use super::{Client, ConnId, Role, Session};
+use crate::hash_check::HashCheck;
+use crate::recording::Recorder;
+use crate::relay::{DropReason, Relay};
+use crate::resume::ResumedGame;
+use crate::snapshots::Snapshots;
+use crate::speed::SpeedControl;
+use crate::ServerEvent;
+
+/// A game resumed after a restart, until it runs again: who has not
+/// reconnected yet, and until when they may.
+#[derive(Debug)]
+pub(super) struct Resuming {
+    /// The first tick of the resumed game.
+    pub(super) tick: Tick,
+    /// Players of the game not back yet.
+    pub(super) waiting: BTreeSet<PlayerId>,
+    /// When those still missing are dropped.
+    pub(super) until: Duration,
+}
+
+impl Session {
+    /// Goes on with a game the server was running when it died, from its
+    /// replay (`--resume`): the relay holds every recorded bundle, the
+    /// replay file grows on, and the game waits, with no stand-ins and no
+    /// drops, until every player still in it has reconnected or
+    /// [`Config::resume_wait`] is over; then those still missing are
+    /// dropped at an announced tick as always.
+    pub(crate) fn resume(&mut self, game: ResumedGame, now: Duration) {
+        let header = game.header.clone();
+        self.games = 1;
+        self.seed = header.seed;
+        self.config.tick_rate = header.tick_rate;
+        self.config.input_delay = header.input_delay;
+        self.config.balls = header.balls;
+        self.config.hash_interval = header.hash_interval;
+        self.config.players = u8::try_from(header.roster.len()).unwrap_or(u8::MAX);
+        self.roster = header.roster.clone();
+        self.platforms = header.platforms.clone();
+        let next = game.next_tick();
+        self.relay = Some(Relay::resumed(
+            &game.players,
+            game.bundles,
+            self.config.drop_timeout,
+            self.config.laggard_tolerance,
+            now,
+            header.tick_rate,
+        ));
+        self.departures_seen = 0;
+        self.hashes = HashCheck::new();
+        self.snapshots =
+            Snapshots::new(u32::from(self.config.snapshot_secs) * u32::from(header.tick_rate));
+        self.speed = SpeedControl::new(header.tick_rate);
+        self.speed_from = next;
+        match Recorder::append(&game.path, game.valid_len, next) {
+            Ok(recorder) => {
+                self.recorder = Some(recorder);
+                self.emit(ServerEvent::Recording {
+                    path: game.path.clone(),
+                });
+            }
+            Err(e) => {
+                warn!(path = %game.path.display(), error = %e, "cannot go on recording the resumed game")
+            }
+        }
+        if let Some(tail) = &game.damaged_tail {
+            info!(path = %game.path.display(), tail = %tail, "cut off the record the crash left half written");
+        }
+        let mut waiting: BTreeSet<PlayerId> = game.players.iter().map(|&(id, _)| id).collect();
+        for player in game.leaving {
+            waiting.remove(&player);
+            let departure = self
+                .relay
+                .as_mut()
+                .and_then(|relay| relay.remove(player, DropReason::Left));
+            if let Some(departure) = departure {
+                self.report_departure(departure);
+            }
+        }
+        let names = waiting.iter().map(|&id| self.name_of(id)).collect();
+        info!(tick = %next, players = waiting.len(), "game resumed from its replay; waiting for the players");
+        self.emit(ServerEvent::Resuming {
+            tick: next,
+            waiting: names,
+        });
+        self.resuming = Some(Resuming {
+            tick: next,
+            waiting,
+            until: now + self.config.resume_wait,
+        });
+        self.forget_departed();
+    }
+
+    /// Whether `player` is a player of a resumed game not back yet.
+    pub(super) fn awaited(&self, player: PlayerId) -> bool {
+        self.resuming
+            .as_ref()
+            .is_some_and(|r| r.waiting.contains(&player))
+    }
+
+    /// After a restart, drops the players still missing once the wait is
+    /// over, and marks the game running again once its first tick is
+    /// bundled: the relay's clock starts there, as the clients' do when
+    /// that bundle reaches them.
+    pub(super) fn settle_resume(&mut self, now: Duration) {
+        let Some(resuming) = &mut self.resuming else {
+            return;
+        };
+        if now >= resuming.until && !resuming.waiting.is_empty() {
+            let missing = std::mem::take(&mut resuming.waiting);
+            for player in missing {
+                let departure = self
+                    .relay
+                    .as_mut()
+                    .and_then(|relay| relay.remove(player, DropReason::NotBack));
+                if let Some(departure) = departure {
+                    self.report_departure(departure);
+                }
+            }
+            self.bundle_ready(now);
+            self.forget_departed();
+        }
+        let (Some(resuming), Some(relay)) = (&self.resuming, &mut self.relay) else {
+            return;
+        };
+        if relay.next_tick() > resuming.tick {
+            let tick = resuming.tick;
+            relay.restart_clock(tick.next(), now);
+            self.resuming = None;
+            info!(%tick, "the resumed game runs again");
+            self.emit(ServerEvent::Resumed { tick });
+        }
+    }
+
+    /// A player of a game resumed after a restart is back: it takes its
+    /// slot again as it was (nobody dropped it), gives inputs from the
+    /// resumed game's first tick, and is sent the bundles it lacks.
+    pub(super) fn reconnect(
+        &mut self,
+        conn: ConnId,
+        mut client: Client,
+        player: PlayerId,
+        now: Duration,
+    ) {
+        client.role = Role::Player(player);
+        let name = client.name.clone();
+        let platform = client.platform.clone();
+        self.clients.insert(conn, client);
+        if let Some(slot) = self.platforms.iter_mut().find(|(id, _)| *id == player) {
+            slot.1 = platform;
+        }
+        let Some(resuming) = &mut self.resuming else {
+            return;
+        };
+        resuming.waiting.remove(&player);
+        let (tick, still) = (resuming.tick, resuming.waiting.len());
+        self.send_game_so_far(conn, Some(player), tick);
+        info!(%player, %name, %tick, waiting = still, "player back in the resumed game");
+        self.emit(ServerEvent::Reconnected { player, name, tick });
+        self.advance(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use lockstep_protocol::{
+        Bundle, Input, PlayerId, PlayerInput, ReplayHeader, RosterEntry, Tick, PROTOCOL_VERSION,
+    };
+
+    use super::super::harness::{ms, Harness};
+    use crate::resume::ResumedGame;
+    use crate::{Config, ServerEvent};
+
+    const SEED: u64 = 77;
+
+    /// A game of ann (0), bob (1) and cy (2) recorded up to tick 30, as
+    /// the replay of a server that died would give it.
+    fn game(dir: &str) -> ResumedGame {
+        let roster: Vec<RosterEntry> = ["ann", "bob", "cy"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| RosterEntry {
+                id: PlayerId(i as u8),
+                name: (*name).into(),
+            })
+            .collect();
+        let bundle = Bundle {
+            inputs: (0..3)
+                .map(|p| PlayerInput {
+                    player: PlayerId(p),
+                    input: Input::default(),
+                })
+                .collect(),
+            ..Bundle::default()
+        };
+        ResumedGame {
+            // Nothing there: the session goes on without recording.
+            path: std::env::temp_dir().join(dir).join("none.lsreplay"),
+            valid_len: 0,
+            header: ReplayHeader {
+                protocol_version: PROTOCOL_VERSION,
+                build: "test".into(),
+                recorder: "server".into(),
+                started_unix: 0,
+                seed: SEED,
+                tick_rate: 60,
+                input_delay: 3,
+                hash_interval: 15,
+                balls: 24,
+                roster,
+                platforms: Vec::new(),
+            },
+            bundles: vec![bundle; 30],
+            players: (0..3).map(|p| (PlayerId(p), Tick(0))).collect(),
+            leaving: Vec::new(),
+            damaged_tail: None,
+        }
+    }
+
+    fn resumed(wait: Duration) -> Harness {
+        let mut h = Harness::new(Config {
+            players: 9,
+            resume_wait: wait,
+            ..Config::default()
+        });
+        h.session.resume(game("lockstep-no-such-dir"), h.now);
+        h
+    }
+
+    #[test]
+    fn a_resumed_game_waits_for_every_player_then_runs_on_from_its_last_bundle() {
+        let mut h = resumed(Duration::from_secs(30));
+        assert_eq!(h.next_tick(), Tick(30));
+        let out = h.join_keeping(1, "ann", SEED, 28);
+        let start = &out.starts(1)[0];
+        assert_eq!(start.first_input_tick, Tick(30));
+        assert_eq!(start.history, 30);
+        assert_eq!(start.resume, Some(Tick(28)));
+        assert_eq!(start.snapshot, None);
+        let histories = out.histories(1);
+        assert_eq!(histories[0].0, Tick(28));
+        assert_eq!(histories[0].1.len(), 2, "only the bundles ann lacks");
+        h.inputs(1, 30..33);
+        // bob and cy are silent for far longer than the drop timeout and
+        // the laggard tolerance: the game waits for them all the same.
+        let out = h.advance(ms(10_000));
+        assert!(out.events().is_empty(), "{:?}", out.events());
+        assert_eq!(h.next_tick(), Tick(30));
+        // bob lost nothing (it is at the last bundle); cy was started
+        // again and has nothing: it gets the game from tick 0.
+        let out = h.join_keeping(2, "bob", SEED, 30);
+        assert_eq!(out.histories(2)[0].1.len(), 0);
+        let out = h.join(3, "cy");
+        assert_eq!(out.starts(3)[0].resume, None);
+        assert_eq!(
+            out.histories(3)[0],
+            (Tick(0), out.histories(3)[0].1.clone())
+        );
+        assert_eq!(out.histories(3)[0].1.len(), 30);
+        h.inputs(2, 30..33);
+        let out = h.inputs(3, 30..33);
+        assert!(out
+            .events()
+            .contains(&ServerEvent::Resumed { tick: Tick(30) }));
+        assert_eq!(h.next_tick(), Tick(33));
+        let bundle = out.bundle(1, Tick(30)).expect("tick 30 reaches ann");
+        assert_eq!(bundle.inputs.len(), 3);
+        assert!(bundle.left.is_empty() && bundle.joined.is_empty());
+        // From here on the game is timed again: a silent player is dropped.
+        h.inputs(1, 33..400);
+        h.inputs(2, 33..400);
+        let out = h.advance(ms(3000));
+        assert!(
+            out.reports()
+                .iter()
+                .any(|r| r.starts_with("dropped player=2 name=cy")),
+            "{:?}",
+            out.reports()
+        );
+    }
+
+    #[test]
+    fn a_player_not_back_when_the_wait_is_over_is_dropped_and_the_others_play_on() {
+        let mut h = resumed(Duration::from_secs(5));
+        h.join_keeping(1, "ann", SEED, 30);
+        h.join_keeping(2, "bob", SEED, 30);
+        h.inputs(1, 30..40);
+        h.inputs(2, 30..40);
+        assert_eq!(h.advance(ms(4900)).events(), []);
+        let out = h.advance(ms(200));
+        let reports = out.reports();
+        assert!(
+            reports
+                .iter()
+                .any(|r| r == "dropped player=2 name=cy tick=30 reason=not-back-after-restart"),
+            "{reports:?}"
+        );
+        assert!(
+            reports.iter().any(|r| r == "resumed tick=30"),
+            "{reports:?}"
+        );
+        let bundle = out.bundle(1, Tick(30)).expect("tick 30 is bundled");
+        assert_eq!(bundle.left, [PlayerId(2)]);
+        // Too late: cy comes back as any dropped player does, a second of
+        // game ahead, and is still sent only the bundles it lacks.
+        let out = h.join_keeping(3, "cy", SEED, 30);
+        assert_eq!(out.reply(3), Some(Ok(())));
+        let start = &out.starts(3)[0];
+        assert!(start.first_input_tick >= Tick(31 + 60), "{start:?}");
+        assert_eq!(start.resume, Some(Tick(30)));
+    }
+
+    #[test]
+    fn a_stranger_cannot_take_a_slot_of_the_resumed_game() {
+        let mut h = resumed(Duration::from_secs(30));
+        let out = h.join(1, "eve");
+        assert!(matches!(out.reply(1), Some(Err(_))));
+        let out = h.join_keeping(2, "ann", SEED + 1, 30);
+        // ann of another game: its world is not this one's.
+        assert_eq!(out.starts(2)[0].resume, None);
+        assert_eq!(out.histories(2)[0].1.len(), 30);
+    }
+}

@@ -1,0 +1,143 @@
+//! Nothing lost when the server dies: real processes over real QUIC on
+//! loopback. The server is SIGKILLed in the middle of a game and started
+//! again with `--resume` on its replay; the bots, which keep their worlds
+//! and keep trying to reconnect, go on from where they were and finish on
+//! one hash, and the one replay file verifies from tick 0 to its end.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use lockstep_client::clock;
+use lockstep_testkit::{
+    field, finish_in_lockstep, last_line, read_replay, verified, Client, Server,
+};
+
+/// These tests time real processes; one at a time keeps the two cores of
+/// a CI machine from turning contention into stalls.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn kill(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+/// Waits until the replay at `path` holds at least `ticks` bundles.
+fn wait_for_bundles(path: &Path, ticks: usize) {
+    let deadline = clock::now() + Duration::from_secs(60);
+    while read_replay(path).bundles.len() < ticks {
+        assert!(
+            clock::now() < deadline,
+            "the game never reached tick {ticks}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn bots(server: &Server, count: u64, ticks: u32, reconnect_secs: &str) -> Vec<Client> {
+    (0..count)
+        .map(|i| {
+            let name = format!("bot{i}");
+            Client::spawn(
+                &name,
+                lockstep_testkit::headless_bot(server, &name, 90 + i, ticks)
+                    .args(["--reconnect-secs", reconnect_secs]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_one_hash() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "61"]);
+    let clients = bots(&server, 3, 1800, "60");
+    server.wait_for("start players=", Duration::from_secs(10));
+    let replay = server.recording_path();
+    wait_for_bundles(&replay, 600);
+    kill(server.child.id());
+    let killed_at = read_replay(&replay).bundles.len();
+
+    let mut resumed = Server::resume(server, &replay, &[]);
+    let resuming = resumed.wait_for("resuming tick=", Duration::from_secs(10));
+    assert_eq!(
+        field(&resuming, "tick"),
+        Some(killed_at.to_string().as_str()),
+        "{resuming}"
+    );
+    // The bots notice the loss after 5 s of silence, then reconnect.
+    resumed.wait_for_all("reconnected player=", 3, Duration::from_secs(30));
+    resumed.wait_for("resumed tick=", Duration::from_secs(10));
+
+    let (finished, (tick, hash)) = finish_in_lockstep(clients, Duration::from_secs(120));
+    assert_eq!(tick, 1800);
+    for bot in &finished {
+        assert!(
+            bot.stderr.contains("reconnecting for up to 60 s"),
+            "{}: {}",
+            bot.name,
+            bot.stderr
+        );
+        assert!(
+            bot.stderr
+                .contains(&format!("the game goes on from tick {killed_at}")),
+            "{}: {}",
+            bot.name,
+            bot.stderr
+        );
+        // Nobody was dropped: every bot kept its slot through the restart.
+        assert!(!bot.stderr.contains("dropped"), "{}", bot.stderr);
+    }
+    assert!(
+        !resumed
+            .seen
+            .iter()
+            .any(|l| l.starts_with("dropped") && !l.contains("reason=left")),
+        "{:?}",
+        resumed.seen
+    );
+
+    // One file, written by both servers, verifies from tick 0 to its end
+    // and passes through the bots' final hash at tick 1800.
+    let whole = verified(&replay, &[]);
+    let end = last_line(&whole);
+    assert!(end.starts_with("final tick="), "{end}");
+    let at_1800 = verified(&replay, &["--ticks", "1800"]);
+    assert_eq!(last_line(&at_1800), format!("final tick=1800 hash={hash}"));
+    let recorded = read_replay(&replay);
+    assert!(recorded.end.is_some(), "the resumed server ended the file");
+    assert!(recorded.bundles.len() > 1800);
+}
+
+#[test]
+fn a_bot_gives_up_with_a_clear_message_when_no_server_comes_back() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--seed", "62"]);
+    let clients = bots(&server, 2, 100_000, "2");
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(1));
+    kill(server.child.id());
+    for client in clients {
+        let finished = client.finish(Duration::from_secs(30));
+        assert!(!finished.success);
+        assert!(
+            finished.stderr.contains("reconnecting for up to 2 s"),
+            "{}",
+            finished.stderr
+        );
+        let last = finished.stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("lockstep-client: lost the server")
+                && last.ends_with("no server to reconnect to in 2 s"),
+            "{}",
+            finished.stderr
+        );
+    }
+}
