@@ -95,6 +95,10 @@ pub(crate) struct PlayArgs {
     /// --screenshot-tick.
     #[arg(long, value_name = "N", requires = "screenshot", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) screenshot_lobby: Option<u32>,
+    /// With --screenshot: take it once the game shows that the server is
+    /// lost and it is reconnecting, instead of at --screenshot-tick.
+    #[arg(long, requires = "screenshot", conflicts_with = "screenshot_lobby")]
+    pub(crate) screenshot_reconnecting: bool,
 
     #[command(flatten)]
     pub(crate) window: WindowArgs,
@@ -291,6 +295,7 @@ impl PlayArgs {
             window: WindowOptions {
                 draw_cost: Duration::from_nanos(self.draw_cost_ns),
                 screenshot_lobby: self.screenshot_lobby,
+                screenshot_reconnecting: self.screenshot_reconnecting,
                 ..self.window.options(self.bot)
             },
         })
@@ -342,6 +347,7 @@ impl WindowArgs {
             vsync: self.vsync,
             draw_cost: Duration::ZERO,
             screenshot_lobby: None,
+            screenshot_reconnecting: false,
             net_graph: self.net_graph,
         }
     }

@@ -330,6 +330,11 @@ impl NetPlay {
         eprintln!("lockstep-client: reconnected; joining the game afresh");
     }
 
+    /// Whether the server is lost and the network thread reconnects.
+    pub fn is_reconnecting(&self) -> bool {
+        self.reconnecting.is_some()
+    }
+
     /// What the window's banner says about the connection: that the
     /// server is lost and the game waits for it, or how far a catch-up
     /// has come.
@@ -552,6 +557,10 @@ impl NetPlay {
     /// The lag indicator, in words: whom the game has been waiting for, if
     /// it has waited long enough to be worth saying.
     pub fn waiting_for(&self) -> Option<String> {
+        if self.reconnecting.is_some() {
+            // The last lag report is from the server that is gone.
+            return Some("waiting for the server to come back".into());
+        }
         let since = self.waiting_since?;
         if crate::clock::since(since) < WAIT_SHOWN_AFTER {
             return None;

@@ -144,7 +144,7 @@ const BACKING: Color = Color::RGBA(0, 0, 0, 170);
 /// tell the HUD's text apart.
 pub const HUD_TEXT: Color = Color::RGB(225, 230, 240);
 /// Banner text.
-const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
+pub const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
 
 /// World units shown around the field on every side: room for the goal nets
 /// behind the side walls and for the score line above the top wall.

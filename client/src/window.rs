@@ -312,13 +312,16 @@ impl RateMeter {
 }
 
 /// Takes the screenshot if this frame shows the requested tick (unless
-/// it is to show a lobby).
+/// it is to show a lobby, or the reconnection banner).
 pub(crate) fn capture(
     screen: &Screen,
     options: &mut WindowOptions,
     tick: u32,
 ) -> Result<(), WindowError> {
-    if options.screenshot_lobby.is_none() && tick >= options.screenshot_tick {
+    if options.screenshot_lobby.is_none()
+        && !options.screenshot_reconnecting
+        && tick >= options.screenshot_tick
+    {
         if let Some(path) = options.screenshot.take() {
             crate::screenshot::save_png(&screen.canvas, &path)?;
         }
@@ -572,6 +575,11 @@ fn play_in_window(
             std::thread::sleep(options.draw_cost);
         }
         capture(screen, options, hud.tick)?;
+        if options.screenshot_reconnecting && play.is_reconnecting() {
+            if let Some(path) = options.screenshot.take() {
+                crate::screenshot::save_png(&screen.canvas, &path)?;
+            }
+        }
         screen.present();
         if !keep_playing || frame.finished {
             return Ok((play, frame_time(hud.fps), frame.finished));

@@ -64,6 +64,9 @@ pub struct WindowOptions {
     /// (and, after a game, that game's scores), and before this client
     /// says it is ready.
     pub screenshot_lobby: Option<u32>,
+    /// Take the screenshot once a networked game shows that the server is
+    /// lost and it reconnects, instead of at `screenshot_tick`.
+    pub screenshot_reconnecting: bool,
     /// Show the net graph from the start of a networked game (F3 toggles
     /// it).
     pub net_graph: bool,

@@ -61,6 +61,17 @@ fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_
     let clients = bots(&server, 3, 1800, "60");
     server.wait_for("start players=", Duration::from_secs(10));
     let replay = server.recording_path();
+    // A spectator reconnects the same way, and checks the same hash.
+    let watcher = Client::spawn(
+        "watcher",
+        lockstep_testkit::headless(&server, "watcher").args([
+            "--spectate",
+            "--ticks",
+            "1800",
+            "--reconnect-secs",
+            "60",
+        ]),
+    );
     wait_for_bundles(&replay, 600);
     kill(server.child.id());
     let killed_at = read_replay(&replay).bundles.len();
@@ -78,6 +89,13 @@ fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_
 
     let (finished, (tick, hash)) = finish_in_lockstep(clients, Duration::from_secs(120));
     assert_eq!(tick, 1800);
+    let watched = watcher.finish(Duration::from_secs(60));
+    assert_eq!(watched.final_line(), (tick, hash.clone()));
+    assert!(
+        watched.stderr.contains("reconnected at tick"),
+        "{}",
+        watched.stderr
+    );
     for bot in &finished {
         assert!(
             bot.stderr.contains("reconnecting for up to 60 s"),
