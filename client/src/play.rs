@@ -208,7 +208,21 @@ impl NetPlay {
         for (tick, input) in game.initial_inputs() {
             net.send_input(tick, input);
         }
-        let recorder = options.record.as_ref().and_then(|path| {
+        // A replay holds every bundle from tick 0; a game joined from a
+        // snapshot never had the ones before it.
+        let record = match (&options.record, joined_from) {
+            (Some(path), Some(tick)) => {
+                eprintln!(
+                    "lockstep-client: not recording to {}: this game was joined from the \
+                     server's snapshot of tick {tick}, so this client never had its first \
+                     {tick} ticks; the server's replay (its --replay-dir) holds the whole game",
+                    path.display()
+                );
+                None
+            }
+            (record, _) => record.as_ref(),
+        };
+        let recorder = record.and_then(|path| {
             let recorder = format!("client {}", game.name());
             let header = networked_header(
                 start,

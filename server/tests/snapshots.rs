@@ -41,7 +41,14 @@ fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0()
         .expect("kill runs");
     assert!(status.success());
     drop(victim);
-    let comeback = Client::headless_bot(&server, "bot1", 71, 900);
+    let record = lockstep_testkit::TempDir::new("joined-record");
+    let record_file = record.0.join("bot1.lsreplay");
+    let comeback = Client::spawn(
+        "bot1",
+        lockstep_testkit::headless_bot(&server, "bot1", 71, 900)
+            .arg("--record")
+            .arg(&record_file),
+    );
     let rejoined = server.wait_for("rejoined player=", Duration::from_secs(15));
     assert!(rejoined.contains("name=bot1"), "{rejoined}");
 
@@ -51,6 +58,18 @@ fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0()
     // The snapshot it started from is one the server verified, after the
     // game's start: not a replay from tick 0.
     assert!(from >= 120, "{}", back.stderr);
+    // It never had the ticks before the snapshot, so it records nothing
+    // rather than a replay that would not verify, and says where the
+    // whole game is.
+    assert!(
+        back.stderr.contains(&format!(
+            "not recording to {}: this game was joined from the server's snapshot of tick {from}",
+            record_file.display()
+        )),
+        "{}",
+        back.stderr
+    );
+    assert!(!record_file.exists());
     let sent = server.wait_for_log("sending the game from the snapshot", Duration::from_secs(1));
     assert_eq!(
         field(&sent, "tick"),
