@@ -159,3 +159,66 @@ fn a_bot_gives_up_with_a_clear_message_when_no_server_comes_back() {
         );
     }
 }
+
+/// Freezes bot1 of a 3-bot game on a server run with `server_args` for
+/// longer than the server's drop timeout (2 s) and its own silence limit
+/// (5 s): the server drops it, and once it runs again it finds its
+/// connection dead and reconnects. Returns the server and what the bots
+/// printed, after checking they finished 1200 ticks on one hash.
+fn freeze_one_bot(server_args: &[&str]) -> (Server, Vec<lockstep_testkit::Finished>) {
+    let mut server = Server::start(3, server_args);
+    let clients = bots(&server, 3, 1200, "60");
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(3));
+    let frozen = clients[1].child.id().to_string();
+    let signal = |signal: &str| {
+        let status = Command::new("kill")
+            .args([signal, &frozen])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    };
+    signal("-STOP");
+    std::thread::sleep(Duration::from_secs(7));
+    signal("-CONT");
+    let rejoined = server.wait_for("rejoined player=", Duration::from_secs(20));
+    assert!(rejoined.contains("name=bot1"), "{rejoined}");
+    let (finished, (tick, _)) = finish_in_lockstep(clients, Duration::from_secs(90));
+    assert_eq!(tick, 1200);
+    (server, finished)
+}
+
+#[test]
+fn a_bot_frozen_past_the_timeouts_reconnects_to_the_live_server_with_its_world() {
+    let _serial = one_at_a_time();
+    // No snapshot before the game ends: the server still holds every
+    // bundle the bot lacks.
+    let (server, finished) = freeze_one_bot(&["--seed", "63", "--snapshot-secs", "60"]);
+    let sent = server.wait_for_log(
+        "sending a reconnected client the bundles it lacks",
+        Duration::from_secs(5),
+    );
+    assert!(field(&sent, "from").is_some(), "{sent}");
+    assert!(
+        finished[1].stderr.contains("reconnected at tick"),
+        "{}",
+        finished[1].stderr
+    );
+}
+
+#[test]
+fn a_bot_whose_bundles_the_server_let_go_reconnects_from_the_snapshot() {
+    let _serial = one_at_a_time();
+    // A snapshot every 2 s: by the time the bot is back, the server keeps
+    // only the bundles since the last one, so the bot starts again from
+    // it like a player that rejoins.
+    let (server, finished) = freeze_one_bot(&["--seed", "64", "--snapshot-secs", "2"]);
+    server.wait_for_log("sending the game from the snapshot", Duration::from_secs(5));
+    assert!(
+        finished[1]
+            .stderr
+            .contains("reconnected; joining the game afresh"),
+        "{}",
+        finished[1].stderr
+    );
+}
