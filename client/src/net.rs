@@ -879,6 +879,16 @@ async fn play(
                             conn.close(CLOSE_LEAVE, b"refused");
                             return Ok(Closed::Refused(refusal.reason));
                         }
+                        ServerMessage::Welcome { .. } if kept.game.is_some() => {
+                            // Reconnected to a server back in its lobby: it
+                            // was started again without the game.
+                            conn.close(CLOSE_LEAVE, b"the game is gone");
+                            return Ok(Closed::Ended(
+                                "the server came back without the game (it was started again \
+                                 without --resume)"
+                                    .into(),
+                            ));
+                        }
                         ServerMessage::Welcome { player, players_needed } => {
                             let first_use = remember_first_use(&options.trust, expected.as_deref(), verifier.seen());
                             let _ = events.send(NetEvent::Welcome {

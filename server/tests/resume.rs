@@ -222,3 +222,35 @@ fn a_bot_whose_bundles_the_server_let_go_reconnects_from_the_snapshot() {
         finished[1].stderr
     );
 }
+
+#[test]
+fn a_server_started_again_without_the_game_refuses_the_bots_with_the_reason() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--seed", "65"]);
+    let clients = bots(&server, 2, 100_000, "60");
+    server.wait_for("start players=", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(1));
+    kill(server.child.id());
+    let mut fresh = Server::restart(server, &["--players", "2", "--no-advertise"]);
+    for client in clients {
+        let finished = client.finish(Duration::from_secs(30));
+        assert!(!finished.success);
+        let last = finished.stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.contains(
+                "this server is not running your game any more (it was started again without \
+                 --resume, or the game ended)"
+            ),
+            "{}",
+            finished.stderr
+        );
+    }
+    // Refused, they never made it start a game of their own.
+    assert!(
+        !fresh.seen.iter().any(|l| l.starts_with("start ")),
+        "{:?}",
+        fresh.seen
+    );
+    let refused = fresh.wait_for("refused remote=", Duration::from_secs(1));
+    assert!(refused.contains("not running your game"), "{refused}");
+}

@@ -97,7 +97,16 @@ impl Server {
     /// on the same address with the same identity, going on with the game
     /// recorded in `replay` (`--resume`), so the clients that keep trying
     /// reconnect to it.
-    pub fn resume(mut old: Server, replay: &Path, extra: &[&str]) -> Server {
+    pub fn resume(old: Server, replay: &Path, extra: &[&str]) -> Server {
+        let mut args = vec!["--resume", replay.to_str().expect("a UTF-8 path")];
+        args.extend(extra);
+        Server::restart(old, &args)
+    }
+
+    /// The server started again after `old` died (the caller killed it),
+    /// on the same address with the same identity and replay directory,
+    /// with `args`.
+    pub fn restart(mut old: Server, args: &[&str]) -> Server {
         let _ = old.child.kill();
         let _ = old.child.wait();
         let identity = std::mem::replace(&mut old._identity, TempDir(PathBuf::new()));
@@ -105,9 +114,9 @@ impl Server {
         let mut command = Command::new(server_bin());
         command
             .args(["--listen", &old.addr])
-            .arg("--resume")
-            .arg(replay);
-        Server::launch(command, identity, replays, extra)
+            .arg("--replay-dir")
+            .arg(&replays.0);
+        Server::launch(command, identity, replays, args)
     }
 
     fn launch(mut command: Command, identity: TempDir, replays: TempDir, extra: &[&str]) -> Server {

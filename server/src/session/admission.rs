@@ -120,6 +120,15 @@ impl Session {
         if self.relay.is_some() {
             return self.rejoin(conn, client, now);
         }
+        if client.resume.is_some() {
+            // It kept a game this server no longer runs: joining the lobby
+            // would only start another game without it noticing.
+            return refuse(
+                "this server is not running your game any more (it was started again without \
+                 --resume, or the game ended)"
+                    .into(),
+            );
+        }
         let taken = self
             .clients
             .values()

@@ -325,6 +325,25 @@ mod tests {
     }
 
     #[test]
+    fn a_client_keeping_a_game_the_server_does_not_run_is_refused_not_put_in_the_lobby() {
+        let mut h = Harness::players(2);
+        let out = h.join_keeping(1, "ann", SEED, 30);
+        match out.reply(1) {
+            Some(Err(refusal)) => assert!(
+                refusal.reason.contains("not running your game"),
+                "{}",
+                refusal.reason
+            ),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        h.join(2, "bob");
+        assert!(
+            h.session.relay.is_none(),
+            "no game starts with a refused client"
+        );
+    }
+
+    #[test]
     fn a_stranger_cannot_take_a_slot_of_the_resumed_game() {
         let mut h = resumed(Duration::from_secs(30));
         let out = h.join(1, "eve");
