@@ -931,7 +931,13 @@ impl Session {
     /// stands in for late ones, repeats bundles to clients that lack them,
     /// and sends the lag indicator when no bundle carried it.
     pub(crate) fn poll(&mut self, now: Duration) {
-        let resuming = self.resuming.is_some();
+        // The players a resumed game still waits for when the wait is over
+        // go first, as not back; after that a player back but silent is
+        // dropped like any other, or the game could wait for it for ever.
+        if self.resuming.is_some() {
+            self.settle_resume(now);
+        }
+        let resuming = self.resuming.as_ref().is_some_and(|r| now < r.until);
         let Some(relay) = &mut self.relay else {
             self.refresh_lobby(now);
             return;

@@ -300,7 +300,14 @@ mod tests {
         h.join_keeping(2, "bob", SEED, 30);
         h.inputs(1, 30..40);
         h.inputs(2, 30..40);
-        assert_eq!(h.advance(ms(4900)).events(), []);
+        // ann and bob stall, their clients still sending.
+        for _ in 0..49 {
+            h.heartbeat(1);
+            h.heartbeat(2);
+            assert_eq!(h.advance(ms(100)).events(), []);
+        }
+        h.heartbeat(1);
+        h.heartbeat(2);
         let out = h.advance(ms(200));
         let reports = out.reports();
         assert!(
@@ -322,6 +329,33 @@ mod tests {
         let start = &out.starts(3)[0];
         assert!(start.first_input_tick >= Tick(31 + 60), "{start:?}");
         assert_eq!(start.resume, Some(Tick(30)));
+    }
+
+    #[test]
+    fn once_the_wait_is_over_a_player_back_but_silent_is_dropped_like_any_other() {
+        let mut h = resumed(Duration::from_secs(5));
+        h.join_keeping(1, "ann", SEED, 30);
+        h.join_keeping(2, "bob", SEED, 30);
+        h.join_keeping(3, "cy", SEED, 30);
+        // cy is back but its client hangs before it sends a single input.
+        h.inputs(1, 30..40);
+        h.inputs(2, 30..40);
+        let mut reports = Vec::new();
+        for _ in 0..15 {
+            h.heartbeat(1);
+            h.heartbeat(2);
+            reports.extend(h.advance(ms(500)).reports());
+        }
+        assert!(
+            reports
+                .iter()
+                .any(|r| r.starts_with("dropped player=2 name=cy tick=30 reason=timeout")),
+            "{reports:?}"
+        );
+        assert!(
+            reports.iter().any(|r| r == "resumed tick=30"),
+            "{reports:?}"
+        );
     }
 
     #[test]
