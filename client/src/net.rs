@@ -651,7 +651,6 @@ async fn connection(
     // reconnecting.
     let mut lost: Option<(String, tokio::time::Instant)> = None;
     let closed = loop {
-        let reconnecting = lost.is_some();
         let error = match play(&endpoint, &options, &mut commands, &events, &mut kept).await {
             Ok(closed) => break closed,
             Err(error) => error,
@@ -663,7 +662,7 @@ async fn connection(
         }
         let retry = !options.reconnect.is_zero()
             && kept.game.is_some()
-            && (is_loss(&error) || (reconnecting && lost.is_some() && is_no_server(&error)));
+            && (is_loss(&error) || (lost.is_some() && is_no_server(&error)));
         if !retry {
             break Closed::Lost(explain(error));
         }
