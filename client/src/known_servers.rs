@@ -54,7 +54,10 @@ pub fn remember(path: &Path, address: &str, fingerprint: &str) -> io::Result<()>
         std::fs::create_dir_all(dir)?;
     }
     let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    writeln!(file, "{address} {fingerprint}")
+    // One write per line: clients started together (bots, the demo) may
+    // trust the same server at once, and appends of whole lines do not
+    // interleave, where `writeln!`'s piece-by-piece writes did.
+    file.write_all(format!("{address} {fingerprint}\n").as_bytes())
 }
 
 /// The key a server's advertised name is remembered under.
@@ -117,6 +120,40 @@ pub fn standing(path: &Path, address: &str, name: &str, fingerprint: &str) -> io
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clients_remembering_at_once_leave_whole_lines() {
+        let path = std::env::temp_dir().join(format!("lockstep-known-race-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let writers: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..200 {
+                        remember(&path, &format!("10.0.{t}.{i}:7777"), &"ab".repeat(32)).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 8 * 200);
+        for line in text.lines() {
+            let (address, fingerprint) = line.split_once(' ').expect("address and fingerprint");
+            assert!(
+                address.starts_with("10.0.") && address.ends_with(":7777"),
+                "{line}"
+            );
+            assert_eq!(fingerprint, "ab".repeat(32), "{line}");
+        }
+        assert_eq!(
+            lookup(&path, "10.0.7.199:7777").unwrap().as_deref(),
+            Some("ab".repeat(32).as_str())
+        );
+        let _ = std::fs::remove_file(&path);
+    }
 
     #[test]
     fn remembered_servers_are_found_by_address_only() {
