@@ -914,19 +914,19 @@ async fn play(
                                 seed: start.seed,
                                 next_bundle: start.resume.or(start.snapshot).unwrap_or_default(),
                             });
-                            match start.snapshot {
-                                _ if resumed.is_some() => {
-                                    link.start_at(resumed.unwrap_or_default());
+                            match (resumed, start.snapshot) {
+                                (Some(tick), _) => {
+                                    link.start_at(tick);
                                     let _ = events.send(NetEvent::Resumed {
                                         start,
                                         at: at.into_std(),
                                     });
                                 }
-                                Some(tick) => {
+                                (None, Some(tick)) => {
                                     link.start_at(tick);
                                     joining = Some((start, at, Vec::new()));
                                 }
-                                None => {
+                                (None, None) => {
                                     let _ = events.send(NetEvent::Started {
                                         start,
                                         at: at.into_std(),
