@@ -900,8 +900,10 @@ async fn play(
                         ServerMessage::Start(start) => {
                             let at = clock::tokio_now();
                             // Every game's exchange starts from tick 0 (a
-                            // rematch after GameDone, too), or from the
-                            // snapshot the game is joined from.
+                            // rematch after GameDone, too), from the
+                            // snapshot the game is joined from, or, for
+                            // the game this client kept while the server
+                            // was gone, from the tick it resumes at.
                             link = Link::default();
                             on_schedule = InputSchedule::default();
                             held.clear();
