@@ -119,11 +119,11 @@ pub(crate) struct PlayArgs {
     /// its --replay-dir).
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
-    /// Fault injection: nudge one value of the world by one ulp when it
-    /// reaches this tick, to see a desync detected and diagnosed.
+    /// Fault injection: nudge one value of the world by one ulp in every
+    /// step from this tick on, to see a desync detected and diagnosed.
     #[arg(long, value_name = "TICK")]
     pub(crate) inject_desync_at: Option<u32>,
-    /// With --inject-desync-at: nudge inside this phase of the tick's step
+    /// With --inject-desync-at: nudge inside this phase of each step
     /// instead of after it, to see `desync-diff` name the phase.
     #[arg(long, value_name = "PHASE", requires = "inject_desync_at", value_parser = parse_phase)]
     pub(crate) inject_desync_phase: Option<&'static str>,

@@ -41,8 +41,11 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
             &[
                 "--inject-desync-at",
                 "293",
+                // The last phase: nothing later in the step can clamp
+                // the nudge away (a wall can, after the collisions), so
+                // the state differs from tick 293 on.
                 "--inject-desync-phase",
-                "collisions",
+                "goals",
             ],
         ),
         bot(&server, "honest-b", 3, &dumps, &[]),
@@ -56,12 +59,12 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
         .map(|c| c.finish(Duration::from_secs(60)))
         .collect();
     // The game went on (the default is --on-desync continue): everyone
-    // reached the end, the two honest clients on the same hash. (The
-    // faulty one may or may not still differ by then: a wall contact can
-    // clamp the nudged coordinate back onto the same value.)
+    // reached the end, the two honest clients on the same hash, the faulty
+    // one, nudged in every step, still on another.
     let finals: Vec<(u32, String)> = finished.iter().map(|f| f.final_line()).collect();
     assert_eq!(finals[0], finals[2]);
     assert_eq!(finals[1].0, 420);
+    assert_ne!(finals[1], finals[0]);
     assert!(
         server
             .seen
@@ -100,7 +103,7 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("\nfirst difference: phase collisions\n"),
+        stdout.contains("\nfirst difference: phase goals\n"),
         "{stdout}"
     );
     let field = stdout

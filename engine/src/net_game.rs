@@ -67,7 +67,7 @@ pub struct GameStats {
 pub struct GameOptions {
     /// Ticks of snapshots kept for desync dumps.
     pub history: usize,
-    /// A one-ulp change to make this client diverge (fault injection for
+    /// One-ulp changes that make this client diverge (fault injection for
     /// desync tests).
     pub fault: Option<Fault>,
     /// Fix the input delay instead of adapting it (`--input-delay`).
@@ -84,15 +84,30 @@ impl Default for GameOptions {
     }
 }
 
-/// A fault to inject: [`Game::nudge`] once, while computing tick `tick`.
+/// A fault to inject: [`Game::nudge`] in every step from the one that
+/// reaches `tick` on.
+///
+/// Every step, not once: a machine that computes differently does so
+/// again on the next tick, and a single one-ulp change can vanish before
+/// the next hash check (a wall clamps the nudged coordinate, a sum rounds
+/// it away): then no desync is seen at all. In the ball game, 37 of 400
+/// single nudges were gone 15 ticks later, a nudge in every step never
+/// (`lockstep_sim`'s tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fault {
-    /// The tick whose step is changed.
+    /// The first tick whose step is changed.
     pub tick: Tick,
-    /// After which phase of that step ([`Game::step_phases`]); `None`:
+    /// After which phase of the step ([`Game::step_phases`]); `None`:
     /// after the whole step, outside the simulation, as a stray write to
     /// memory would.
     pub phase: Option<&'static str>,
+}
+
+impl Fault {
+    /// Whether the step that reaches `tick` is changed.
+    fn changes(self, tick: Tick) -> bool {
+        tick >= self.tick
+    }
 }
 
 /// A running networked game.
@@ -293,7 +308,7 @@ impl<G: Game> NetGame<G> {
                     .then(|| self.clock.lag_ns().saturating_sub(due_from));
                 let on_time = self.clock.lag_ns() < 2 * self.clock.tick_ns();
                 self.previous.clone_from(&self.current);
-                match self.fault.filter(|f| f.tick == tick.next()) {
+                match self.fault.filter(|f| f.changes(tick.next())) {
                     None => apply(&mut self.current, &bundle),
                     Some(fault) => {
                         step_with_fault(&mut self.current, &bundle, Some(fault), &mut |_, _| {});
@@ -558,8 +573,8 @@ impl<G: Game> NetGame<G> {
 }
 
 /// Applies `bundle` phase by phase, calling `after` after each; when
-/// `fault` names a phase of the tick this step reaches, the game is nudged
-/// there first.
+/// `fault` names a phase and changes the step to the tick this one
+/// reaches, the game is nudged there first.
 fn step_with_fault<G: Game>(
     game: &mut G,
     bundle: &Bundle,
@@ -567,7 +582,7 @@ fn step_with_fault<G: Game>(
     after: &mut dyn FnMut(&'static str, &mut G),
 ) {
     let target = game.tick().next();
-    let phase = fault.filter(|f| f.tick == target).and_then(|f| f.phase);
+    let phase = fault.filter(|f| f.changes(target)).and_then(|f| f.phase);
     apply_phases(game, bundle, &mut |name, game| {
         if phase == Some(name) {
             game.nudge();
@@ -822,6 +837,12 @@ mod tests {
 
     /// A faulty and an honest player, both played through 10 ticks.
     fn faulty_and_honest(fault: Fault) -> (NetGame<Tally>, NetGame<Tally>) {
+        faulty_and_honest_for(fault, 1)
+    }
+
+    /// A faulty and an honest player, both played through `tens` times
+    /// 10 ticks.
+    fn faulty_and_honest_for(fault: Fault, tens: u32) -> (NetGame<Tally>, NetGame<Tally>) {
         let options = GameOptions {
             fault: Some(fault),
             ..GameOptions::default()
@@ -830,8 +851,10 @@ mod tests {
         let mut honest =
             NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
         for game in [&mut faulty, &mut honest] {
-            game.receive(Tick(0), (0..10).map(|_| bundle(3)).collect());
-            frame(game, 10 * TICK_NS);
+            for ten in 0..tens {
+                game.receive(Tick(10 * ten), (0..10).map(|_| bundle(3)).collect());
+                frame(game, 10 * TICK_NS);
+            }
         }
         (faulty, honest)
     }
@@ -894,6 +917,23 @@ mod tests {
     }
 
     #[test]
+    fn an_injected_fault_goes_on_in_every_step_from_its_tick() {
+        // Tally's drift converges on one value, rounding a single one-ulp
+        // nudge away: only a fault that goes on still shows ticks later.
+        for phase in [None, Some("drift")] {
+            let (faulty, honest) = faulty_and_honest_for(
+                Fault {
+                    tick: Tick(3),
+                    phase,
+                },
+                12,
+            );
+            assert_eq!(faulty.current.tick(), Tick(120));
+            assert_ne!(faulty.current.hash(), honest.current.hash(), "{phase:?}");
+        }
+    }
+
+    #[test]
     fn after_a_notice_a_player_answers_with_the_hashes_since_the_last_check() {
         let (faulty, honest) = faulty_and_honest(Fault {
             tick: Tick(3),
@@ -914,6 +954,7 @@ mod tests {
         assert_eq!((first, ours.len()), (Tick(0), 10));
         let parted = ours.iter().zip(&theirs).position(|(a, b)| a != b);
         assert_eq!(parted, Some(3));
+        assert!(ours[3..].iter().zip(&theirs[3..]).all(|(a, b)| a != b));
         let spectator = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
         assert_eq!(spectator.tick_hashes(&notice), None);
     }
