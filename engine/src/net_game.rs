@@ -573,8 +573,8 @@ impl<G: Game> NetGame<G> {
 }
 
 /// Applies `bundle` phase by phase, calling `after` after each; when
-/// `fault` names a phase and changes the step to the tick this one
-/// reaches, the game is nudged there first.
+/// `fault` names a phase and changes this step, the game is nudged there
+/// first.
 fn step_with_fault<G: Game>(
     game: &mut G,
     bundle: &Bundle,
