@@ -417,7 +417,10 @@ async fn client(
         spectate: false,
         password: None,
         platform: Platform::default(),
-        self_test: lockstep_sim::self_test(),
+        self_tests: vec![lockstep_protocol::SelfTest {
+            game: "balls".into(),
+            hash: lockstep_sim::self_test(),
+        }],
         ready: true,
         resume: None,
     });

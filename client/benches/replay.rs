@@ -45,10 +45,12 @@ fn main() {
     let setup = Setup {
         seed: config.seed,
         tick_rate: config.tick_rate,
-        balls: config.balls,
+        settings: lockstep_sim::engine::BallSettings {
+            balls: config.balls,
+        },
         players: players.clone(),
     };
-    let mut header = solo_header(&setup, roster, 0);
+    let mut header = solo_header::<World>(&setup, roster, 0);
     header.recorder = "benchmark".into();
     let path = std::env::temp_dir().join(format!("lockstep-bench-{}.lsreplay", std::process::id()));
     let file = std::fs::File::create(&path).expect("temp file");
@@ -121,7 +123,8 @@ fn main() {
         let start = clock::now();
         let (recording, problem) = replay::open(&path).expect("open");
         assert!(problem.is_none());
-        let verified = replay::verify::<World>(black_box(recording), None, |_, _| {});
+        let verified =
+            replay::verify::<World>(black_box(recording), None, |_, _| {}).expect("a ball game");
         library.push(clock::since(start).as_secs_f64());
         assert!(verified.mismatch.is_none());
         assert_eq!(verified.checked, TICKS / HASH_INTERVAL * 4);

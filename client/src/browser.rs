@@ -174,7 +174,7 @@ mod tests {
                     needed: 2,
                     playing: false,
                     tick_rate: 60,
-                    balls: 24,
+                    spec: lockstep_protocol::GameSpec::balls(24),
                     input_delay: 3,
                     password: false,
                     protocol_version: PROTOCOL_VERSION,

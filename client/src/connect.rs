@@ -119,7 +119,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         spectate: options.spectate,
         ready: options.headless || options.window.joins_ready(&options.play),
         platform: crate::platform::current(),
-        self_test: self_test(options.perturb_self_test),
+        self_tests: self_tests(options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
         send_delay: options.send_delay,
         reconnect: options.reconnect,
@@ -141,16 +141,15 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
     Ok(outcomes.iter().flat_map(report).collect())
 }
 
-/// The simulation self-test hash to announce: this build's, run before
-/// asking for a slot (the server refuses a client that differs), or, when
-/// `perturb`, one that cannot match.
-fn self_test(perturb: bool) -> u64 {
+/// The self-test hashes to announce: this build's, run before asking for
+/// a slot (the server refuses a client that differs), or, when `perturb`,
+/// ones that cannot match.
+fn self_tests(perturb: bool) -> Vec<lockstep_protocol::SelfTest> {
     let hash = lockstep_sim::self_test();
-    if perturb {
-        hash ^ 1
-    } else {
-        hash
-    }
+    vec![lockstep_protocol::SelfTest {
+        game: lockstep_protocol::BALLS_GAME.to_string(),
+        hash: if perturb { hash ^ 1 } else { hash },
+    }]
 }
 
 /// The last lines of a networked game: the scripts read the link's cost

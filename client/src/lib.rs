@@ -110,6 +110,9 @@ pub enum PlayError {
     /// The server removed us from the game (we were too slow or silent).
     #[error("the server removed this player from the game")]
     Dropped,
+    /// The server's game is not one this client can play.
+    #[error("cannot play the server's game: {0}")]
+    Game(#[from] lockstep_engine::SetupError),
 }
 
 impl From<Closed> for PlayError {

@@ -226,8 +226,10 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
     if let Some(lobby) = &view.lobby {
         let next = &lobby.next;
         let settings = format!(
-            "Next game: {} Hz, {} balls, input delay {}",
-            next.tick_rate, next.balls, next.input_delay
+            "Next game: {} Hz, {}, input delay {}",
+            next.tick_rate,
+            describe(&next.spec),
+            next.input_delay
         );
         text(canvas, at.left, at.settings, size, &settings, LOBBY_TEXT)?;
         let seed = format!("Seed {} (a new one each game)", next.seed);
@@ -284,6 +286,17 @@ fn draw_last_game(
 #[must_use]
 pub fn hits_button(output: (u32, u32), players: usize, x: i32, y: i32) -> bool {
     layout(output, players).button.contains_point((x, y))
+}
+
+/// The next game's settings in a few words: the ball game's as "24
+/// balls", any other game by its name.
+fn describe(spec: &lockstep_protocol::GameSpec) -> String {
+    use lockstep_engine::HasBots;
+    use lockstep_sim::World;
+    match lockstep_engine::settings_of::<World>(spec) {
+        Ok(settings) => World::describe_settings(&settings),
+        Err(_) => spec.name.clone(),
+    }
 }
 
 #[cfg(test)]

@@ -92,9 +92,9 @@ pub struct NetOptions {
     pub ready: bool,
     /// This machine and build, for the server to show and record.
     pub platform: Platform,
-    /// The simulation self-test hash to announce
-    /// (`lockstep_sim::self_test`, except in tests of the refusal).
-    pub self_test: u64,
+    /// The self-test hash of every game this client plays, to announce
+    /// (each game's own, except in tests of the refusal).
+    pub self_tests: Vec<lockstep_protocol::SelfTest>,
     /// Send inputs on the reliable control stream instead of as datagrams
     /// (to compare the transports; datagrams with redundancy are better).
     /// Inputs then go only as the frontend sends them, never on schedule.
@@ -838,7 +838,7 @@ async fn play(
         spectate: options.spectate,
         password: options.password.clone(),
         platform: options.platform.clone(),
-        self_test: options.self_test,
+        self_tests: options.self_tests.clone(),
         ready: options.ready,
         resume: kept.game,
     });

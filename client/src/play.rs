@@ -199,11 +199,11 @@ impl NetPlay {
         at: Instant,
         snapshot: Option<Box<World>>,
         options: PlayOptions,
-    ) -> NetPlay {
+    ) -> Result<NetPlay, PlayError> {
         let joined_from = snapshot.as_ref().map(|world| world.tick());
         let game = match snapshot {
             Some(world) => NetGame::from_world(start, options.game, *world),
-            None => NetGame::new(start, options.game),
+            None => NetGame::new(start, options.game)?,
         };
         for (tick, input) in game.initial_inputs() {
             net.send_input(tick, input);
@@ -241,7 +241,7 @@ impl NetPlay {
         if let Some(input) = held {
             net.hold(input);
         }
-        NetPlay {
+        Ok(NetPlay {
             bot: match (options.bot, game.me) {
                 (Some(seed), Some(me)) => Some(Bot::for_player(seed, me)),
                 _ => None,
@@ -265,7 +265,7 @@ impl NetPlay {
             terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             reconnecting: None,
             resumed_at: None,
-        }
+        })
     }
 
     /// Applies one network event; the end of the connection is an error.
@@ -295,7 +295,7 @@ impl NetPlay {
                 start,
                 at,
                 snapshot,
-            } => self.rejoin(&start, at, snapshot),
+            } => self.rejoin(&start, at, snapshot)?,
             NetEvent::Welcome { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
@@ -323,11 +323,16 @@ impl NetPlay {
     /// no longer holds the bundles we lack, or runs another game): the
     /// game starts again from the server's snapshot or tick 0, as a join
     /// would. A recording cannot follow, and stops here.
-    fn rejoin(&mut self, start: &Start, at: Instant, snapshot: Option<Box<World>>) {
+    fn rejoin(
+        &mut self,
+        start: &Start,
+        at: Instant,
+        snapshot: Option<Box<World>>,
+    ) -> Result<(), PlayError> {
         self.joined_from = snapshot.as_ref().map(|world| world.tick());
         self.game = match snapshot {
             Some(world) => NetGame::from_world(start, self.options.game, *world),
-            None => NetGame::new(start, self.options.game),
+            None => NetGame::new(start, self.options.game)?,
         };
         for (tick, input) in self.game.initial_inputs() {
             self.net.send_input(tick, input);
@@ -342,6 +347,7 @@ impl NetPlay {
         self.resumed_at = None;
         self.started_at = at;
         eprintln!("lockstep-client: reconnected; joining the game afresh");
+        Ok(())
     }
 
     /// Whether the server is lost and the network thread reconnects.

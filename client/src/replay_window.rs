@@ -49,7 +49,10 @@ pub fn run(
             catch_up_per_frame: 256,
         },
     );
-    let timeline = Timeline::new(&crate::report::analyse("", playback.replay().clone(), None));
+    // The playback was built from the same replay: it is the ball game.
+    let report = crate::report::analyse("", playback.replay().clone(), None)
+        .map_err(|e| WindowError::Sdl(e.to_string()))?;
+    let timeline = Timeline::new(&report);
     let mut speed = view.speed.clamp(SPEEDS.0, SPEEDS.1);
     let mut paused = false;
     if let Some(tick) = view.seek {

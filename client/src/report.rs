@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lockstep_engine::replay;
-use lockstep_engine::{apply, Game, Setup};
+use lockstep_engine::{apply, Game, Setup, SetupError};
 use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
 use lockstep_sim::World;
 
@@ -101,14 +101,23 @@ pub fn load(path: &Path) -> Result<GameReport, replay::PlaybackError> {
         || path.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
-    Ok(analyse(&file, replay, problem.map(|p| p.to_string())))
+    analyse(&file, replay, problem.map(|p| p.to_string())).map_err(|source| {
+        replay::PlaybackError::Game {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }
 
 /// The report of `replay`; `problem` is what was wrong with the file
 /// after the records read.
-pub fn analyse(file: &str, replay: Replay, problem: Option<String>) -> GameReport {
+pub fn analyse(
+    file: &str,
+    replay: Replay,
+    problem: Option<String>,
+) -> Result<GameReport, SetupError> {
     let header = &replay.header;
-    let mut world = World::start(&Setup::from_header(header));
+    let mut world = World::start(&Setup::from_header::<World>(header)?);
     let mut expected: BTreeMap<Tick, Vec<u64>> = BTreeMap::new();
     for &(tick, _, hash) in &replay.hashes {
         expected.entry(tick).or_default().push(hash);
@@ -204,7 +213,7 @@ pub fn analyse(file: &str, replay: Replay, problem: Option<String>) -> GameRepor
             samples: samples.remove(&entry.id).unwrap_or_default(),
         })
         .collect();
-    GameReport {
+    Ok(GameReport {
         file: file.to_string(),
         ticks,
         tick_rate: header.tick_rate,
@@ -230,7 +239,7 @@ pub fn analyse(file: &str, replay: Replay, problem: Option<String>) -> GameRepor
         speeds,
         verdict,
         verified,
-    }
+    })
 }
 
 /// Whether a departure's reason (the server's words in the `Left`
@@ -275,7 +284,7 @@ mod tests {
         let setup = Setup {
             seed: 3,
             tick_rate: 60,
-            balls: 24,
+            settings: lockstep_sim::engine::BallSettings { balls: 24 },
             players: players.to_vec(),
         };
         let roster = players
@@ -285,7 +294,7 @@ mod tests {
                 name: format!("p{}", id.0),
             })
             .collect();
-        let header = solo_header(&setup, roster, 0);
+        let header = solo_header::<World>(&setup, roster, 0);
         let mut world = World::start(&setup);
         let mut bots = Bots::new(3, &players);
         let mut replay = Replay {
@@ -317,7 +326,7 @@ mod tests {
     #[test]
     fn the_report_finds_every_goal_and_verifies_the_hashes() {
         let (replay, world) = bot_game(3_000);
-        let report = analyse("game", replay, None);
+        let report = analyse("game", replay, None).unwrap();
         assert!(report.verified, "{}", report.verdict);
         assert_eq!(report.checks.len(), 50);
         assert!(report.checks.iter().all(|c| c.agreed));
@@ -336,7 +345,7 @@ mod tests {
         let (mut replay, _) = bot_game(300);
         replay.hashes[4].2 ^= 1;
         let tick = replay.hashes[4].0;
-        let report = analyse("game", replay, None);
+        let report = analyse("game", replay, None).unwrap();
         assert!(!report.verified);
         assert!(
             report.verdict.contains(&format!("tick {tick}")),

@@ -51,7 +51,7 @@ pub fn run(options: ReplayOptions) -> anyhow::Result<Vec<String>> {
             bar.show(done, total)
         });
         bar.done();
-        verified
+        verified.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?
     } else {
         let window = WindowOptions {
             title: format!("replay {}", file.display()),

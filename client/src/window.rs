@@ -13,7 +13,7 @@ use lockstep_engine::solo::SoloGame;
 use lockstep_engine::Setup;
 use lockstep_protocol::{Buttons, Input, Percent};
 use lockstep_sim::bot::{Bot, Bots};
-use lockstep_sim::{World, WorldConfig};
+use lockstep_sim::World;
 use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
@@ -366,7 +366,7 @@ pub fn run_networked(
             started_at,
             snapshot,
             play_options.for_game(game),
-        );
+        )?;
         let (play, frame, finished) = play_in_window(&mut screen, play, &mut options)?;
         if !finished || play_options.is_last(game) {
             outcomes.push(play.finish(frame));
@@ -598,7 +598,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
     let setup = Setup {
         seed: solo.seed,
         tick_rate: solo.tick_rate,
-        balls: WorldConfig::DEFAULT_BALLS,
+        settings: lockstep_sim::engine::BallSettings::default(),
         players: Vec::new(),
     };
     let me = SoloGame::<World, Bots>::ME;
@@ -612,7 +612,7 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
     };
     let mut recorder = match &solo.record {
         Some(path) => {
-            let header = solo_header(&setup, game.roster_entries(), clock::unix_seconds());
+            let header = solo_header::<World>(&setup, game.roster_entries(), clock::unix_seconds());
             Some(FileRecorder::create(path, &header, me)?)
         }
         None => None,

@@ -304,7 +304,7 @@ pub(crate) fn replay(
     {
         use lockstep_engine::replay::Playback;
 
-        let playback = Playback::new(replay);
+        let playback = Playback::new(replay)?;
         Ok(crate::replay_window::run(playback, note, window, view)?)
     }
     #[cfg(not(feature = "window"))]

@@ -7,44 +7,93 @@
 //! float bit). The ball game of `lockstep-sim` implements [`Game`]; so does
 //! the counter game in `engine/examples/`, which shows the seam is real.
 
-use lockstep_protocol::{Bundle, PlayerId, PlayerInput, ReplayHeader, Start, Tick};
+use std::fmt::Debug;
+
+use lockstep_protocol::{
+    decode, Bundle, GameSpec, Input, PlayerId, PlayerInput, ReplayHeader, Start, Tick,
+    MAX_GAME_SETTINGS_LEN,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// What every peer builds the same starting state from: the server's
-/// Start, a replay header, or the options of an offline run.
+/// Start, a replay header, or the options of an offline run. `S` is the
+/// game's own settings ([`Game::Settings`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setup {
+pub struct Setup<S> {
     /// Seed of every random choice the game makes.
     pub seed: u64,
     /// Ticks per second: the fixed step is `1 / tick_rate`.
     pub tick_rate: u16,
-    /// Size of the ball game's arena population, carried by Start and the
-    /// replay header; a game without balls ignores it.
-    pub balls: u16,
+    /// The game's own settings (the ball game's ball count).
+    pub settings: S,
     /// The starting roster, ascending by id.
     pub players: Vec<PlayerId>,
 }
 
-impl Setup {
-    /// The game the server announced.
-    pub fn from_start(start: &Start) -> Setup {
-        Setup {
+/// Why a Start or a replay cannot set up a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// It is another game than the one asked for.
+    #[error("this is a game of {found}, not of {expected}")]
+    OtherGame {
+        /// The game the code was built for.
+        expected: &'static str,
+        /// The game named.
+        found: String,
+    },
+    /// The settings do not decode as the game's settings.
+    #[error("the settings of the game {game} do not decode: {why}")]
+    Settings {
+        /// The game.
+        game: &'static str,
+        /// The decoder's complaint.
+        why: String,
+    },
+}
+
+impl<S> Setup<S> {
+    /// The game the server announced, if it is `G`.
+    pub fn from_start<G: Game<Settings = S>>(start: &Start) -> Result<Self, SetupError> {
+        Ok(Setup {
             seed: start.seed,
             tick_rate: start.tick_rate,
-            balls: start.balls,
+            settings: settings_of::<G>(&start.spec)?,
             players: start.roster.iter().map(|r| r.id).collect(),
-        }
+        })
     }
 
-    /// The game a replay recorded.
-    pub fn from_header(header: &ReplayHeader) -> Setup {
-        Setup {
+    /// The game a replay recorded, if it is `G`.
+    pub fn from_header<G: Game<Settings = S>>(header: &ReplayHeader) -> Result<Self, SetupError> {
+        Ok(Setup {
             seed: header.seed,
             tick_rate: header.tick_rate,
-            balls: header.balls,
+            settings: settings_of::<G>(&header.spec)?,
             players: header.roster.iter().map(|r| r.id).collect(),
-        }
+        })
+    }
+}
+
+/// `spec`'s settings, if it names `G`.
+pub fn settings_of<G: Game>(spec: &GameSpec) -> Result<G::Settings, SetupError> {
+    if spec.name != G::NAME {
+        return Err(SetupError::OtherGame {
+            expected: G::NAME,
+            found: spec.name.clone(),
+        });
+    }
+    decode(&spec.settings, MAX_GAME_SETTINGS_LEN).map_err(|e| SetupError::Settings {
+        game: G::NAME,
+        why: e.to_string(),
+    })
+}
+
+/// `G` with `settings`, as Start and the replay header carry it.
+pub fn spec_of<G: Game>(settings: &G::Settings) -> GameSpec {
+    GameSpec {
+        name: G::NAME.to_string(),
+        // Settings are a handful of plain values: encoding cannot fail.
+        settings: postcard::to_stdvec(settings).unwrap_or_default(),
     }
 }
 
@@ -54,9 +103,22 @@ impl Setup {
 /// the same inputs have the same [`hash`](Game::hash) and compare equal, on
 /// every machine; a value serialised and deserialised is equal to the
 /// original (the snapshot carries the whole state, RNG included).
-pub trait Game: Clone + PartialEq + std::fmt::Debug + Serialize + DeserializeOwned {
+pub trait Game: Clone + PartialEq + Debug + Serialize + DeserializeOwned {
+    /// The game's name on the wire, in replays and on the command line
+    /// (`--game`): lower-case letters, digits and `-`.
+    const NAME: &'static str;
+
+    /// The settings the host chooses for a game (the ball game's ball
+    /// count), carried by Start and the replay header as their postcard
+    /// encoding. `()` for a game without settings.
+    type Settings: Clone + Debug + PartialEq + Default + Serialize + DeserializeOwned + Send;
+
+    /// The names [`Game::step_phases`] calls its phases by, in order: what
+    /// fault injection may name (`--inject-desync-phase`).
+    const PHASES: &'static [&'static str] = &["step"];
+
     /// The state every peer starts from.
-    fn start(setup: &Setup) -> Self;
+    fn start(setup: &Setup<Self::Settings>) -> Self;
 
     /// Advances one tick. `inputs` holds at most one entry per active
     /// player; a player without one behaves as if nothing was pressed.
@@ -103,6 +165,103 @@ pub trait Game: Clone + PartialEq + std::fmt::Debug + Serialize + DeserializeOwn
     /// the game offers no such change.
     fn nudge(&mut self) -> Option<&'static str> {
         None
+    }
+}
+
+/// A game with seeded computer players: what headless bots, `sim`,
+/// `synctest`, solo play and a game's self-test play with.
+pub trait HasBots: Game {
+    /// One computer player's state.
+    type Bot: Clone + Debug + Send;
+
+    /// The bot of `player` in a game seeded with `seed`: two machines
+    /// build the same bot from the same numbers.
+    fn bot(seed: u64, player: PlayerId) -> Self::Bot;
+
+    /// The input `bot` chooses for player `me` in this state.
+    fn bot_input(&self, bot: &mut Self::Bot, me: PlayerId) -> Input;
+
+    /// The settings given on the command line as `KEY=VALUE` pairs
+    /// (`--balls 12` is the pair `balls=12`); the defaults for the keys
+    /// left out. The default accepts no key.
+    fn parse_settings(pairs: &[(String, String)]) -> Result<Self::Settings, String> {
+        match pairs.first() {
+            None => Ok(Self::Settings::default()),
+            Some((key, _)) => Err(format!("the game {} has no setting {key:?}", Self::NAME)),
+        }
+    }
+
+    /// The settings in a few words, for the lobby and the server list
+    /// ("24 balls"); empty for a game without settings.
+    fn describe_settings(_settings: &Self::Settings) -> String {
+        String::new()
+    }
+
+    /// The preflight: the hash after a short game of bots every build
+    /// plays the same way. A server refuses a client whose build computes
+    /// another for the game it hosts. The default plays four bots for 120
+    /// ticks at 60 Hz with the default settings.
+    fn self_test() -> u64 {
+        let setup = Setup {
+            seed: 0x5e1f_7e57,
+            tick_rate: 60,
+            settings: Self::Settings::default(),
+            players: (0..4).map(PlayerId).collect(),
+        };
+        offline::<Self>(&setup, 120).hash()
+    }
+}
+
+/// A game of bots only: `setup` stepped `ticks` times with a bot for every
+/// player, seeded with the setup's seed (`lockstep-client sim`).
+pub fn offline<G: HasBots>(setup: &Setup<G::Settings>, ticks: u32) -> G {
+    let mut game = G::start(setup);
+    let mut bots = Bots::<G>::new(setup.seed, &setup.players);
+    for _ in 0..ticks {
+        let inputs = bots.inputs(&game);
+        game.step(&inputs);
+    }
+    game
+}
+
+/// One bot per player, for a game without people.
+#[derive(Debug, Clone)]
+pub struct Bots<G: HasBots> {
+    /// Each player's bot, ascending by player id.
+    bots: Vec<(PlayerId, G::Bot)>,
+}
+
+impl<G: HasBots> Bots<G> {
+    /// A [`HasBots::bot`] for each of `players`.
+    pub fn new(seed: u64, players: &[PlayerId]) -> Self {
+        let mut players = players.to_vec();
+        players.sort_unstable();
+        players.dedup();
+        Bots {
+            bots: players
+                .into_iter()
+                .map(|player| (player, G::bot(seed, player)))
+                .collect(),
+        }
+    }
+
+    /// This tick's inputs of every bot whose player is in the game,
+    /// ascending by player id.
+    pub fn inputs(&mut self, game: &G) -> Vec<PlayerInput> {
+        self.bots
+            .iter_mut()
+            .filter(|(player, _)| game.has_player(*player))
+            .map(|(player, bot)| PlayerInput {
+                player: *player,
+                input: game.bot_input(bot, *player),
+            })
+            .collect()
+    }
+}
+
+impl<G: HasBots> crate::solo::Opponents<G> for Bots<G> {
+    fn inputs(&mut self, game: &G) -> Vec<PlayerInput> {
+        Bots::inputs(self, game)
     }
 }
 

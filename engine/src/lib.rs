@@ -7,7 +7,9 @@
 //! - [`Game`] is the seam: any deterministic game that can start from a
 //!   [`Setup`], step with one input per player, hash and snapshot itself
 //!   plugs in (ggrs's `Config`). The ball game of `lockstep-sim` does; so
-//!   does the Tally of `examples/tally`.
+//!   does the Tally of `games/tally`. [`HasBots`] adds seeded computer
+//!   players, and [`host`] is what a server or a tool needs of a game it
+//!   takes by name at run time ([`HostedGame`]).
 //! - [`gate`] is the lockstep gate: tick `t` runs only once the bundle for
 //!   `t` (every player's input) has arrived; it also schedules the local
 //!   inputs `input_delay` ticks ahead.
@@ -46,6 +48,7 @@ pub mod diff;
 mod game;
 pub mod gate;
 pub mod history;
+pub mod host;
 pub mod input_delay;
 pub mod loops;
 pub mod net_game;
@@ -58,7 +61,10 @@ pub mod synctest;
 #[cfg(test)]
 mod testing;
 
-pub use game::{apply, apply_phases, Game, Setup};
+pub use game::{
+    apply, apply_phases, offline, settings_of, spec_of, Bots, Game, HasBots, Setup, SetupError,
+};
+pub use host::{find_game, Hosted, HostedGame, UnknownGame};
 
 /// The contract's last stdout line of every mode that ends on a state
 /// (`sim`, `synctest`, a played game, a verified replay), on every target:

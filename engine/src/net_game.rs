@@ -16,7 +16,7 @@ use lockstep_protocol::{
 
 use crate::accumulator::{FixedStep, FrameEnd, Policy};
 use crate::desync::DesyncDump;
-use crate::game::{apply, apply_phases, Game, Setup};
+use crate::game::{apply, apply_phases, Game, Setup, SetupError};
 use crate::gate::{Gate, InputBuffer};
 use crate::history::{History, DEFAULT_HISTORY};
 use crate::input_delay::{DelayController, LinkFigures};
@@ -145,10 +145,12 @@ pub struct NetGame<G> {
 }
 
 impl<G: Game> NetGame<G> {
-    /// A game as described by the server's Start. `pinned_delay` fixes the
+    /// A game as described by the server's Start, if it is a game of `G`
+    /// with settings `G` reads. [`GameOptions::pinned_delay`] fixes the
     /// input delay instead of adapting it.
-    pub fn new(start: &Start, options: GameOptions) -> NetGame<G> {
-        NetGame::from_world(start, options, G::start(&Setup::from_start(start)))
+    pub fn new(start: &Start, options: GameOptions) -> Result<NetGame<G>, SetupError> {
+        let setup = Setup::from_start::<G>(start)?;
+        Ok(NetGame::from_world(start, options, G::start(&setup)))
     }
 
     /// A game joined from a snapshot: `world` is the state after
@@ -606,7 +608,7 @@ mod tests {
             seed: 7,
             tick_rate: 60,
             input_delay: 3,
-            balls: 0,
+            spec: crate::spec_of::<Tally>(&()),
             roster: (0..2)
                 .map(|id| RosterEntry {
                     id: PlayerId(id),
@@ -654,7 +656,8 @@ mod tests {
 
     #[test]
     fn a_tick_runs_only_when_it_is_due_and_its_bundle_is_here() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default()).unwrap();
         assert_eq!(frame(&mut game, TICK_NS).0, Vec::<u32>::new());
         assert_eq!(game.stats().stalled_ticks, 1);
         game.receive(Tick(0), (0..3).map(bundle).collect());
@@ -669,7 +672,8 @@ mod tests {
 
     #[test]
     fn a_player_reports_its_hash_every_hash_interval_ticks() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
         game.receive(Tick(0), (0..30).map(|_| bundle(1)).collect());
         let (ran, reports) = frame(&mut game, 30 * TICK_NS);
         assert_eq!(ran.len(), 30);
@@ -680,7 +684,7 @@ mod tests {
 
     #[test]
     fn a_spectator_sends_no_inputs_reports_nothing_and_is_never_dropped() {
-        let mut game = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
+        let mut game = NetGame::<Tally>::new(&start(None, 0), GameOptions::default()).unwrap();
         assert!(game.initial_inputs().is_empty());
         assert_eq!(game.name(), "spectator");
         game.receive(Tick(0), (0..20).map(|_| bundle(2)).collect());
@@ -696,7 +700,7 @@ mod tests {
     #[test]
     fn a_late_joiner_fast_forwards_through_the_history_then_follows_the_clock() {
         let mut game =
-            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default()).unwrap();
         assert_eq!(game.initial_inputs().first().map(|(t, _)| t.0), Some(100));
         game.receive(Tick(0), (0..100).map(|_| bundle(1)).collect());
         // No real time has passed, yet the whole history runs at once.
@@ -713,7 +717,7 @@ mod tests {
     fn a_joiner_from_a_snapshot_fast_forwards_only_the_bundles_after_it_to_the_same_state() {
         let history: Vec<Bundle> = (0..100).map(|t| bundle((t % 7) as u8)).collect();
         let mut whole =
-            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default()).unwrap();
         whole.receive(Tick(0), history.clone());
         frame(&mut whole, 0);
         // The state after 60 ticks, as a player would send it.
@@ -733,7 +737,8 @@ mod tests {
 
     #[test]
     fn a_reconnected_player_keeps_its_world_and_restarts_its_clock_with_the_resumed_game() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
         game.receive(Tick(0), (0..12).map(|t| bundle(t as u8)).collect());
         assert_eq!(frame(&mut game, 10 * TICK_NS).0.len(), 10);
         // The server dies with bundles 10 and 11 held and not yet due; the
@@ -766,7 +771,7 @@ mod tests {
         assert_eq!(game.stats().ticks, ticks + 6);
         // The same world as one that never lost the server.
         let mut steady =
-            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
         steady.receive(Tick(0), (0..18).map(|t| bundle(t as u8)).collect());
         frame(&mut steady, 30 * TICK_NS);
         assert_eq!(steady.current, game.current);
@@ -775,7 +780,8 @@ mod tests {
 
     #[test]
     fn an_announced_speed_paces_the_ticks_from_its_tick_on_and_not_before() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default()).unwrap();
         game.receive(Tick(0), (0..10).map(bundle).collect());
         game.set_speed(Tick(3), Percent(50), Duration::ZERO);
         assert_eq!(game.speed(), Percent::FULL);
@@ -794,7 +800,8 @@ mod tests {
 
         // Only the pacing changed: the same bundles at full speed give the
         // same world.
-        let mut full = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        let mut full =
+            NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default()).unwrap();
         full.receive(Tick(0), (0..10).map(bundle).collect());
         assert_eq!(frame(&mut full, 5 * TICK_NS).0, vec![1, 2, 3, 4, 5]);
         assert_eq!(full.current.hash(), game.current.hash());
@@ -803,7 +810,7 @@ mod tests {
     #[test]
     fn a_late_joiner_follows_the_speed_in_force_once_caught_up() {
         let mut game =
-            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default());
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 100), GameOptions::default()).unwrap();
         game.set_speed(Tick(50), Percent(25), Duration::from_secs(9));
         game.receive(Tick(0), (0..100).map(|_| bundle(1)).collect());
         // The history runs at once, whatever the speed...
@@ -816,7 +823,8 @@ mod tests {
 
     #[test]
     fn a_postponed_schedule_makes_the_ticks_from_the_change_on_due_that_much_later() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default()).unwrap();
         // Half a second of stall: the game is 29 ticks behind.
         assert_eq!(frame(&mut game, 30 * TICK_NS).0, Vec::<u32>::new());
         assert_eq!(game.behind(), Duration::from_nanos(29 * TICK_NS));
@@ -847,9 +855,9 @@ mod tests {
             fault: Some(fault),
             ..GameOptions::default()
         };
-        let mut faulty = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
+        let mut faulty = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options).unwrap();
         let mut honest =
-            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
         for game in [&mut faulty, &mut honest] {
             for ten in 0..tens {
                 game.receive(Tick(10 * ten), (0..10).map(|_| bundle(3)).collect());
@@ -955,7 +963,7 @@ mod tests {
         let parted = ours.iter().zip(&theirs).position(|(a, b)| a != b);
         assert_eq!(parted, Some(3));
         assert!(ours[3..].iter().zip(&theirs[3..]).all(|(a, b)| a != b));
-        let spectator = NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
+        let spectator = NetGame::<Tally>::new(&start(None, 0), GameOptions::default()).unwrap();
         assert_eq!(spectator.tick_hashes(&notice), None);
     }
 
@@ -965,7 +973,7 @@ mod tests {
             pinned_delay: Some(2),
             ..GameOptions::default()
         };
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
+        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options).unwrap();
         // Ticks 0 and 1 get the neutral initial inputs.
         assert_eq!(game.initial_inputs().len(), 2);
         game.receive(Tick(0), vec![bundle(1)]);
@@ -983,7 +991,8 @@ mod tests {
         while let Advance::Ran { .. } = game.advance() {
             assert!(game.local_ticks_due().is_empty());
         }
-        let spectator = &mut NetGame::<Tally>::new(&start(None, 0), GameOptions::default());
+        let spectator =
+            &mut NetGame::<Tally>::new(&start(None, 0), GameOptions::default()).unwrap();
         assert!(spectator.local_ticks_due_while_stalled().is_empty());
     }
 
@@ -1005,7 +1014,8 @@ mod tests {
 
     /// Player 0's game, 100 ticks played on time.
     fn on_time_to_100() -> NetGame<Tally> {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default()).unwrap();
         game.receive(Tick(0), vec![bundle(0); 100]);
         for _ in 0..100 {
             frame(&mut game, TICK_NS);
@@ -1067,7 +1077,7 @@ mod tests {
             pinned_delay: Some(3),
             ..GameOptions::default()
         };
-        let game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options);
+        let game = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), options).unwrap();
         let tick = Duration::from_secs(1) / 60;
         assert_eq!(game.input_lag(None), 3 * tick);
         let frame = Duration::from_millis(10);
@@ -1081,8 +1091,10 @@ mod tests {
     fn a_player_is_told_when_the_server_stood_in_for_its_input() {
         let mut bundles: Vec<Bundle> = (0..4).map(bundle).collect();
         bundles[2].substituted = vec![PlayerId(1)];
-        let mut late = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
-        let mut other = NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default());
+        let mut late =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
+        let mut other =
+            NetGame::<Tally>::new(&start(Some(PlayerId(0)), 0), GameOptions::default()).unwrap();
         for game in [&mut late, &mut other] {
             game.receive(Tick(0), bundles.clone());
             game.begin_frame(4 * TICK_NS);
@@ -1103,7 +1115,8 @@ mod tests {
 
     #[test]
     fn a_player_plays_until_its_departure_is_bundled() {
-        let mut game = NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default());
+        let mut game =
+            NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
         let mut gone = bundle(0);
         gone.left = vec![PlayerId(1)];
         game.receive(Tick(0), vec![bundle(0), gone]);

@@ -46,7 +46,7 @@ pub fn networked_header(
         tick_rate: start.tick_rate,
         input_delay: start.input_delay,
         hash_interval: start.hash_interval,
-        balls: start.balls,
+        spec: start.spec.clone(),
         roster: start.roster.clone(),
         platforms: vec![(start.you.unwrap_or(SPECTATOR_REPORTS), platform)],
     }
@@ -54,7 +54,11 @@ pub fn networked_header(
 
 /// The header of a solo game's recording. It lists no platforms: a solo
 /// game is not a claim about agreement between machines.
-pub fn solo_header(setup: &Setup, roster: Vec<RosterEntry>, started_unix: u64) -> ReplayHeader {
+pub fn solo_header<G: Game>(
+    setup: &Setup<G::Settings>,
+    roster: Vec<RosterEntry>,
+    started_unix: u64,
+) -> ReplayHeader {
     ReplayHeader {
         protocol_version: PROTOCOL_VERSION,
         build: build(),
@@ -64,7 +68,7 @@ pub fn solo_header(setup: &Setup, roster: Vec<RosterEntry>, started_unix: u64) -
         tick_rate: setup.tick_rate,
         input_delay: 0,
         hash_interval: SOLO_HASH_INTERVAL,
-        balls: setup.balls,
+        spec: crate::spec_of::<G>(&setup.settings),
         roster,
         platforms: Vec::new(),
     }

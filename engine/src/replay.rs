@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use lockstep_protocol::{PlayerId, Replay, ReplayError, Tick};
 
-use crate::game::{apply, Game, Setup};
+use crate::game::{apply, Game, Setup, SetupError};
 
 /// Snapshots kept every this many ticks while playing, so a seek
 /// re-simulates at most this many ticks (5 s at 60 Hz: a seek stays
@@ -52,6 +52,15 @@ pub enum PlaybackError {
         /// What is wrong with it.
         source: ReplayError,
     },
+    /// The replay is of another game than the one asked for, or its
+    /// settings do not decode.
+    #[error("{}: {source}", path.display())]
+    Game {
+        /// The file.
+        path: PathBuf,
+        /// Which game, and what is wrong.
+        source: SetupError,
+    },
 }
 
 /// Reads a replay file; a damaged tail is returned beside the good part.
@@ -87,16 +96,16 @@ pub struct Playback<G> {
 }
 
 impl<G: Game> Playback<G> {
-    /// A playback at tick 0.
-    pub fn new(replay: Replay) -> Playback<G> {
-        let world = G::start(&Setup::from_header(&replay.header));
+    /// A playback at tick 0, if the replay is a game of `G`.
+    pub fn new(replay: Replay) -> Result<Playback<G>, SetupError> {
+        let world = G::start(&Setup::from_header::<G>(&replay.header)?);
         let mut expected: BTreeMap<Tick, Vec<(PlayerId, u64)>> = BTreeMap::new();
         for &(tick, player, hash) in &replay.hashes {
             expected.entry(tick).or_default().push((player, hash));
         }
         let mut snapshots = BTreeMap::new();
         snapshots.insert(Tick(0), world.clone());
-        Playback {
+        Ok(Playback {
             replay,
             previous: world.clone(),
             current: world,
@@ -105,7 +114,7 @@ impl<G: Game> Playback<G> {
             checked: 0,
             checked_through: Tick(0),
             mismatch: None,
-        }
+        })
     }
 
     /// The replay being played.
@@ -258,13 +267,13 @@ pub fn verify<G: Game>(
     replay: Replay,
     stop_at: Option<u32>,
     mut progress: impl FnMut(u32, u32),
-) -> Verified {
+) -> Result<Verified, SetupError> {
     let total = (replay.bundles.len() as u32).min(stop_at.unwrap_or(u32::MAX));
     let mut expected: BTreeMap<Tick, Vec<(PlayerId, u64)>> = BTreeMap::new();
     for &(tick, player, hash) in &replay.hashes {
         expected.entry(tick).or_default().push((player, hash));
     }
-    let mut world = G::start(&Setup::from_header(&replay.header));
+    let mut world = G::start(&Setup::from_header::<G>(&replay.header)?);
     let mut checked = 0;
     let mut mismatch = None;
     for (i, bundle) in replay.bundles.iter().take(total as usize).enumerate() {
@@ -288,12 +297,12 @@ pub fn verify<G: Game>(
         }
     }
     progress(total, total);
-    Verified {
+    Ok(Verified {
         ticks: world.tick().0,
         hash: world.hash(),
         checked,
         mismatch,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -314,7 +323,7 @@ mod tests {
                 name: format!("p{id}"),
             })
             .collect();
-        let header = solo_header(&setup, roster, 0);
+        let header = solo_header::<Tally>(&setup, roster, 0);
         let mut recorder = Recorder::new(Vec::new(), &header, PlayerId(0)).unwrap();
         let mut game = Tally::start(&setup);
         for _ in 0..ticks {
@@ -334,7 +343,7 @@ mod tests {
 
     #[test]
     fn verification_reproduces_every_recorded_hash() {
-        let verified = verify::<Tally>(read(&recorded(900)), None, |_, _| {});
+        let verified = verify::<Tally>(read(&recorded(900)), None, |_, _| {}).unwrap();
         assert_eq!(verified.ticks, 900);
         assert_eq!(verified.checked, 60);
         assert_eq!(verified.mismatch, None);
@@ -352,7 +361,7 @@ mod tests {
         };
         assert_ne!(*input, changed);
         *input = changed;
-        let verified = verify::<Tally>(replay, None, |_, _| {});
+        let verified = verify::<Tally>(replay, None, |_, _| {}).unwrap();
         let mismatch = verified.mismatch.unwrap();
         assert_eq!(mismatch.tick, Tick(405));
         assert_ne!(mismatch.recorded, mismatch.actual);
@@ -361,8 +370,8 @@ mod tests {
     #[test]
     fn playback_and_seeking_reach_the_same_worlds_as_a_straight_run() {
         let replay = read(&recorded(1000));
-        let straight = verify::<Tally>(replay.clone(), None, |_, _| {});
-        let mut playback = Playback::<Tally>::new(replay);
+        let straight = verify::<Tally>(replay.clone(), None, |_, _| {}).unwrap();
+        let mut playback = Playback::<Tally>::new(replay).unwrap();
         while playback.step() {}
         assert_eq!(playback.current.hash(), straight.hash);
         assert_eq!(playback.mismatch(), None);

@@ -36,7 +36,7 @@ impl<G: Game, O: Opponents<G>> SoloGame<G, O> {
 
     /// A game with `count` opponents; `setup.players` is replaced by you
     /// and them. `name` is yours.
-    pub fn new(mut setup: Setup, count: u8, name: &str, opponents: O) -> Self {
+    pub fn new(mut setup: Setup<G::Settings>, count: u8, name: &str, opponents: O) -> Self {
         setup.players = (0..=count).map(PlayerId).collect();
         let current = G::start(&setup);
         let roster = setup

@@ -287,7 +287,10 @@ mod tests {
     }
 
     impl Game for SnapshotForgetsSpeed {
-        fn start(_: &Setup) -> Self {
+        const NAME: &'static str = "test";
+        type Settings = ();
+
+        fn start(_: &Setup<()>) -> Self {
             Self::default()
         }
 
@@ -317,7 +320,10 @@ mod tests {
     }
 
     impl Game for HashCoversForgottenSpeed {
-        fn start(_: &Setup) -> Self {
+        const NAME: &'static str = "test";
+        type Settings = ();
+
+        fn start(_: &Setup<()>) -> Self {
             Self::default()
         }
 
@@ -350,7 +356,10 @@ mod tests {
     }
 
     impl Game for HashMissesPushCount {
-        fn start(_: &Setup) -> Self {
+        const NAME: &'static str = "test";
+        type Settings = ();
+
+        fn start(_: &Setup<()>) -> Self {
             Self::default()
         }
 

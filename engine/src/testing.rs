@@ -1,5 +1,5 @@
-//! The example game, shared by the engine's unit tests: the tests drive
-//! the same Tally that `engine/examples/tally` plays.
+//! The second shipped game, shared by the engine's unit tests: the tests
+//! drive the same Tally that `games/tally` ships.
 
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
 
@@ -9,9 +9,9 @@ use crate::game::{Game, Setup};
 
 #[allow(
     dead_code,
-    reason = "the example uses every field; the tests only some"
+    reason = "the game crate uses every item; the tests only some"
 )]
-#[path = "../examples/tally/game.rs"]
+#[path = "../../games/tally/src/game.rs"]
 mod tally;
 
 /// A Tally of `players` players stepped `ticks` times, each player holding
@@ -26,11 +26,11 @@ pub(crate) fn play(players: u8, ticks: u32) -> Tally {
 }
 
 /// The setup of a `players`-player Tally, seed 7, 60 Hz.
-pub(crate) fn setup(players: u8) -> Setup {
+pub(crate) fn setup(players: u8) -> Setup<()> {
     Setup {
         seed: 7,
         tick_rate: 60,
-        balls: 0,
+        settings: (),
         players: (0..players).map(PlayerId).collect(),
     }
 }

@@ -2,7 +2,7 @@
 //! lockstep over an in-memory relay (the example's own code).
 
 #[allow(dead_code, reason = "shared with the example")]
-#[path = "../examples/tally/game.rs"]
+#[path = "../../games/tally/src/game.rs"]
 mod game;
 #[path = "../examples/tally/lockstep.rs"]
 mod lockstep;
@@ -17,7 +17,7 @@ fn straight(bundles: &[lockstep_protocol::Bundle]) -> Tally {
     let mut game = Tally::start(&Setup {
         seed: 7,
         tick_rate: 60,
-        balls: 0,
+        settings: (),
         players: vec![PlayerId(0), PlayerId(1)],
     });
     for bundle in bundles {

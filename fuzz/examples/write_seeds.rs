@@ -14,9 +14,10 @@ use std::{fs, io, path::Path};
 
 use lockstep_protocol::{
     encode, encode_beacon, encode_frame, Announcement, Beacon, Bundle, BundleDatagram, Buttons,
-    ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSummary, Hello, Input,
+    ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSpec, GameSummary, Hello, Input,
     InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, Percent, Platform, PlayerId, PlayerInput,
-    Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, ServerDatagram, ServerMessage, Slack,
+    Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, SelfTest, ServerDatagram,
+    ServerMessage, Slack,
     SnapshotChunk, Start, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 
@@ -115,7 +116,10 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                     profile: "release".into(),
                     build: "0.1.0".into(),
                 },
-                self_test: 0x1675_af9a_52ca_84bb,
+                self_tests: vec![SelfTest {
+                    game: "balls".into(),
+                    hash: 0x1675_af9a_52ca_84bb,
+                }],
                 ready: true,
                 resume: None,
             }),
@@ -192,7 +196,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 seed: 7,
                 tick_rate: 60,
                 input_delay: 3,
-                balls: 24,
+                spec: GameSpec::balls(24),
                 roster,
                 hash_interval: 15,
                 you: Some(PlayerId(1)),
@@ -281,7 +285,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                     players_needed: 2,
                     tick_rate: 60,
                     input_delay: 3,
-                    balls: 24,
+                    spec: GameSpec::balls(24),
                     seed: 0xd34d_4e89_9e3c_2e70,
                 },
                 last: Some(GameSummary {
@@ -366,7 +370,7 @@ fn replay() -> Vec<u8> {
         tick_rate: 60,
         input_delay: 3,
         hash_interval: 2,
-        balls: 24,
+        spec: GameSpec::balls(24),
         roster: vec![
             RosterEntry {
                 id: PlayerId(0),
@@ -435,7 +439,7 @@ fn beacons() -> Vec<(&'static str, Beacon)> {
         needed: 3,
         playing: false,
         tick_rate: 60,
-        balls: 24,
+        spec: GameSpec::balls(24),
         input_delay: 3,
         password: true,
         protocol_version: PROTOCOL_VERSION,

@@ -28,6 +28,8 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::GameSpec;
+
 /// UDP port servers listen on for probes and clients listen on for
 /// announcements. Far from the game's default port (7777), so a second
 /// server on 7778 does not collide with it.
@@ -41,7 +43,7 @@ pub const BEACON_MAGIC: [u8; 4] = *b"LSBC";
 /// version, which an [`Announcement`] carries as a field: a client lists a
 /// server of another game version (and says so), but cannot read a beacon
 /// of another layout.
-pub const BEACON_FORMAT: u8 = 1;
+pub const BEACON_FORMAT: u8 = 2;
 
 /// Largest beacon datagram built or accepted: far below any path MTU, so
 /// a beacon is never fragmented, and room for the longest name.
@@ -82,8 +84,9 @@ pub struct Announcement {
     pub playing: bool,
     /// Ticks per second.
     pub tick_rate: u16,
-    /// Balls in the arena.
-    pub balls: u16,
+    /// The game the server hosts, with its settings (format 2 on; format
+    /// 1 had the ball count here).
+    pub spec: GameSpec,
     /// The server's input delay, ticks.
     pub input_delay: u8,
     /// Whether joining needs a password.
@@ -244,7 +247,7 @@ mod tests {
             needed: 3,
             playing: false,
             tick_rate: 60,
-            balls: 24,
+            spec: crate::GameSpec::balls(24),
             input_delay: 3,
             password: false,
             protocol_version: crate::PROTOCOL_VERSION,

@@ -263,7 +263,7 @@ mod tests {
             spectate: false,
             password: None,
             platform: Platform::default(),
-            self_test: 0,
+            self_tests: Vec::new(),
             ready: false,
             resume: None,
         });
@@ -274,7 +274,7 @@ mod tests {
             seed: u64::MAX,
             tick_rate: 60,
             input_delay: 3,
-            balls: 24,
+            spec: GameSpec::balls(24),
             roster: vec![RosterEntry {
                 id: PlayerId(0),
                 name: "ada".into(),
@@ -302,7 +302,7 @@ mod tests {
     #[test]
     fn golden_bytes_pin_the_wire_format() {
         let hello = ClientMessage::Hello(Hello {
-            protocol_version: 8,
+            protocol_version: 9,
             name: "ada".into(),
             spectate: false,
             password: None,
@@ -315,22 +315,25 @@ mod tests {
                 profile: "d".into(),
                 build: "b".into(),
             },
-            self_test: 0x0123_4567_89ab_cdef,
+            self_tests: vec![SelfTest {
+                game: "balls".into(),
+                hash: 0x0123_4567_89ab_cdef,
+            }],
             ready: true,
             resume: Some(Resume {
                 seed: 9,
                 next_bundle: Tick(1800),
             }),
         });
-        // Length 37; Hello, version 8, "ada", false, None; then the
+        // Length 44; Hello, version 9, "ada", false, None; then the
         // platform's seven fields (six strings and a list of one), the
-        // self-test as a varint, ready, and the resume point: Some, seed
-        // 9, bundle 1800.
+        // self-tests (one: "balls" and its hash as a varint), ready, and
+        // the resume point: Some, seed 9, bundle 1800.
         assert_eq!(
             hex(&encode_frame(&hello).unwrap()),
-            "25000000\
-             00080361646100000178016c0163010166017201640162\
-             ef9bafcdf8acd19101010109880e"
+            "2c000000\
+             00090361646100000178016c0163010166017201640162\
+             010562616c6c73ef9bafcdf8acd19101010109880e"
         );
 
         let inputs = ClientDatagram::Inputs(InputDatagram {
@@ -458,12 +461,13 @@ mod tests {
         );
 
         // Lobby is variant 9: one player (slot 1, "bo", ready, 23 ms,
-        // "x"); game 2 for two players at 60 Hz, delay 3, 24 balls and its
-        // seed as a varint; then the last game (Some: game 1, seed 7, 300
-        // ticks).
+        // "x"); game 2 for two players at 60 Hz, delay 3, the ball game
+        // ("balls", settings of one byte: 24) and its seed as a varint;
+        // then the last game (Some: game 1, seed 7, 300 ticks).
         assert_eq!(
             hex(&encode(&sample_lobby(), MAX_MESSAGE_SIZE).unwrap()),
-            "09010102626f0117017802023c0318\
+            "09010102626f0117017802023c03\
+             0562616c6c730118\
              f0dcf0f199d1d3a6d301\
              010107ac02"
         );
@@ -494,12 +498,14 @@ mod tests {
             hex(&encode(&ServerMessage::Snapshot(chunk), MAX_MESSAGE_SIZE).unwrap()),
             "0b880e030003010203"
         );
-        // Start ends with the snapshot's tick: Some(1800).
+        // Start names the game where it had the ball count ("balls",
+        // one byte of settings: 24), and ends with the snapshot's tick:
+        // Some(1800).
         let start = ServerMessage::Start(Start {
             seed: 9,
             tick_rate: 60,
             input_delay: 3,
-            balls: 24,
+            spec: GameSpec::balls(24),
             roster: vec![RosterEntry {
                 id: PlayerId(0),
                 name: "a".into(),
@@ -513,7 +519,7 @@ mod tests {
         });
         assert_eq!(
             hex(&encode(&start, MAX_MESSAGE_SIZE).unwrap()),
-            "02093c0318010001610f0000ec0e01880e00"
+            "02093c030562616c6c730118010001610f0000ec0e01880e00"
         );
         // Start for a client that reconnects and keeps its world: no
         // snapshot, and the History from tick 1850 on (Some(1850)).
@@ -521,7 +527,7 @@ mod tests {
             seed: 9,
             tick_rate: 60,
             input_delay: 3,
-            balls: 24,
+            spec: GameSpec::balls(24),
             roster: vec![RosterEntry {
                 id: PlayerId(0),
                 name: "a".into(),
@@ -535,7 +541,7 @@ mod tests {
         });
         assert_eq!(
             hex(&encode(&resumed, MAX_MESSAGE_SIZE).unwrap()),
-            "02093c0318010001610f0100ec0eec0e0001ba0e"
+            "02093c030562616c6c730118010001610f0100ec0eec0e0001ba0e"
         );
     }
 
@@ -553,7 +559,7 @@ mod tests {
                 players_needed: 2,
                 tick_rate: 60,
                 input_delay: 3,
-                balls: 24,
+                spec: GameSpec::balls(24),
                 seed: 0xd34d_4e89_9e3c_2e70,
             },
             last: Some(GameSummary {
@@ -631,7 +637,13 @@ mod tests {
                     cpu: "a long CPU model name".into(),
                     ..Platform::default()
                 },
-                self_test: u64::MAX,
+                self_tests: vec![
+                    SelfTest {
+                        game: "a".repeat(MAX_GAME_NAME_LEN),
+                        hash: u64::MAX,
+                    };
+                    MAX_SELF_TESTS
+                ],
                 ready: true,
                 resume: None,
             }),
@@ -679,7 +691,7 @@ mod tests {
             spectate: false,
             password: None,
             platform: Platform::default(),
-            self_test: 0,
+            self_tests: Vec::new(),
             ready: false,
             resume: None,
         });
@@ -698,7 +710,7 @@ mod tests {
             spectate: false,
             password: None,
             platform: Platform::default(),
-            self_test: 0,
+            self_tests: Vec::new(),
             ready: false,
             resume: None,
         }))

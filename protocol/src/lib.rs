@@ -35,6 +35,7 @@
 
 mod beacon;
 mod codec;
+mod game;
 #[cfg(feature = "lan")]
 pub mod lan;
 mod message;
@@ -54,11 +55,14 @@ pub use codec::{
     decode, encode, encode_bundles, encode_frame, hello_version, DecodeError, EncodeError,
     FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
+pub use game::{
+    check_game_name, GameSpec, GameSpecError, BALLS_GAME, MAX_GAME_NAME_LEN, MAX_GAME_SETTINGS_LEN,
+};
 pub use message::{
     Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSummary,
     Hello, InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, PlayerInput, Refusal, Resume,
-    RosterEntry, ServerDatagram, ServerMessage, Slack, SnapshotChunk, Start, MAX_SNAPSHOT_SIZE,
-    MAX_TICK_HASHES, SNAPSHOT_CHUNK_BYTES,
+    RosterEntry, SelfTest, ServerDatagram, ServerMessage, Slack, SnapshotChunk, Start,
+    MAX_SELF_TESTS, MAX_SNAPSHOT_SIZE, MAX_TICK_HASHES, SNAPSHOT_CHUNK_BYTES,
 };
 pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{
@@ -68,15 +72,11 @@ pub use replay::{
 pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 pub use verification::verification_code;
 
-/// Balls in the arena unless the server is told otherwise. Part of the
-/// world parameters in [`Start`], so every client builds the same world.
-pub const DEFAULT_BALLS: u16 = 24;
-
 /// Version of everything in this crate that reaches the wire.
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 8;
+pub const PROTOCOL_VERSION: u16 = 9;
 
 /// ALPN identifier for the QUIC handshake. It names the protocol family, not
 /// its version: a version mismatch is answered with a readable

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Input, Percent, Platform, PlayerId, Tick};
+use crate::{GameSpec, Input, Percent, Platform, PlayerId, Tick};
 
 /// Client → server, on the control stream.
 // Hello, the largest by far, is sent once per connection and decoded once:
@@ -84,8 +84,8 @@ pub enum ClientMessage {
 /// [`crate::MAX_MESSAGE_SIZE`] with the chunk's other fields.
 pub const SNAPSHOT_CHUNK_BYTES: usize = 32 * 1024;
 
-/// The largest snapshot anyone accepts: a world of 1000 balls is about
-/// 40 KB, so this leaves room for growth while bounding what a malicious
+/// The largest snapshot anyone accepts: a ball game of 1000 balls is
+/// about 40 KB, so this leaves room for growth while bounding what a malicious
 /// peer can make the other side hold.
 pub const MAX_SNAPSHOT_SIZE: u32 = 4 * 1024 * 1024;
 
@@ -154,10 +154,12 @@ pub struct Hello {
     /// The machine and build the client runs on, for the server to show
     /// and record (never to decide anything from).
     pub platform: Platform,
-    /// The hash this client's build computes for the simulation's
-    /// self-test (`lockstep_sim::self_test`): a server whose own build
-    /// computes another refuses the client before the game could desync.
-    pub self_test: u64,
+    /// The hash this client's build computes for the self-test of every
+    /// game it can play ([`SelfTest`], at most [`MAX_SELF_TESTS`]): a
+    /// server whose own build computes another for the game it hosts, or
+    /// a client without that game, is refused before the game could
+    /// desync.
+    pub self_tests: Vec<SelfTest>,
     /// Whether the player is ready for the game as it joins: bots and
     /// headless clients are (so scripts need nobody to press a key), a
     /// person in a window says so in the lobby ([`ClientMessage::Ready`]).
@@ -166,6 +168,19 @@ pub struct Hello {
     /// world: the server (the same one, or one restarted with `--resume`)
     /// sends only the bundles it lacks, and it plays on from its own state.
     pub resume: Option<Resume>,
+}
+
+/// Most games one [`Hello`] may carry a self-test hash for.
+pub const MAX_SELF_TESTS: usize = 16;
+
+/// One game's self-test hash, as a client's build computes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelfTest {
+    /// The game's name ([`GameSpec::name`]).
+    pub game: String,
+    /// The hash of the game's self-test: a short, crowded game every build
+    /// plays the same way.
+    pub hash: u64,
 }
 
 /// Where a reconnecting client's game stands ([`Hello::resume`]).
@@ -295,8 +310,8 @@ pub struct GameSettings {
     /// Ticks between sampling a local input and simulating it, until each
     /// client adapts its own.
     pub input_delay: u8,
-    /// Balls in the arena.
-    pub balls: u16,
+    /// Which game, with its settings.
+    pub spec: GameSpec,
     /// The world seed of this game: the server's `--seed` for the first,
     /// a new one derived from it for each later game.
     pub seed: u64,
@@ -392,8 +407,8 @@ pub struct Start {
     pub tick_rate: u16,
     /// Ticks between sampling a local input and simulating it.
     pub input_delay: u8,
-    /// Balls in the arena (a world parameter).
-    pub balls: u16,
+    /// Which game, with its settings: every client builds it from them.
+    pub spec: GameSpec,
     /// Every player of the game, in slot order: the world starts with
     /// these players at tick 0.
     pub roster: Vec<RosterEntry>,

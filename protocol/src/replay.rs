@@ -14,7 +14,10 @@
 //! [`Record::Status`] samples and the [`Record::Event`]s: what the game
 //! looked like to the server as it ran, for the report picture. They come
 //! after the variants of format 3 so every format 3 record has the same
-//! bytes in format 4, and the reader reads both.
+//! bytes in format 4, and the reader reads both. Format 5 names the game
+//! in the header ([`ReplayHeader::spec`]) where formats 3 and 4, written
+//! by the ball game only, had its ball count: the reader reads their
+//! header as the ball game with that count ([`GameSpec::balls`]).
 //!
 //! The file is append-only
 //! and records are written whole with one `write` call per flush, so a
@@ -26,19 +29,23 @@ use std::io::{self, Read, Write};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{decode, Bundle, Percent, Platform, PlayerId, RosterEntry, Slack, Tick};
+use crate::{decode, Bundle, GameSpec, Percent, Platform, PlayerId, RosterEntry, Slack, Tick};
 
 /// First bytes of every replay file.
 pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
 
 /// Version of the replay layout written; readers refuse other versions
 /// than this one and [`OLDEST_REPLAY_FORMAT`] and those between.
-pub const REPLAY_FORMAT: u16 = 4;
+pub const REPLAY_FORMAT: u16 = 5;
 
 /// The oldest format still read: format 4 only added records, so a
-/// format 3 file is a format 4 file that happens to hold none of them.
-/// Format 2 bundles lack `substituted` and would decode wrongly.
+/// format 3 file is a format 4 file that happens to hold none of them;
+/// format 5 changed only the header. Format 2 bundles lack `substituted`
+/// and would decode wrongly.
 pub const OLDEST_REPLAY_FORMAT: u16 = 3;
+
+/// The first format whose header names the game.
+const NAMED_GAME_FORMAT: u16 = 5;
 
 /// Largest record accepted: a header with a full roster is a few KB; a
 /// larger length means the file is damaged.
@@ -158,8 +165,9 @@ pub struct ReplayHeader {
     pub input_delay: u8,
     /// Hash report interval in ticks.
     pub hash_interval: u16,
-    /// Balls in the arena.
-    pub balls: u16,
+    /// Which game, with its settings (format 5 on; read from the ball
+    /// count of formats 3 and 4).
+    pub spec: GameSpec,
     /// Players in slot order.
     pub roster: Vec<RosterEntry>,
     /// The machines the game ran on, as their clients reported them (see
@@ -167,6 +175,49 @@ pub struct ReplayHeader {
     /// about cross-machine determinism. The server fills in every player
     /// of the starting roster; a client's own recording only itself.
     pub platforms: Vec<(PlayerId, Platform)>,
+}
+
+/// The header of formats 3 and 4: [`ReplayHeader`] with the ball game's
+/// ball count where format 5 has [`ReplayHeader::spec`].
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct BallsHeader {
+    protocol_version: u16,
+    build: String,
+    recorder: String,
+    started_unix: u64,
+    seed: u64,
+    tick_rate: u16,
+    input_delay: u8,
+    hash_interval: u16,
+    balls: u16,
+    roster: Vec<RosterEntry>,
+    platforms: Vec<(PlayerId, Platform)>,
+}
+
+/// [`Record`] as formats 3 and 4 wrote its first variant.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+enum BallsHeaderRecord {
+    Header(BallsHeader),
+}
+
+impl From<BallsHeader> for ReplayHeader {
+    fn from(old: BallsHeader) -> ReplayHeader {
+        ReplayHeader {
+            protocol_version: old.protocol_version,
+            build: old.build,
+            recorder: old.recorder,
+            started_unix: old.started_unix,
+            seed: old.seed,
+            tick_rate: old.tick_rate,
+            input_delay: old.input_delay,
+            hash_interval: old.hash_interval,
+            spec: GameSpec::balls(old.balls),
+            roster: old.roster,
+            platforms: old.platforms,
+        }
+    }
 }
 
 /// Why a replay could not be read or written.
@@ -423,11 +474,23 @@ impl<R: Read> ReplayReader<R> {
         }
         // `decode`, not `postcard::from_bytes`, which would ignore bytes
         // after the record: a body is exactly one record.
-        let record = decode::<Record>(body, MAX_RECORD_SIZE)
+        let record = self
+            .decode_record(body)
             .map_err(|e| self.corrupt(start, format!("undecodable record: {e}")))?;
         self.offset = start + 4 + len as u64 + 4;
         self.record += 1;
         Ok(Some(record))
+    }
+
+    /// One record's body in this file's format: a header before format 5
+    /// is the ball game's.
+    fn decode_record(&self, body: &[u8]) -> Result<Record, crate::DecodeError> {
+        // Variant 0, the header, is the varint 0.
+        if self.format < NAMED_GAME_FORMAT && body.first() == Some(&0) {
+            let BallsHeaderRecord::Header(old) = decode(body, MAX_RECORD_SIZE)?;
+            return Ok(Record::Header(old.into()));
+        }
+        decode::<Record>(body, MAX_RECORD_SIZE)
     }
 
     fn corrupt(&self, offset: u64, what: String) -> ReplayError {
@@ -572,7 +635,7 @@ mod tests {
             tick_rate: 60,
             input_delay: 3,
             hash_interval: 15,
-            balls: 24,
+            spec: GameSpec::balls(24),
             roster: vec![RosterEntry {
                 id: PlayerId(0),
                 name: "ada".into(),
@@ -685,7 +748,7 @@ mod tests {
     /// REPLAY_FORMAT and docs/replay-format.md says what changed.
     #[test]
     fn golden_bytes_pin_the_format_and_the_bundle_record() {
-        assert_eq!(sample(0)[..10], *b"LOCKSTEP\x04\x00");
+        assert_eq!(sample(0)[..10], *b"LOCKSTEP\x05\x00");
         let record = Record::Bundle {
             tick: Tick(300),
             bundle: Bundle {
@@ -931,12 +994,65 @@ mod tests {
         );
     }
 
+    /// `file` (format 5) as formats 3 and 4 wrote it: the same records,
+    /// with the ball count in the header.
+    fn in_format(file: &[u8], format: u16) -> Vec<u8> {
+        let mut reader = ReplayReader::new(file).unwrap();
+        let Some(Record::Header(header)) = reader.next_record().unwrap() else {
+            panic!("the sample starts with its header");
+        };
+        let rest = &file[reader.offset as usize..];
+        let balls: u16 = postcard::from_bytes(&header.spec.settings).unwrap();
+        let old = BallsHeaderRecord::Header(BallsHeader {
+            protocol_version: header.protocol_version,
+            build: header.build,
+            recorder: header.recorder,
+            started_unix: header.started_unix,
+            seed: header.seed,
+            tick_rate: header.tick_rate,
+            input_delay: header.input_delay,
+            hash_interval: header.hash_interval,
+            balls,
+            roster: header.roster,
+            platforms: header.platforms,
+        });
+        let body = postcard::to_stdvec(&old).unwrap();
+        let mut out = REPLAY_MAGIC.to_vec();
+        out.extend_from_slice(&format.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        out.extend_from_slice(rest);
+        out
+    }
+
+    /// Formats 3 and 4 were written by the ball game alone: their header's
+    /// ball count reads as the ball game with that many balls, and every
+    /// other record as it always did.
+    #[test]
+    fn a_format_4_header_reads_as_the_ball_game() {
+        let old = in_format(&status_and_events(3), 4);
+        let outcome = Replay::read(&old[..]).unwrap();
+        assert!(outcome.problem.is_none(), "{:?}", outcome.problem);
+        assert_eq!(outcome.replay.format, 4);
+        assert_eq!(outcome.replay.header, header());
+        assert_eq!(outcome.replay.header.spec, GameSpec::balls(24));
+        assert_eq!(outcome.replay.bundles.len(), 3);
+        assert_eq!(outcome.valid_len, old.len() as u64);
+        // Read as format 5, the old header is not a header.
+        let mut misread = old.clone();
+        misread[8] = 5;
+        assert!(matches!(
+            Replay::read(&misread[..]),
+            Err(ReplayError::Corrupt { record: 0, .. })
+        ));
+    }
+
     /// Format 4 only added records after the old ones: a format 3 file is
     /// read as it always was.
     #[test]
     fn format_3_files_are_still_read() {
-        let mut old = sample(5);
-        old[8] = 3;
+        let old = in_format(&sample(5), 3);
         let outcome = Replay::read(&old[..]).unwrap();
         assert!(outcome.problem.is_none());
         assert_eq!(outcome.replay.format, 3);
@@ -953,8 +1069,7 @@ mod tests {
 
     #[test]
     fn a_status_record_in_a_format_3_file_is_invalid() {
-        let mut bytes = status_and_events(2);
-        bytes[8] = 3;
+        let bytes = in_format(&status_and_events(2), 3);
         let outcome = Replay::read(&bytes[..]).unwrap();
         assert!(matches!(
             outcome.problem,

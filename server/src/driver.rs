@@ -56,8 +56,8 @@ pub(crate) enum ConnEvent {
         /// every input as a [`ConnEvent::Session`], which should not pay
         /// for a rare join's size).
         platform: Box<Platform>,
-        /// Its simulation self-test hash.
-        self_test: u64,
+        /// The self-test hashes of the games it has.
+        self_tests: Vec<lockstep_protocol::SelfTest>,
         /// The game it kept through a lost connection.
         resume: Option<lockstep_protocol::Resume>,
         /// The connection, for datagrams, link stats and closing.
@@ -157,7 +157,7 @@ impl Driver {
                 spectate,
                 ready,
                 platform,
-                self_test,
+                self_tests,
                 resume,
                 conn,
                 control,
@@ -177,7 +177,7 @@ impl Driver {
                         spectate,
                         ready,
                         platform: *platform,
-                        self_test,
+                        self_tests,
                         link,
                         unix_time: clock::unix_seconds(),
                         resume,

@@ -43,7 +43,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lockstep_protocol::{Percent, Platform, PlayerId, Tick, ALPN};
+use lockstep_engine::HostedGame;
+use lockstep_protocol::{GameSpec, Percent, Platform, PlayerId, Tick, ALPN};
 use tokio::sync::mpsc;
 use tracing::{info, warn, Instrument};
 
@@ -99,8 +100,11 @@ pub struct Config {
     pub input_delay: u8,
     /// World seed sent to every client.
     pub seed: u64,
-    /// Balls in the arena, sent to every client.
-    pub balls: u16,
+    /// The game hosted: what the server checks of it (its preflight, its
+    /// snapshots) without simulating it.
+    pub game: &'static dyn HostedGame,
+    /// Which game, with its settings, sent to every client.
+    pub spec: GameSpec,
     /// Silence after which a player is dropped.
     pub drop_timeout: Duration,
     /// How long a tick waits for a late player's input once every other
@@ -119,9 +123,9 @@ pub struct Config {
     /// Session password checked before a client takes a slot; `None`
     /// admits anyone who reaches the port.
     pub password: Option<String>,
-    /// The simulation self-test hash every client must have computed
-    /// (`lockstep_sim::self_test` of this server's build by default): a
-    /// client whose machine or build computes another would desync.
+    /// The game's self-test hash every client must have computed (the
+    /// game's own, computed by this server's build, by default): a client
+    /// whose machine or build computes another would desync.
     pub self_test: u64,
     /// Slow the game down for everyone while a player's machine cannot
     /// keep up, and speed it up again once it can (see [`SpeedControl`]).
@@ -148,12 +152,11 @@ pub struct Config {
 /// is for a player whose client had to be started again by hand.
 pub const DEFAULT_RESUME_WAIT: Duration = Duration::from_secs(30);
 
-/// This build's simulation self-test hash, computed once per process (a
-/// few milliseconds of simulation).
-pub fn build_self_test() -> u64 {
-    static SELF_TEST: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *SELF_TEST.get_or_init(lockstep_sim::self_test)
-}
+/// The game the library's unit tests host: any game will do, the server
+/// treats them all alike.
+#[cfg(test)]
+pub(crate) const TEST_GAME: &dyn HostedGame =
+    &lockstep_engine::Hosted::<lockstep_tally::Tally>::new();
 
 /// What the server does when peers' hashes differ.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -166,14 +169,17 @@ pub enum OnDesync {
     Stop,
 }
 
-impl Default for Config {
-    fn default() -> Self {
+impl Config {
+    /// The default settings for hosting `game` (with its default
+    /// settings); computes the game's self-test (a few milliseconds).
+    pub fn new(game: &'static dyn HostedGame) -> Self {
         Config {
             players: 2,
             tick_rate: 60,
             input_delay: 3,
             seed: 1,
-            balls: lockstep_protocol::DEFAULT_BALLS,
+            game,
+            spec: game.default_spec(),
             drop_timeout: Duration::from_secs(2),
             laggard_tolerance: Some(DEFAULT_LAGGARD_TOLERANCE),
             hello_timeout: Duration::from_secs(5),
@@ -181,7 +187,7 @@ impl Default for Config {
             on_desync: OnDesync::Continue,
             replay_dir: None,
             password: None,
-            self_test: build_self_test(),
+            self_test: game.self_test(),
             speed_control: true,
             advertise: None,
             snapshot_secs: snapshots::DEFAULT_INTERVAL_SECS,
@@ -626,7 +632,7 @@ fn advertise(
         needed: config.players,
         playing: false,
         tick_rate: config.tick_rate,
-        balls: config.balls,
+        spec: config.spec.clone(),
         input_delay: config.input_delay,
         password: config.password.is_some(),
         protocol_version: lockstep_protocol::PROTOCOL_VERSION,

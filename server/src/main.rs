@@ -6,7 +6,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
+use lockstep_engine::{find_game, Hosted, HostedGame};
 use lockstep_server::{AdvertiseOptions, Config, Identity, OnDesync, DEFAULT_LAGGARD_TOLERANCE};
+
+/// The games this server can host (`--game`): the only place the server
+/// names a game.
+const GAMES: &[&dyn HostedGame] = &[
+    &Hosted::<lockstep_sim::World>::new(),
+    &Hosted::<lockstep_tally::Tally>::new(),
+];
 
 /// QUIC relay for lockstep games: collects every player's input for each
 /// tick and relays the complete set to everyone.
@@ -25,9 +33,13 @@ struct Args {
     /// Ticks between sampling an input and simulating it (1-60).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=60))]
     input_delay: u8,
-    /// Balls in the arena (0-1000).
-    #[arg(long, default_value_t = lockstep_protocol::DEFAULT_BALLS, value_parser = clap::value_parser!(u16).range(0..=1000))]
-    balls: u16,
+    /// The game to host: balls (the ball game) or tally (counters). Every
+    /// client plays it; a client that does not have it is refused.
+    #[arg(long, value_name = "NAME", default_value = "balls")]
+    game: String,
+    /// Balls in the arena (0-1000), a setting of the ball game [default: 24].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1000))]
+    balls: Option<u16>,
     /// World seed (default: picked from the clock and printed).
     #[arg(long)]
     seed: Option<u64>,
@@ -104,13 +116,14 @@ struct Args {
     /// replay file: the bundles in it are played again by nobody (the
     /// players kept their worlds), the same file grows on, and the game
     /// waits for its players to reconnect. The game's settings (players,
-    /// seed, tick rate, balls, delay, hash interval) come from the file.
+    /// seed, tick rate, game and its settings, delay, hash interval) come
+    /// from the file.
     /// Start it with the same --identity-dir and address, so the clients
     /// that keep trying find and trust it.
     #[arg(
         long,
         value_name = "REPLAY",
-        conflicts_with_all = ["players", "seed", "tick_rate", "balls", "input_delay", "hash_interval", "no_record"]
+        conflicts_with_all = ["players", "seed", "tick_rate", "game", "balls", "input_delay", "hash_interval", "no_record"]
     )]
     resume: Option<PathBuf>,
     /// Seconds a resumed game waits for its players to reconnect; those
@@ -195,6 +208,15 @@ async fn run() -> anyhow::Result<()> {
         .as_deref()
         .map(lockstep_server::ResumedGame::load)
         .transpose()?;
+    let game = find_game(GAMES, &args.game)?;
+    let settings: Vec<(String, String)> = args
+        .balls
+        .map(|balls| ("balls".to_string(), balls.to_string()))
+        .into_iter()
+        .collect();
+    let spec = game
+        .parse_settings(&settings)
+        .map_err(|e| anyhow::anyhow!("{e} (--balls is a setting of the ball game)"))?;
     let identity =
         Identity::load_or_create(&args.identity_dir).context("loading the server identity")?;
     let link = args
@@ -222,7 +244,7 @@ async fn run() -> anyhow::Result<()> {
         players: args.players,
         tick_rate: args.tick_rate,
         input_delay: args.input_delay,
-        balls: args.balls,
+        spec,
         seed: args.seed.unwrap_or_else(lockstep_server::clock::seed),
         drop_timeout: Duration::from_millis(args.drop_timeout_ms),
         laggard_tolerance: (args.laggard_ms > 0).then(|| Duration::from_millis(args.laggard_ms)),
@@ -237,7 +259,7 @@ async fn run() -> anyhow::Result<()> {
         advertise,
         snapshot_secs: args.snapshot_secs,
         resume_wait: Duration::from_secs(args.resume_wait_secs),
-        ..Config::default()
+        ..Config::new(game)
     };
     let config = match resume {
         Some(game) => {
@@ -249,11 +271,19 @@ async fn run() -> anyhow::Result<()> {
                 header.roster.len(),
                 header.seed
             );
+            let hosted = find_game(GAMES, &header.spec.name).with_context(|| {
+                format!(
+                    "{} is a game this server cannot host",
+                    game.path().display()
+                )
+            })?;
             Config {
                 players: u8::try_from(header.roster.len()).unwrap_or(u8::MAX),
                 tick_rate: header.tick_rate,
                 input_delay: header.input_delay,
-                balls: header.balls,
+                game: hosted,
+                spec: header.spec.clone(),
+                self_test: hosted.self_test(),
                 seed: header.seed,
                 hash_interval: header.hash_interval,
                 replay_dir: game.path().parent().map(std::path::Path::to_path_buf),

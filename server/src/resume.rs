@@ -177,7 +177,7 @@ mod tests {
             tick_rate: 60,
             input_delay: 3,
             hash_interval: 15,
-            balls: 24,
+            spec: lockstep_protocol::GameSpec::balls(24),
             roster: ["ann", "bob", "cy"]
                 .iter()
                 .enumerate()

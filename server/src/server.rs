@@ -238,7 +238,7 @@ pub(crate) async fn handle_connection(
             spectate: hello.spectate,
             ready: hello.ready,
             platform: Box::new(hello.platform.sanitized()),
-            self_test: hello.self_test,
+            self_tests: hello.self_tests.clone(),
             resume: hello.resume,
             conn: conn.clone(),
             control: control_tx,

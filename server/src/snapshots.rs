@@ -24,8 +24,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_protocol::{decode, PlayerId, SnapshotChunk, Tick, MAX_SNAPSHOT_SIZE};
-use lockstep_sim::World;
+use lockstep_engine::HostedGame;
+use lockstep_protocol::{PlayerId, SnapshotChunk, Tick, MAX_SNAPSHOT_SIZE};
 
 /// Seconds of game time between two snapshots by default. A join costs
 /// re-simulating at most this much play plus the confirmation lag (the
@@ -79,11 +79,11 @@ pub enum Refusal {
         /// Where the next chunk had to go.
         expected: usize,
     },
-    /// The bytes are not a world.
-    #[error("not a world: {0}")]
+    /// The bytes are not a state of the game (the game says why).
+    #[error("{0}")]
     Undecodable(String),
-    /// A world, but of another tick.
-    #[error("the world is at tick {0}")]
+    /// A state, but of another tick.
+    #[error("the state is at tick {0}")]
     WrongTick(Tick),
     /// A world whose hash is not the majority's.
     #[error("hash {got:016x} is not the confirmed {confirmed:016x}")]
@@ -131,6 +131,8 @@ struct Asking {
 /// The latest verified snapshot of a game and the request for the next.
 #[derive(Debug)]
 pub struct Snapshots {
+    /// The game whose states are checked.
+    game: &'static dyn HostedGame,
     interval: u32,
     latest: Option<Verified>,
     asking: Option<Asking>,
@@ -142,10 +144,11 @@ pub struct Snapshots {
 }
 
 impl Snapshots {
-    /// A game that asks for a snapshot every `interval` ticks (never when
-    /// 0).
-    pub fn new(interval: u32) -> Self {
+    /// A game of `game` that asks for a snapshot every `interval` ticks
+    /// (never when 0).
+    pub fn new(game: &'static dyn HostedGame, interval: u32) -> Self {
         Snapshots {
+            game,
             interval,
             latest: None,
             asking: None,
@@ -279,7 +282,7 @@ impl Snapshots {
         if asking.bytes.len() < len as usize {
             return Offer::Incomplete;
         }
-        match verify(&asking.bytes, asking.tick, asking.confirmed) {
+        match verify(self.game, &asking.bytes, asking.tick, asking.confirmed) {
             Ok(()) => {
                 let tick = asking.tick;
                 let bytes = Bytes::from(std::mem::take(&mut asking.bytes));
@@ -293,15 +296,18 @@ impl Snapshots {
     }
 }
 
-/// Whether `bytes` are a world after `tick` ticks that hashes to
-/// `confirmed`, with the simulation's own hash.
-pub fn verify(bytes: &[u8], tick: Tick, confirmed: u64) -> Result<(), Refusal> {
-    let world: World = decode(bytes, MAX_SNAPSHOT_SIZE as usize)
-        .map_err(|e| Refusal::Undecodable(e.to_string()))?;
-    if world.tick() != tick {
-        return Err(Refusal::WrongTick(world.tick()));
+/// Whether `bytes` are a state of `game` after `tick` ticks that hashes to
+/// `confirmed`, with the game's own hash.
+pub fn verify(
+    game: &dyn HostedGame,
+    bytes: &[u8],
+    tick: Tick,
+    confirmed: u64,
+) -> Result<(), Refusal> {
+    let (at, got) = game.snapshot(bytes).map_err(Refusal::Undecodable)?;
+    if at != tick {
+        return Err(Refusal::WrongTick(at));
     }
-    let got = world.hash();
     if got != confirmed {
         return Err(Refusal::HashMismatch { got, confirmed });
     }
@@ -310,10 +316,14 @@ pub fn verify(bytes: &[u8], tick: Tick, confirmed: u64) -> Result<(), Refusal> {
 
 #[cfg(test)]
 mod tests {
+    use lockstep_engine::{Game, Hosted, Setup};
     use lockstep_protocol::{encode, PlayerInput};
-    use lockstep_sim::WorldConfig;
+    use lockstep_tally::Tally;
 
     use super::*;
+
+    /// Any game will do: the checks are the same for every one.
+    const GAME: &dyn HostedGame = &Hosted::<Tally>::new();
 
     const P0: PlayerId = PlayerId(0);
     const P1: PlayerId = PlayerId(1);
@@ -324,14 +334,14 @@ mod tests {
         Duration::from_secs(s)
     }
 
-    /// A real world after `ticks` ticks, its bytes and its hash.
+    /// A real game state after `ticks` ticks, its bytes and its hash.
     fn world(ticks: u32) -> (Vec<u8>, u64) {
-        let config = WorldConfig {
+        let mut world = Tally::start(&Setup {
             seed: 5,
             tick_rate: 60,
-            balls: 24,
-        };
-        let mut world = World::new(config, &PLAYERS);
+            settings: (),
+            players: PLAYERS.to_vec(),
+        });
         for _ in 0..ticks {
             world.step(&Vec::<PlayerInput>::new());
         }
@@ -362,7 +372,7 @@ mod tests {
 
     #[test]
     fn asks_only_once_a_confirmed_tick_is_an_interval_past_the_last_snapshot() {
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let ask = |s: &mut Snapshots, tick: u32| {
             s.poll(secs(1), Some((Tick(tick), 1)), Tick(tick + 3), &PLAYERS)
                 .0
@@ -377,7 +387,7 @@ mod tests {
     #[test]
     fn players_are_asked_in_turn_by_id_whatever_order_they_come_in() {
         let (bytes, hash) = world(60);
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let shuffled = [PlayerId(2), PlayerId(0), PlayerId(1)];
         let mut asked = Vec::new();
         for round in 1..=4u32 {
@@ -394,7 +404,7 @@ mod tests {
 
     #[test]
     fn a_confirmed_tick_clients_may_no_longer_hold_is_not_asked_for() {
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let stale = Tick(60);
         let next = stale.plus(MAX_SNAPSHOT_AGE + 1);
         assert_eq!(
@@ -407,7 +417,7 @@ mod tests {
     fn a_snapshot_that_hashes_to_the_confirmed_value_is_kept_and_the_next_is_due_an_interval_later()
     {
         let (bytes, hash) = world(60);
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let (ask, _) = snapshots.poll(secs(1), Some((Tick(60), hash)), Tick(62), &PLAYERS);
         assert_eq!(ask, Some((P0, Tick(60))));
         assert_eq!(
@@ -437,7 +447,7 @@ mod tests {
     #[test]
     fn a_snapshot_with_another_hash_is_refused_and_another_player_is_asked() {
         let (bytes, hash) = world(60);
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let confirmed = Some((Tick(60), hash ^ 1));
         snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS);
         let offer = deliver(&mut snapshots, P0, Tick(60), &bytes);
@@ -461,7 +471,7 @@ mod tests {
 
     #[test]
     fn garbage_oversized_and_unasked_snapshots_are_refused_without_panicking() {
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let unasked = SnapshotChunk {
             tick: Tick(60),
             total_len: 3,
@@ -518,15 +528,15 @@ mod tests {
     fn a_world_of_another_tick_is_refused_even_with_its_own_hash() {
         let (bytes, hash) = world(30);
         assert_eq!(
-            verify(&bytes, Tick(60), hash),
+            verify(GAME, &bytes, Tick(60), hash),
             Err(Refusal::WrongTick(Tick(30)))
         );
-        assert_eq!(verify(&bytes, Tick(30), hash), Ok(()));
+        assert_eq!(verify(GAME, &bytes, Tick(30), hash), Ok(()));
     }
 
     #[test]
     fn a_silent_player_times_out_and_the_next_one_is_asked() {
-        let mut snapshots = Snapshots::new(60);
+        let mut snapshots = Snapshots::new(GAME, 60);
         let confirmed = Some((Tick(60), 1));
         assert_eq!(
             snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS).0,

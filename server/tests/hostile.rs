@@ -61,7 +61,10 @@ fn hello(name: &str, version: u16) -> Vec<u8> {
         spectate: false,
         password: None,
         platform: Platform::default(),
-        self_test: lockstep_sim::self_test(),
+        self_tests: vec![lockstep_protocol::SelfTest {
+            game: "balls".into(),
+            hash: lockstep_sim::self_test(),
+        }],
         ready: true,
         resume: None,
     }))

@@ -26,7 +26,7 @@ pub struct WorldConfig {
 impl WorldConfig {
     /// Enough balls to keep a four-player arena busy (many collisions per
     /// second) without covering the floor.
-    pub const DEFAULT_BALLS: u16 = lockstep_protocol::DEFAULT_BALLS;
+    pub const DEFAULT_BALLS: u16 = 24;
 
     /// A config with [`Self::DEFAULT_BALLS`] balls.
     #[must_use]

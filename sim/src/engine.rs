@@ -6,17 +6,41 @@
 
 use lockstep_engine::solo::Opponents;
 use lockstep_engine::synctest::{check, SyncTestError};
-use lockstep_engine::{Game, Setup};
-use lockstep_protocol::{PlayerId, PlayerInput, Tick};
+use lockstep_engine::{Game, HasBots, Setup};
+use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
+use serde::{Deserialize, Serialize};
 
-use crate::bot::Bots;
+use crate::bot::{Bot, Bots};
 use crate::offline::{self, SimOptions};
 use crate::{World, WorldConfig};
 
+/// The ball game's settings, as Start and the replay header carry them:
+/// postcard of one `u16`, the bytes replay formats 3 and 4 had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BallSettings {
+    /// Balls in the arena.
+    pub balls: u16,
+}
+
+impl Default for BallSettings {
+    fn default() -> Self {
+        BallSettings {
+            balls: WorldConfig::DEFAULT_BALLS,
+        }
+    }
+}
+
+/// Most balls a game may have: more would not fit the arena's floor.
+pub const MAX_BALLS: u16 = 1000;
+
 impl Game for World {
-    fn start(setup: &Setup) -> World {
+    const NAME: &'static str = lockstep_protocol::BALLS_GAME;
+    type Settings = BallSettings;
+    const PHASES: &'static [&'static str] = &crate::PHASES;
+
+    fn start(setup: &Setup<BallSettings>) -> World {
         let config = WorldConfig {
-            balls: setup.balls,
+            balls: setup.settings.balls,
             ..WorldConfig::new(setup.seed, setup.tick_rate)
         };
         World::new(config, &setup.players)
@@ -56,6 +80,49 @@ impl Game for World {
 
     fn nudge(&mut self) -> Option<&'static str> {
         self.nudge_one_ulp()
+    }
+}
+
+impl HasBots for World {
+    type Bot = Bot;
+
+    fn bot(seed: u64, player: PlayerId) -> Bot {
+        Bot::for_player(seed, player)
+    }
+
+    fn bot_input(&self, bot: &mut Bot, me: PlayerId) -> Input {
+        bot.next_input(self, me)
+    }
+
+    /// `balls=N`, 0 to [`MAX_BALLS`] (`--balls N`).
+    fn parse_settings(pairs: &[(String, String)]) -> Result<BallSettings, String> {
+        let mut settings = BallSettings::default();
+        for (key, value) in pairs {
+            match key.as_str() {
+                "balls" => {
+                    settings.balls = value
+                        .parse()
+                        .ok()
+                        .filter(|&n| n <= MAX_BALLS)
+                        .ok_or_else(|| format!("balls={value}: give 0 to {MAX_BALLS}"))?;
+                }
+                other => {
+                    return Err(format!(
+                        "the ball game has no setting {other:?}; it has balls"
+                    ))
+                }
+            }
+        }
+        Ok(settings)
+    }
+
+    fn describe_settings(settings: &BallSettings) -> String {
+        format!("{} balls", settings.balls)
+    }
+
+    /// The ball game's own, crowded preflight ([`crate::self_test`]).
+    fn self_test() -> u64 {
+        crate::self_test()
     }
 }
 
@@ -125,12 +192,39 @@ mod tests {
         );
     }
 
+    /// The generic bots of the engine play exactly the ball game's own:
+    /// `sim` may run either.
+    #[test]
+    fn the_engines_offline_game_is_the_ball_games() {
+        let setup = Setup {
+            seed: 1,
+            tick_rate: 60,
+            settings: BallSettings::default(),
+            players: (0..4).map(PlayerId).collect(),
+        };
+        let generic: World = lockstep_engine::offline(&setup, 600);
+        assert_eq!(generic, offline::run(sim(600)));
+    }
+
+    #[test]
+    fn the_settings_encode_as_the_ball_count_of_old_replays() {
+        let spec = lockstep_engine::spec_of::<World>(&BallSettings { balls: 300 });
+        assert_eq!(spec, lockstep_protocol::GameSpec::balls(300));
+        let pairs = [("balls".to_string(), "12".to_string())];
+        assert_eq!(
+            World::parse_settings(&pairs),
+            Ok(BallSettings { balls: 12 })
+        );
+        let too_many = [("balls".to_string(), "1001".to_string())];
+        assert!(World::parse_settings(&too_many).is_err());
+    }
+
     #[test]
     fn a_player_is_in_the_game_until_removed_and_again_once_back() {
         let mut world = World::start(&Setup {
             seed: 1,
             tick_rate: 60,
-            balls: 4,
+            settings: BallSettings { balls: 4 },
             players: vec![PlayerId(0), PlayerId(1)],
         });
         assert!(world.has_player(PlayerId(1)));

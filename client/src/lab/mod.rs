@@ -161,7 +161,7 @@ impl Game {
         let setup = Setup {
             seed,
             tick_rate: knobs.tick_rate,
-            balls: knobs.balls,
+            settings: lockstep_sim::engine::BallSettings { balls: knobs.balls },
             players: Vec::new(),
         };
         let bots = Bots::new(seed, &SoloGame::<World, Bots>::opponent_ids(BOTS));

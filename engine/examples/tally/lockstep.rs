@@ -59,7 +59,7 @@ pub fn play(ticks: u32, delay: u8, latency: usize) -> Outcome {
                 seed: 7,
                 tick_rate: 60,
                 input_delay: delay,
-                balls: 0,
+                spec: lockstep_engine::spec_of::<Tally>(&()),
                 roster: roster.clone(),
                 hash_interval: 15,
                 you: Some(me.id),
@@ -68,7 +68,7 @@ pub fn play(ticks: u32, delay: u8, latency: usize) -> Outcome {
                 snapshot: None,
                 resume: None,
             };
-            NetGame::new(&start, options)
+            NetGame::new(&start, options).expect("a Start of the Tally game")
         })
         .collect();
     // The relay: inputs by tick, then complete bundles in flight.

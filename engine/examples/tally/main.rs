@@ -1,12 +1,18 @@
 //! Tally, the smallest game on the lockstep engine: `cargo run -p
 //! lockstep-engine --example tally`.
 //!
-//! The game is a few dozen lines (`game.rs`). Implementing
+//! The game is a few dozen lines (`games/tally/src/game.rs`, shipped as
+//! the crate `lockstep-tally`). Implementing
 //! `lockstep_engine::Game` is all it takes to get the sync test, which
 //! proves its snapshot and hash cover its whole state, and lockstep play:
 //! two clients with the engine's gate, accumulator and input delay, over
 //! an in-memory relay (`lockstep.rs`), end on the same state.
 
+#[allow(
+    dead_code,
+    reason = "the game crate uses every item; the example only some"
+)]
+#[path = "../../../games/tally/src/game.rs"]
 mod game;
 mod lockstep;
 
@@ -19,7 +25,7 @@ fn main() -> Result<(), synctest::SyncTestError> {
     let setup = lockstep_engine::Setup {
         seed: 7,
         tick_rate: 60,
-        balls: 0,
+        settings: (),
         players: vec![PlayerId(0), PlayerId(1)],
     };
     let pressing = |game: &Tally| {

@@ -10,7 +10,9 @@
 
 use std::time::Duration;
 
-use lockstep_protocol::{Percent, PlayerId, Refusal, ServerMessage, Tick};
+use lockstep_protocol::{
+    Percent, PlayerId, Refusal, SelfTest, ServerMessage, Tick, MAX_SELF_TESTS,
+};
 use tracing::info;
 
 use super::{Action, Client, CloseCode, ConnId, Join, Outgoing, Role, Session};
@@ -39,7 +41,7 @@ impl Session {
             spectate,
             ready,
             platform,
-            self_test,
+            self_tests,
             link,
             unix_time,
             resume,
@@ -58,7 +60,7 @@ impl Session {
             resume,
         };
         let result = self
-            .check_self_test(&client.name, self_test)
+            .check_self_test(&client.name, &self_tests)
             .and_then(|()| self.join(conn, client, spectate, now));
         let refused = result.is_err();
         self.actions.push(Action::Reply(conn, result));
@@ -74,15 +76,22 @@ impl Session {
     /// Refuses a client whose machine or build computes the simulation's
     /// self-test differently from this server's build: it would desync the
     /// game, so it is stopped before it takes a slot or watches.
-    fn check_self_test(&self, name: &str, self_test: u64) -> Result<(), Refusal> {
+    fn check_self_test(&self, name: &str, self_tests: &[SelfTest]) -> Result<(), Refusal> {
         let expected = self.config.self_test;
-        if self_test == expected {
-            return Ok(());
-        }
-        let reason = format!(
-            "this machine computes the simulation differently (self-test {self_test:016x}, \
-             expected {expected:016x}); it would desync the game"
-        );
+        let game = &self.config.spec.name;
+        let reported = self_tests
+            .iter()
+            .take(MAX_SELF_TESTS)
+            .find(|test| test.game == *game);
+        let reason = match reported {
+            Some(test) if test.hash == expected => return Ok(()),
+            Some(test) => format!(
+                "this machine computes the simulation differently (self-test {:016x}, \
+                 expected {expected:016x}); it would desync the game",
+                test.hash
+            ),
+            None => format!("this client cannot play {game}, the game this server hosts"),
+        };
         info!(%name, %reason, "join refused");
         Err(Refusal { reason })
     }
@@ -432,8 +441,10 @@ mod tests {
     #[test]
     fn a_client_whose_self_test_differs_is_refused_before_it_takes_a_slot() {
         let mut h = Harness::players(2);
-        let expected = crate::build_self_test();
-        let odd = h.join_with_self_test(1, "ann", expected ^ 1);
+        let expected = crate::TEST_GAME.self_test();
+        let mut self_tests = super::super::harness::honest_self_tests();
+        self_tests[0].hash ^= 1;
+        let odd = h.join_with_self_tests(1, "ann", self_tests);
         assert_eq!(
             refused(&odd, 1),
             format!(
@@ -444,7 +455,7 @@ mod tests {
         );
         assert!(odd.events().is_empty(), "no slot, no joined line");
 
-        let honest = h.join_with_self_test(2, "bob", expected);
+        let honest = h.join_with_self_tests(2, "bob", super::super::harness::honest_self_tests());
         assert_eq!(honest.reply(2), Some(Ok(())));
         assert_eq!(
             honest.messages(2),
@@ -453,6 +464,25 @@ mod tests {
                 players_needed: 2
             }],
             "the refused client took no slot"
+        );
+    }
+
+    #[test]
+    fn a_client_without_the_hosted_game_is_refused_with_its_name() {
+        let mut h = Harness::players(2);
+        let other = vec![lockstep_protocol::SelfTest {
+            game: "chess".into(),
+            hash: crate::TEST_GAME.self_test(),
+        }];
+        let out = h.join_with_self_tests(1, "ann", other);
+        assert_eq!(
+            refused(&out, 1),
+            "this client cannot play tally, the game this server hosts"
+        );
+        let none = h.join_with_self_tests(2, "bob", Vec::new());
+        assert_eq!(
+            refused(&none, 2),
+            "this client cannot play tally, the game this server hosts"
         );
     }
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Lobby, Percent,
-    Platform, Refusal, Resume, ServerDatagram, ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE,
+    Platform, Refusal, Resume, SelfTest, ServerDatagram, ServerMessage, Start, Tick,
+    MAX_DATAGRAM_SIZE,
 };
 
 use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
@@ -70,7 +71,7 @@ impl Harness {
             players,
             replay_dir: None,
             laggard_tolerance: None,
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         })
     }
 
@@ -92,8 +93,13 @@ impl Harness {
     }
 
     /// Connection `id` joins as a player called `name` whose machine
-    /// computed `self_test` for the simulation's self-test.
-    pub(super) fn join_with_self_test(&mut self, id: usize, name: &str, self_test: u64) -> Out {
+    /// computed `self_tests` for the games it has.
+    pub(super) fn join_with_self_tests(
+        &mut self,
+        id: usize,
+        name: &str,
+        self_tests: Vec<SelfTest>,
+    ) -> Out {
         self.event(Event::Join(
             conn(id),
             Box::new(Join {
@@ -101,7 +107,7 @@ impl Harness {
                 spectate: false,
                 ready: true,
                 platform: platform(TRIPLE),
-                self_test,
+                self_tests,
                 link: LINK,
                 unix_time: UNIX_TIME,
                 resume: None,
@@ -155,7 +161,7 @@ impl Harness {
                 spectate: false,
                 ready: true,
                 platform: platform(TRIPLE),
-                self_test: crate::build_self_test(),
+                self_tests: honest_self_tests(),
                 link: LINK,
                 unix_time: UNIX_TIME,
                 resume: Some(Resume {
@@ -181,7 +187,7 @@ impl Harness {
                 spectate,
                 ready,
                 platform,
-                self_test: crate::build_self_test(),
+                self_tests: honest_self_tests(),
                 link: LINK,
                 unix_time: UNIX_TIME,
                 resume: None,
@@ -475,4 +481,13 @@ pub(super) fn logs_of<T>(f: impl FnOnce() -> T) -> (T, String) {
     let result = tracing::subscriber::with_default(subscriber, f);
     let logs = String::from_utf8_lossy(&buffer.0.lock().unwrap()).into_owned();
     (result, logs)
+}
+
+/// The self-test of the hosted game as this build computes it: what an
+/// honest client of the same build reports.
+pub(super) fn honest_self_tests() -> Vec<SelfTest> {
+    vec![SelfTest {
+        game: crate::TEST_GAME.name().to_string(),
+        hash: crate::TEST_GAME.self_test(),
+    }]
 }

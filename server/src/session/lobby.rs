@@ -168,7 +168,7 @@ impl Session {
                 players_needed: self.config.players,
                 tick_rate: self.config.tick_rate,
                 input_delay: self.config.input_delay,
-                balls: self.config.balls,
+                spec: self.config.spec.clone(),
                 seed: game_seed(self.config.seed, game),
             },
             last: self.last_game,
@@ -337,7 +337,7 @@ mod tests {
             replay_dir: None,
             laggard_tolerance: None,
             seed: 7,
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         h.join(1, "ann");
         h.join(2, "bob");

@@ -46,7 +46,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     Bundle, DesyncNotice, GameSummary, InputDatagram, Percent, Platform, PlayerId, Refusal,
-    ReplayHeader, Resume, RosterEntry, ServerMessage, SnapshotChunk, Start, Tick, PROTOCOL_VERSION,
+    ReplayHeader, Resume, RosterEntry, SelfTest, ServerMessage, SnapshotChunk, Start, Tick,
+    PROTOCOL_VERSION,
 };
 use tracing::{debug, info, warn};
 
@@ -116,9 +117,10 @@ pub(crate) struct Join {
     /// Its machine and build, as its Hello claims (sanitized): shown and
     /// recorded, never trusted.
     pub(crate) platform: Platform,
-    /// Its simulation self-test hash, compared with [`Config::self_test`]
+    /// The self-test hashes of the games it has; the one of the hosted
+    /// game is compared with [`Config::self_test`]
     /// before it gets anything.
-    pub(crate) self_test: u64,
+    pub(crate) self_tests: Vec<SelfTest>,
     /// Its path, as QUIC sees it at the join.
     pub(crate) link: LinkStats,
     /// Seconds since the Unix epoch: the replay of a game this join starts
@@ -294,6 +296,7 @@ pub(crate) struct Session {
 impl Session {
     pub(crate) fn new(config: Config) -> Self {
         let speed = SpeedControl::new(config.tick_rate);
+        let game = config.game;
         Session {
             seed: config.seed,
             config,
@@ -306,7 +309,7 @@ impl Session {
             speed,
             speed_from: Tick(0),
             recorder: None,
-            snapshots: Snapshots::new(0),
+            snapshots: Snapshots::new(game, 0),
             last_status: Duration::ZERO,
             waiting_warned: BTreeSet::new(),
             laggards: LaggardReports::default(),
@@ -515,7 +518,7 @@ impl Session {
             seed: self.seed,
             tick_rate: self.config.tick_rate,
             input_delay: self.config.input_delay,
-            balls: self.config.balls,
+            spec: self.config.spec.clone(),
             roster: self.roster.clone(),
             hash_interval: self.config.hash_interval,
             you,
@@ -573,8 +576,10 @@ impl Session {
         ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
-        self.snapshots =
-            Snapshots::new(u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate));
+        self.snapshots = Snapshots::new(
+            self.config.game,
+            u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate),
+        );
         self.speed = SpeedControl::new(self.config.tick_rate);
         self.speed_from = Tick(0);
         self.waiting_warned.clear();
@@ -605,7 +610,7 @@ impl Session {
             tick_rate: self.config.tick_rate,
             input_delay: self.config.input_delay,
             hash_interval: self.config.hash_interval,
-            balls: self.config.balls,
+            spec: self.config.spec.clone(),
             roster,
             platforms: self.platforms.clone(),
         };
@@ -1098,12 +1103,12 @@ mod tests {
     }
 
     fn start(you: Option<u8>, roster: Vec<RosterEntry>, history: u32) -> ServerMessage {
-        let config = Config::default();
+        let config = Config::new(crate::TEST_GAME);
         ServerMessage::Start(Start {
             seed: config.seed,
             tick_rate: config.tick_rate,
             input_delay: config.input_delay,
-            balls: config.balls,
+            spec: config.spec.clone(),
             roster,
             hash_interval: config.hash_interval,
             you: you.map(PlayerId),
@@ -1198,7 +1203,7 @@ mod tests {
         let mut h = Harness::new(Config {
             players: 1,
             replay_dir: Some(dir.clone()),
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         let started = h.join(1, "ann");
         let path = dir.join("2026-11-21T13-36-39Z.lsreplay");
@@ -1248,7 +1253,7 @@ mod tests {
     fn a_silent_player_is_dropped_at_the_timeout_and_the_bundles_announce_it() {
         let mut h = three_playing(Config {
             laggard_tolerance: None,
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         h.advance_to(ms(1500));
         h.inputs(1, 10..20);
@@ -1285,7 +1290,7 @@ mod tests {
         let mut h = three_playing(Config {
             replay_dir: Some(dir.clone()),
             laggard_tolerance: Some(ms(50)),
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         // cat sends nothing more; at 500 ms, when ticks up to 29 are needed
         // (a stand-in never comes before its tick is), the others send
@@ -1348,7 +1353,7 @@ mod tests {
 
     #[test]
     fn a_leaving_player_is_dropped_after_the_last_tick_it_sent() {
-        let mut h = three_playing(Config::default());
+        let mut h = three_playing(Config::new(crate::TEST_GAME));
         h.inputs(3, 10..12);
         let left = h.leave(3);
         assert_eq!(
@@ -1415,7 +1420,7 @@ mod tests {
 
     #[test]
     fn a_hash_unlike_the_others_is_named_with_the_tick_where_it_began() {
-        let mut h = three_playing(Config::default());
+        let mut h = three_playing(Config::new(crate::TEST_GAME));
         h.spectate(4, "sam");
         h.hash(1, 15, 7);
         h.hash(2, 15, 8);
@@ -1454,7 +1459,7 @@ mod tests {
 
     #[test]
     fn a_desync_whose_answers_do_not_all_come_is_announced_after_the_wait() {
-        let mut h = three_playing(Config::default());
+        let mut h = three_playing(Config::new(crate::TEST_GAME));
         h.hash(1, 15, 7);
         h.hash(2, 15, 8);
         h.hash(3, 15, 7);
@@ -1488,7 +1493,7 @@ mod tests {
     fn on_desync_stop_ends_the_game_for_everyone_once_pinpointed() {
         let mut h = three_playing(Config {
             on_desync: OnDesync::Stop,
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         h.hash(1, 15, 7);
         h.hash(2, 15, 8);
@@ -1518,7 +1523,7 @@ mod tests {
 
     #[test]
     fn a_player_that_cannot_keep_up_slows_the_game_for_everyone_until_it_recovers() {
-        let mut h = three_playing(Config::default());
+        let mut h = three_playing(Config::new(crate::TEST_GAME));
         h.spectate(4, "sam");
         h.capacity(1, 3000);
         h.capacity(3, 3000);
@@ -1584,7 +1589,7 @@ mod tests {
     fn with_speed_control_off_a_slow_machine_changes_nothing() {
         let mut h = three_playing(Config {
             speed_control: false,
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         let out = h.capacity(2, 30);
         assert!(out.reports().is_empty());
@@ -1653,7 +1658,7 @@ mod tests {
 
     #[test]
     fn a_shutdown_tells_every_client_then_closes_every_connection() {
-        let mut h = three_playing(Config::default());
+        let mut h = three_playing(Config::new(crate::TEST_GAME));
         h.session.announce_shutdown();
         let told = h.actions();
         for id in 1..=3 {

@@ -44,7 +44,7 @@ impl Session {
         self.seed = header.seed;
         self.config.tick_rate = header.tick_rate;
         self.config.input_delay = header.input_delay;
-        self.config.balls = header.balls;
+        self.config.spec = header.spec.clone();
         self.config.hash_interval = header.hash_interval;
         self.config.players = u8::try_from(header.roster.len()).unwrap_or(u8::MAX);
         self.roster = header.roster.clone();
@@ -60,8 +60,10 @@ impl Session {
         ));
         self.departures_seen = 0;
         self.hashes = HashCheck::new();
-        self.snapshots =
-            Snapshots::new(u32::from(self.config.snapshot_secs) * u32::from(header.tick_rate));
+        self.snapshots = Snapshots::new(
+            self.config.game,
+            u32::from(self.config.snapshot_secs) * u32::from(header.tick_rate),
+        );
         self.speed = SpeedControl::new(header.tick_rate);
         self.speed_from = next;
         match Recorder::append(&game.path, game.valid_len, next) {
@@ -220,7 +222,7 @@ mod tests {
                 tick_rate: 60,
                 input_delay: 3,
                 hash_interval: 15,
-                balls: 24,
+                spec: crate::TEST_GAME.default_spec(),
                 roster,
                 platforms: Vec::new(),
             },
@@ -235,7 +237,7 @@ mod tests {
         let mut h = Harness::new(Config {
             players: 9,
             resume_wait: wait,
-            ..Config::default()
+            ..Config::new(crate::TEST_GAME)
         });
         h.session.resume(game("lockstep-no-such-dir"), h.now);
         h

@@ -84,7 +84,8 @@ fn verify(args: &[String]) -> Result<Vec<String>, String> {
         return Err(format!("only --verify is available here\n{USAGE}"));
     }
     let (recording, problem) = replay::open(Path::new(file)).map_err(|e| e.to_string())?;
-    let verified = replay::verify::<World>(recording, None, |_, _| {});
+    let verified = replay::verify::<World>(recording, None, |_, _| {})
+        .map_err(|e| format!("{file}: {e}; this program plays only the ball game"))?;
     let lines = verified
         .conclude(Path::new(file), problem)
         .map_err(|e| e.to_string())?;

@@ -1,13 +1,14 @@
-//! Tally: about the smallest game that plugs into `lockstep-engine`.
+//! The whole game. Integers, one float and a roster that can change:
+//! enough for the gate, the accumulator, the sync test, the history and
+//! the desync diff to have something to check.
 //!
-//! Every player has a counter that its held buttons push up and a speed
-//! that follows them; one shared float drifts each tick. Integers, one
-//! float and a roster that can change: enough for the gate, the
-//! accumulator, the sync test, the history and the desync diff to have
-//! something to check.
+//! Determinism: the float math is one multiply and one add per value,
+//! each correctly rounded on every machine; the counters are kept
+//! ascending by player; nothing reads a clock; the bots' generator is
+//! their own state.
 
-use lockstep_engine::{Game, Setup};
-use lockstep_protocol::{PlayerId, PlayerInput, Tick};
+use lockstep_engine::{Game, HasBots, Setup};
+use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Tick};
 use serde::{Deserialize, Serialize};
 
 /// One player's state.
@@ -31,7 +32,11 @@ pub struct Tally {
 }
 
 impl Game for Tally {
-    fn start(setup: &Setup) -> Tally {
+    const NAME: &'static str = "tally";
+    type Settings = ();
+    const PHASES: &'static [&'static str] = &["counters", "drift"];
+
+    fn start(setup: &Setup<()>) -> Tally {
         let mut roster = setup.players.clone();
         roster.sort_unstable();
         roster.dedup();
@@ -108,6 +113,48 @@ impl Game for Tally {
     fn nudge(&mut self) -> Option<&'static str> {
         self.drift = f32::from_bits(self.drift.to_bits() + 1);
         Some("drift")
+    }
+}
+
+/// A Tally bot: a seeded xorshift generator that picks which buttons to
+/// hold each tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TallyBot {
+    state: u64,
+}
+
+impl HasBots for Tally {
+    type Bot = TallyBot;
+
+    fn bot(seed: u64, player: PlayerId) -> TallyBot {
+        // Never zero, which xorshift would keep for ever.
+        let state = (seed ^ (u64::from(player.0) << 56)) | 1;
+        TallyBot { state }
+    }
+
+    fn bot_input(&self, bot: &mut TallyBot, me: PlayerId) -> Input {
+        if !self.has_player(me) {
+            return Input::default();
+        }
+        bot.state ^= bot.state << 13;
+        bot.state ^= bot.state >> 7;
+        bot.state ^= bot.state << 17;
+        Input {
+            buttons: Buttons((bot.state >> 40) as u8 & 0x1f),
+            axes: None,
+        }
+    }
+}
+
+impl Tally {
+    /// Every player's counter, ascending by player.
+    pub fn counters(&self) -> &[Counter] {
+        &self.counters
+    }
+
+    /// The shared float.
+    pub fn drift(&self) -> f32 {
+        self.drift
     }
 }
 
