@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
-# The crate layout's promises (README, "How it fits together"): the game
-# (lockstep-sim) and the lockstep core (lockstep-engine) depend on no
-# windowing, networking, TLS or async runtime, and the client builds
-# headless, linking no SDL2. Run by `make test`.
+# The crate layout's promises (README, "How it fits together"): the games
+# (lockstep-sim, lockstep-tally) and the lockstep core (lockstep-engine)
+# depend on no windowing, networking, TLS or async runtime; the protocol
+# knows no game, and the server names one only in its binary's list; and
+# the client builds headless, linking no SDL2. Run by `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
-for crate in lockstep-sim lockstep-engine; do
+for crate in lockstep-sim lockstep-tally lockstep-engine; do
   found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2
     exit 1
   fi
 done
+
+games='lockstep-sim|lockstep-tally'
+found=$(cargo tree -p lockstep-protocol -e normal --prefix none | awk '{print $1}' | grep -Ex "$games" | sort -u | tr '\n' ' ' || true)
+if [ -n "$found" ]; then
+  echo "layout: lockstep-protocol must name no game, but depends on: $found" >&2
+  exit 1
+fi
+# The server hosts whatever game its binary lists (server/src/main.rs);
+# the library takes it as a value and names none.
+if named=$(grep -rnE 'lockstep_(sim|tally)\b' server/src --include='*.rs' | grep -v '^server/src/main.rs:'); then
+  echo "layout: server/src names a game outside the binary's list:" >&2
+  echo "$named" >&2
+  exit 1
+fi
 
 # Its own target directory, so the windowed binary the tests run stays.
 dir=target/headless
@@ -32,4 +47,4 @@ if "$bin" solo 2>/dev/null; then
   echo "layout: the headless client claims to open a window" >&2
   exit 1
 fi
-echo "layout: sim and engine are free of windowing, networking and TLS; the headless client links no SDL2"
+echo "layout: the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the headless client links no SDL2"

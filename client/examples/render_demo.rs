@@ -134,6 +134,7 @@ fn check_picture(path: &Path, previous: &World, current: &World, alpha: f32) -> 
     };
 
     let arena = current.arena();
+    let field = Vec2::new(arena.width, arena.height);
     for disc in current.discs() {
         let old = previous
             .discs()
@@ -141,7 +142,7 @@ fn check_picture(path: &Path, previous: &World, current: &World, alpha: f32) -> 
             .find(|old| old.player == disc.player)
             .map_or(disc.pos, |old| old.pos);
         let pos = old + (disc.pos - old) * alpha;
-        let at = Renderer::world_to_screen((width, height), arena, pos);
+        let at = Renderer::world_to_screen((width, height), field, pos);
         let got = pixel_at(at)?;
         let colour = player_colour(disc.player);
         let want = [colour.r, colour.g, colour.b];
@@ -157,7 +158,7 @@ fn check_picture(path: &Path, previous: &World, current: &World, alpha: f32) -> 
     // The view keeps the same margin around the field on all four sides,
     // so the field's distance from the window's left and top edges differs
     // only if there are bars; then the bottom-right corner is in one.
-    let (left, top) = Renderer::world_to_screen((width, height), arena, Vec2::ZERO);
+    let (left, top) = Renderer::world_to_screen((width, height), field, Vec2::ZERO);
     if (left - top).abs() > 2 {
         let corner = (i32::try_from(width)? - 1, i32::try_from(height)? - 1);
         let got = pixel_at(corner)?;

@@ -367,9 +367,8 @@ pub(crate) enum Command {
         /// Ticks to simulate.
         #[arg(long, default_value_t = 600)]
         ticks: u32,
-        /// Balls in the arena.
-        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
-        balls: u16,
+        #[command(flatten)]
+        game: GameArgs,
         /// Ticks per second (sets the fixed dt).
         #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
         tick_rate: u16,
@@ -390,9 +389,8 @@ pub(crate) enum Command {
         /// Players (each driven by a bot).
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=64))]
         players: u8,
-        /// Balls in the arena.
-        #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
-        balls: u16,
+        #[command(flatten)]
+        game: GameArgs,
     },
     /// Compare two desync dumps (.json or .bin) and print the fields that
     /// differ, with both values and their bit patterns. Exits 1 if they
@@ -517,6 +515,37 @@ impl SoloArgs {
         };
         (solo, window)
     }
+}
+
+/// Which game an offline mode plays, and its settings.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GameArgs {
+    /// The game: balls (the ball game) or tally (counters).
+    #[arg(long, value_name = "NAME", default_value = "balls")]
+    pub(crate) game: String,
+    /// Balls in the arena, a setting of the ball game [default: 24]; the
+    /// same as --set balls=N.
+    #[arg(long)]
+    pub(crate) balls: Option<u16>,
+    /// A setting of the game, KEY=VALUE (repeatable); each game says which
+    /// it has.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    pub(crate) settings: Vec<(String, String)>,
+}
+
+impl GameArgs {
+    /// Every setting given, `--balls` among them.
+    pub(crate) fn pairs(&self) -> Vec<(String, String)> {
+        let balls = self.balls.map(|n| ("balls".to_string(), n.to_string()));
+        balls.into_iter().chain(self.settings.clone()).collect()
+    }
+}
+
+fn parse_setting(s: &str) -> Result<(String, String), String> {
+    let (key, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected KEY=VALUE, got {s:?}"))?;
+    Ok((key.trim().to_string(), value.trim().to_string()))
 }
 
 #[derive(Debug, clap::Args)]
@@ -655,19 +684,17 @@ fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(T, T), String> {
     Ok((parse(a)?, parse(b)?))
 }
 
-/// A phase of the ball game's step, as `--inject-desync-phase` names it:
-/// `roster` (the bundle's departures and returns) or one of the
-/// simulation's own [`lockstep_sim::PHASES`].
+/// A phase of a game's step, as `--inject-desync-phase` names it:
+/// `roster` (the bundle's departures and returns) or one of the phases of
+/// a game this client offers ([`lockstep_engine::Game::PHASES`]); the game
+/// the server hosts must have it, which the game's start checks.
 fn parse_phase(s: &str) -> Result<&'static str, String> {
-    std::iter::once("roster")
-        .chain(lockstep_sim::PHASES)
+    let phases = crate::phases();
+    phases
+        .iter()
+        .copied()
         .find(|&phase| phase == s)
-        .ok_or_else(|| {
-            format!(
-                "no phase {s:?}; the phases are roster, {}",
-                lockstep_sim::PHASES.join(", ")
-            )
-        })
+        .ok_or_else(|| format!("no phase {s:?}; the phases are {}", phases.join(", ")))
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

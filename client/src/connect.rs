@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use lockstep_conditioner::LinkConfig;
 
+use crate::games::Games;
 use crate::net::{NetClient, NetOptions, Trust};
 use crate::play::PlayOptions;
 use crate::window_modes::{self, WindowOptions};
@@ -92,7 +93,7 @@ pub fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
 /// Joins the server and plays until the game's end, `play.ticks`, or the
 /// window is closed, `play.games` times over; the `stats ...` and
 /// `final ...` lines of each game.
-pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
+pub fn run(games: &impl Games, options: ConnectOptions) -> anyhow::Result<Vec<String>> {
     let name = options
         .name
         .or_else(|| std::env::var("USER").ok())
@@ -119,7 +120,7 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         spectate: options.spectate,
         ready: options.headless || options.window.joins_ready(&options.play),
         platform: crate::platform::current(),
-        self_tests: self_tests(options.perturb_self_test),
+        self_tests: self_tests(games, options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
         send_delay: options.send_delay,
         reconnect: options.reconnect,
@@ -130,26 +131,28 @@ pub fn run(options: ConnectOptions) -> anyhow::Result<Vec<String>> {
         if options.window.screenshot.is_some() {
             bail!("--screenshot needs a window; drop --headless");
         }
-        headless::run(net, options.play)?
+        headless::run(games, net, options.play)?
     } else {
         let window = WindowOptions {
             title: name,
             ..options.window
         };
-        window_modes::networked(net, window, options.play)?
+        window_modes::networked(games, net, window, options.play)?
     };
     Ok(outcomes.iter().flat_map(report).collect())
 }
 
-/// The self-test hashes to announce: this build's, run before asking for
-/// a slot (the server refuses a client that differs), or, when `perturb`,
-/// ones that cannot match.
-fn self_tests(perturb: bool) -> Vec<lockstep_protocol::SelfTest> {
-    let hash = lockstep_sim::self_test();
-    vec![lockstep_protocol::SelfTest {
-        game: lockstep_protocol::BALLS_GAME.to_string(),
-        hash: if perturb { hash ^ 1 } else { hash },
-    }]
+/// The self-test hashes to announce, one per game: this build's, run
+/// before asking for a slot (the server refuses a client that differs for
+/// the game it hosts), or, when `perturb`, ones that cannot match.
+fn self_tests(games: &impl Games, perturb: bool) -> Vec<lockstep_protocol::SelfTest> {
+    let mut tests = games.self_tests();
+    if perturb {
+        for test in &mut tests {
+            test.hash ^= 1;
+        }
+    }
+    tests
 }
 
 /// The last lines of a networked game: the scripts read the link's cost

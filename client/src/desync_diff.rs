@@ -1,12 +1,14 @@
-//! `desync-diff A B`: compares two desync dumps of the game's world, like
+//! `desync-diff A B`: compares two desync dumps of a game's state, like
 //! diff(1): the differing fields are the output, and dumps that differ are
-//! a failure, so a script can test the exit status.
+//! a failure, so a script can test the exit status. The dumps say which
+//! game they are of.
 
 use std::path::Path;
 
-use lockstep_engine::desync::DumpError;
-use lockstep_engine::diff::compare_dumps;
-use lockstep_sim::World;
+use lockstep_engine::desync::{dump_game, DumpError};
+use lockstep_engine::UnknownGame;
+
+use crate::games::Games;
 
 /// Why `desync-diff` failed.
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +16,9 @@ pub enum DesyncDiffError {
     /// A dump could not be read.
     #[error(transparent)]
     Dump(#[from] DumpError),
+    /// The dumps are of a game this client does not have.
+    #[error(transparent)]
+    Unknown(#[from] UnknownGame),
     /// The worlds differ.
     #[error("the dumps differ (differing fields: {differing})")]
     Differ {
@@ -26,10 +31,17 @@ pub enum DesyncDiffError {
     },
 }
 
-/// Compares the worlds of dumps `a` and `b`, listing at most `max`
-/// differing fields; the report's lines when the worlds are the same.
-pub fn compare(a: &Path, b: &Path, max: usize) -> Result<Vec<String>, DesyncDiffError> {
-    let report = compare_dumps::<World>(a, b, max)?;
+/// Compares the states of dumps `a` and `b`, of the game `a` names,
+/// listing at most `max` differing fields; the report's lines when the
+/// states are the same.
+pub fn compare(
+    games: &impl Games,
+    a: &Path,
+    b: &Path,
+    max: usize,
+) -> Result<Vec<String>, DesyncDiffError> {
+    let game = games.find(&dump_game(a)?)?;
+    let report = game.compare_dumps(a, b, max)?;
     if report.differing == 0 {
         return Ok(report.lines);
     }

@@ -7,11 +7,12 @@
 //! ready for the next, and plays that one from its Start.
 
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use lockstep_protocol::Input;
+use lockstep_protocol::{Input, Start};
 
 use crate::clock;
+use crate::games::{ClientGame, ForGame, Games};
 use crate::net::{NetClient, NetEvent, Started};
 use crate::play::{NetPlay, PlayOptions};
 use crate::{GameOutcome, PlayError};
@@ -45,34 +46,68 @@ fn wait_for_start(net: &NetClient, rematch: bool) -> Result<Started, PlayError> 
     }
 }
 
-/// Plays `options.games` games, each until `options.ticks`, or until the
-/// connection ends; how each game ended, in order.
-pub fn run(mut net: NetClient, options: PlayOptions) -> Result<Vec<GameOutcome>, PlayError> {
+/// Plays `options.games` games of whichever of `games` the server hosts,
+/// each until `options.ticks`, or until the connection ends; how each
+/// game ended, in order.
+pub fn run(
+    games: &impl Games,
+    mut net: NetClient,
+    options: PlayOptions,
+) -> Result<Vec<GameOutcome>, PlayError> {
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
         let (start, at, snapshot) = wait_for_start(&net, game > 1)?;
-        let play = play_game(NetPlay::start(
+        let name = start.spec.name.clone();
+        let one = OneGame {
             net,
-            &start,
+            start,
             at,
             snapshot,
-            options.for_game(game),
-        )?)?;
-        if options.is_last(game) {
-            outcomes.push(play.finish(None));
-            break;
-        }
-        let (next, outcome, _) = play.finish_game(None);
+            options: options.for_game(game),
+            last: options.is_last(game),
+        };
+        let (outcome, next) = games.run(&name, one)??;
         outcomes.push(outcome);
-        net = next;
+        match next {
+            Some(next) => net = next,
+            None => break,
+        }
     }
     Ok(outcomes)
+}
+
+/// One game of a series, played headless whatever the game.
+struct OneGame {
+    net: NetClient,
+    start: Start,
+    at: Instant,
+    snapshot: Option<Vec<u8>>,
+    options: PlayOptions,
+    /// The last of the series: leave after it.
+    last: bool,
+}
+
+impl ForGame for OneGame {
+    /// How the game ended, and the connection for the next one unless
+    /// this was the last.
+    type Output = Result<(GameOutcome, Option<NetClient>), PlayError>;
+
+    fn run<G: ClientGame>(self) -> Self::Output {
+        let play =
+            NetPlay::<G>::start(self.net, &self.start, self.at, self.snapshot, self.options)?;
+        let play = play_game(play)?;
+        if self.last {
+            return Ok((play.finish(None), None));
+        }
+        let (next, outcome, _) = play.finish_game(None);
+        Ok((outcome, Some(next)))
+    }
 }
 
 /// Plays one game until `ticks` is reached (the game is handed back, for
 /// the caller to leave or to wait for the next), or until the connection
 /// ends.
-fn play_game(mut play: NetPlay) -> Result<NetPlay, PlayError> {
+fn play_game<G: ClientGame>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayError> {
     loop {
         // IndependentTickRun: take what the network delivered.
         play.drain()?;

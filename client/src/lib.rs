@@ -52,6 +52,7 @@ pub mod connect;
 pub mod desync_diff;
 pub mod discovery;
 pub mod finder;
+pub mod games;
 pub mod headless;
 pub mod input_schedule;
 pub mod known_servers;
@@ -79,6 +80,8 @@ pub mod report;
 #[cfg(feature = "window")]
 pub mod report_picture;
 #[cfg(feature = "window")]
+pub mod scene;
+#[cfg(feature = "window")]
 pub mod screenshot;
 #[cfg(feature = "window")]
 pub mod timeline;
@@ -92,7 +95,6 @@ use std::time::Duration;
 
 use lockstep_engine::net_game::NetGame;
 use lockstep_protocol::Percent;
-use lockstep_sim::World;
 use net::{Closed, LinkStats};
 
 /// Why a networked game ended other than by reaching `--ticks` or leaving.
@@ -113,6 +115,9 @@ pub enum PlayError {
     /// The server's game is not one this client can play.
     #[error("cannot play the server's game: {0}")]
     Game(#[from] lockstep_engine::SetupError),
+    /// The server's game is not one this client has.
+    #[error("cannot play the server's game: {0}")]
+    UnknownGame(#[from] lockstep_engine::UnknownGame),
 }
 
 impl From<Closed> for PlayError {
@@ -163,7 +168,11 @@ pub struct GameOutcome {
 impl GameOutcome {
     /// The outcome of `game` with the last link statistics, drawn with
     /// frames of `frame` (`None`: headless).
-    pub fn new(game: &NetGame<World>, link: LinkStats, frame: Option<Duration>) -> Self {
+    pub fn new<G: lockstep_engine::Game>(
+        game: &NetGame<G>,
+        link: LinkStats,
+        frame: Option<Duration>,
+    ) -> Self {
         GameOutcome {
             tick: game.current.tick().0,
             hash: game.current.hash(),

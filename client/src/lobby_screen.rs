@@ -51,6 +51,9 @@ pub struct LobbyView {
     pub last: Option<LastScores>,
     /// One line about what happens next.
     pub status: String,
+    /// The next game and its settings in a few words ("balls (24
+    /// balls)"), as the client's list of games describes them.
+    pub game: String,
 }
 
 /// The scores of the last game this client played: its world knows them,
@@ -226,10 +229,8 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
     if let Some(lobby) = &view.lobby {
         let next = &lobby.next;
         let settings = format!(
-            "Next game: {} Hz, {}, input delay {}",
-            next.tick_rate,
-            describe(&next.spec),
-            next.input_delay
+            "Next game: {}, {} Hz, input delay {}",
+            view.game, next.tick_rate, next.input_delay
         );
         text(canvas, at.left, at.settings, size, &settings, LOBBY_TEXT)?;
         let seed = format!("Seed {} (a new one each game)", next.seed);
@@ -286,17 +287,6 @@ fn draw_last_game(
 #[must_use]
 pub fn hits_button(output: (u32, u32), players: usize, x: i32, y: i32) -> bool {
     layout(output, players).button.contains_point((x, y))
-}
-
-/// The next game's settings in a few words: the ball game's as "24
-/// balls", any other game by its name.
-fn describe(spec: &lockstep_protocol::GameSpec) -> String {
-    use lockstep_engine::HasBots;
-    use lockstep_sim::World;
-    match lockstep_engine::settings_of::<World>(spec) {
-        Ok(settings) => World::describe_settings(&settings),
-        Err(_) => spec.name.clone(),
-    }
 }
 
 #[cfg(test)]

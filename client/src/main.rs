@@ -1,19 +1,67 @@
 //! `lockstep-client`: parses the command line (`cli.rs`), starts tracing,
 //! runs the chosen mode in the library and prints what it returns: its
-//! stdout lines, or the error on stderr with exit status 1.
+//! stdout lines, or the error on stderr with exit status 1. The games it
+//! plays are listed here, and only here ([`Offered`]).
 
 mod cli;
 
 use clap::Parser;
 use lockstep_client::desync_diff::{self, DesyncDiffError};
+use lockstep_client::games::{ClientGame, ForGame, Games};
 use lockstep_client::verify::{self, ReplayOptions};
 use lockstep_client::window_modes::{self, ViewOptions};
 use lockstep_client::{connect, final_line};
 use lockstep_engine::loops::{self, trace};
-use lockstep_protocol::Tick;
-use lockstep_sim::offline::{self, SimOptions};
+use lockstep_engine::{synctest, Bots, Game, Hosted, HostedGame, Setup, UnknownGame};
+use lockstep_protocol::{PlayerId, Tick};
+use lockstep_sim::World;
+use lockstep_tally::Tally;
 
 use cli::{Cli, Command, Destination};
+
+/// The games this client plays, as hosts see them.
+const HOSTED: &[&dyn HostedGame] = &[&Hosted::<World>::new(), &Hosted::<Tally>::new()];
+
+/// The games this client plays: `--game`, a server's game, a replay's.
+struct Offered;
+
+impl Games for Offered {
+    fn hosted(&self) -> &[&'static dyn HostedGame] {
+        HOSTED
+    }
+
+    fn run<F: ForGame>(&self, name: &str, code: F) -> Result<F::Output, UnknownGame> {
+        match name {
+            World::NAME => Ok(code.run::<World>()),
+            Tally::NAME => Ok(code.run::<Tally>()),
+            _ => Err(UnknownGame {
+                name: name.to_string(),
+                offered: HOSTED.iter().map(|game| game.name()).collect(),
+            }),
+        }
+    }
+}
+
+/// Every phase `--inject-desync-phase` may name: the roster change, then
+/// the phases of each game offered.
+fn phases() -> Vec<&'static str> {
+    struct Phases;
+    impl ForGame for Phases {
+        type Output = &'static [&'static str];
+        fn run<G: ClientGame>(self) -> Self::Output {
+            G::PHASES
+        }
+    }
+    let mut all = vec!["roster"];
+    for game in HOSTED {
+        for &phase in Offered.run(game.name(), Phases).unwrap_or_default() {
+            if !all.contains(&phase) {
+                all.push(phase);
+            }
+        }
+    }
+    all
+}
 
 fn main() {
     tracing_subscriber::fmt()
@@ -55,36 +103,37 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             players,
             seed,
             ticks,
-            balls,
+            game,
             tick_rate,
         }) => {
-            let world = offline::run(SimOptions {
+            let offline = Offline {
                 players,
                 seed,
-                ticks,
-                balls,
                 tick_rate,
-            });
-            Ok(vec![final_line(world.tick().0, world.hash())])
+                settings: game.pairs(),
+                ticks,
+                check_distance: None,
+            };
+            Offered.run(&game.game, offline)?
         }
         Some(Command::Synctest {
             ticks,
             check_distance,
             seed,
             players,
-            balls,
+            game,
         }) => {
-            let sim = SimOptions {
+            let offline = Offline {
                 players,
                 seed,
-                ticks,
-                balls,
                 tick_rate: 60,
+                settings: game.pairs(),
+                ticks,
+                check_distance: Some(check_distance),
             };
-            let report = lockstep_sim::engine::synctest(sim, check_distance)?;
-            Ok(vec![final_line(report.tick, report.hash)])
+            Offered.run(&game.game, offline)?
         }
-        Some(Command::DesyncDiff { a, b, max }) => Ok(desync_diff::compare(&a, &b, max)?),
+        Some(Command::DesyncDiff { a, b, max }) => Ok(desync_diff::compare(&Offered, &a, &b, max)?),
         Some(Command::Replay {
             file,
             verify,
@@ -92,19 +141,23 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             speed,
             seek,
             window,
-        }) => verify::run(ReplayOptions {
-            file,
-            headless,
-            view: ViewOptions {
-                speed,
-                seek: seek.map(Tick),
-                verify,
+        }) => verify::run(
+            &Offered,
+            ReplayOptions {
+                file,
+                headless,
+                view: ViewOptions {
+                    speed,
+                    seek: seek.map(Tick),
+                    verify,
+                },
+                window: window.options(None),
             },
-            window: window.options(None),
-        }),
-        Some(Command::Report { replay, out, width }) => {
-            window_modes::report(lockstep_client::report::ReportOptions { replay, out, width })
-        }
+        ),
+        Some(Command::Report { replay, out, width }) => window_modes::report(
+            &Offered,
+            lockstep_client::report::ReportOptions { replay, out, width },
+        ),
         Some(Command::Solo(args)) => {
             let (solo, window) = args.options();
             window_modes::solo(solo, window)
@@ -120,8 +173,79 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             &args.known_servers,
         )?),
         None => match cli.play.destination()? {
-            Destination::Join(options) => connect::run(*options),
+            Destination::Join(options) => connect::run(&Offered, *options),
             Destination::Done(lines) => Ok(lines),
         },
+    }
+}
+
+/// `sim` and `synctest`: a game of bots only, straight or under the sync
+/// test, whatever the game.
+struct Offline {
+    players: u8,
+    seed: u64,
+    tick_rate: u16,
+    /// The game's settings, KEY=VALUE.
+    settings: Vec<(String, String)>,
+    ticks: u32,
+    /// Run under the sync test, restoring from this many ticks back.
+    check_distance: Option<u32>,
+}
+
+impl ForGame for Offline {
+    type Output = anyhow::Result<Vec<String>>;
+
+    fn run<G: ClientGame>(self) -> Self::Output {
+        let settings = G::parse_settings(&self.settings).map_err(anyhow::Error::msg)?;
+        let setup = Setup {
+            seed: self.seed,
+            tick_rate: self.tick_rate,
+            settings,
+            players: (0..self.players).map(PlayerId).collect(),
+        };
+        let game: G = match self.check_distance {
+            None => lockstep_engine::offline(&setup, self.ticks),
+            Some(distance) => {
+                let mut bots = Bots::<G>::new(setup.seed, &setup.players);
+                synctest::check(
+                    G::start(&setup),
+                    |game| bots.inputs(game),
+                    self.ticks,
+                    distance,
+                )?
+            }
+        };
+        Ok(vec![final_line(game.tick().0, game.hash())])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list of hosted games and the dispatch name the same games.
+    #[test]
+    fn every_hosted_game_runs_and_no_other() {
+        struct Name;
+        impl ForGame for Name {
+            type Output = &'static str;
+            fn run<G: ClientGame>(self) -> &'static str {
+                G::NAME
+            }
+        }
+        for game in HOSTED {
+            assert_eq!(Offered.run(game.name(), Name), Ok(game.name()));
+        }
+        let unknown = Offered.run("chess", Name).unwrap_err();
+        assert_eq!(unknown.offered, ["balls", "tally"]);
+    }
+
+    #[test]
+    fn the_phases_are_the_roster_and_every_games_own_once() {
+        let phases = phases();
+        assert_eq!(phases[0], "roster");
+        for phase in World::PHASES.iter().chain(Tally::PHASES) {
+            assert_eq!(phases.iter().filter(|p| *p == phase).count(), 1, "{phase}");
+        }
     }
 }

@@ -33,7 +33,6 @@ use lockstep_protocol::{
     InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, Resume, ServerDatagram,
     ServerMessage, SnapshotChunk, Start, Tick, ALPN, MAX_DATAGRAM_SIZE, MAX_SNAPSHOT_SIZE,
 };
-use lockstep_sim::World;
 use tokio::sync::mpsc;
 use tracing::debug;
 
@@ -216,7 +215,7 @@ pub enum Closed {
 
 /// A game's start as the frontend takes it: the server's Start, when it
 /// arrived, and the snapshot it is joined from (see [`NetEvent::Started`]).
-pub type Started = (Start, std::time::Instant, Option<Box<World>>);
+pub type Started = (Start, std::time::Instant, Option<Vec<u8>>);
 
 /// Network → frontend.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,9 +243,10 @@ pub enum NetEvent {
         start: Start,
         /// When the network thread received it.
         at: std::time::Instant,
-        /// The verified world the game starts from ([`Start::snapshot`]),
-        /// once all of it arrived; `None`: from tick 0.
-        snapshot: Option<Box<World>>,
+        /// The verified state the game starts from ([`Start::snapshot`]),
+        /// encoded as the game encodes it, once all of it arrived; `None`:
+        /// from tick 0. The frontend, which knows the game, decodes it.
+        snapshot: Option<Vec<u8>>,
     },
     /// The server asks for our world after this tick, to check it against
     /// the hash the majority reported and keep it for joins.
@@ -416,14 +416,15 @@ impl Drop for NetClient {
 }
 
 /// Adds `chunk` to the snapshot of tick `expected` assembled in `bytes`;
-/// the world once the last chunk is in. A chunk of another tick, out of
-/// order, past its length or oversized, or bytes that are not a world of
-/// that tick, end the connection with a clear error.
+/// `true` once the last chunk is in. A chunk of another tick, out of
+/// order, past its length or oversized ends the connection with a clear
+/// error; whether the bytes are a state of that tick is for the frontend,
+/// which knows the game.
 fn take_snapshot_chunk(
     expected: Option<Tick>,
     bytes: &mut Vec<u8>,
     chunk: SnapshotChunk,
-) -> Result<Option<World>, NetError> {
+) -> Result<bool, NetError> {
     let bad = |why: String| Err(NetError::Snapshot(why));
     let total = chunk.total_len as usize;
     if Some(chunk.tick) != expected {
@@ -444,18 +445,7 @@ fn take_snapshot_chunk(
         return bad(format!("chunks longer than the announced {total} bytes"));
     }
     bytes.extend_from_slice(&chunk.bytes);
-    if bytes.len() < total {
-        return Ok(None);
-    }
-    let world: World = decode(bytes, MAX_SNAPSHOT_SIZE as usize)?;
-    if world.tick() != chunk.tick {
-        return bad(format!(
-            "a world of tick {} for tick {}",
-            world.tick(),
-            chunk.tick
-        ));
-    }
-    Ok(Some(world))
+    Ok(bytes.len() == total)
 }
 
 /// Error while running the connection, turned into [`Closed::Lost`].
@@ -942,12 +932,12 @@ async fn play(
                                 debug!(tick = %chunk.tick, "snapshot without a Start ignored");
                                 continue;
                             };
-                            if let Some(world) = take_snapshot_chunk(start.snapshot, bytes, chunk)? {
-                                let (start, at, _) = joining.take().ok_or(NetError::StreamEnded)?;
+                            if take_snapshot_chunk(start.snapshot, bytes, chunk)? {
+                                let (start, at, bytes) = joining.take().ok_or(NetError::StreamEnded)?;
                                 let _ = events.send(NetEvent::Started {
                                     start,
                                     at: at.into_std(),
-                                    snapshot: Some(Box::new(world)),
+                                    snapshot: Some(bytes),
                                 });
                             }
                         }

@@ -25,6 +25,7 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::chart::{self, Mark};
+use crate::games::ClientGame;
 use crate::play::{FrameTicks, NetPlay};
 use crate::render::{backing, text, text_size, GLYPH, HUD_TEXT, PAD};
 
@@ -157,7 +158,13 @@ impl NetGraph {
 
     /// Records the frame of `play` that ended at `now` and took
     /// `frame_ms`: what [`NetGraph::record`] needs, read off the game.
-    pub fn record_play(&mut self, now: f64, frame_ms: f32, play: &NetPlay, frame: &FrameTicks) {
+    pub fn record_play<G: ClientGame>(
+        &mut self,
+        now: f64,
+        frame_ms: f32,
+        play: &NetPlay<G>,
+        frame: &FrameTicks,
+    ) {
         let game = &play.game;
         let sample = FrameSample {
             frame_ms,
@@ -178,7 +185,11 @@ impl NetGraph {
         let observed = Observed {
             delay: game.input_delay() + u32::from(game.playout()),
             waiting_for_peer,
-            players: game.current.discs().len(),
+            players: game
+                .roster
+                .iter()
+                .filter(|(player, _)| game.current.has_player(*player))
+                .count(),
             desync: play.desync.is_some(),
             replaced: game.stats().replaced_inputs,
             speed: game.speed().0,

@@ -23,11 +23,10 @@ use lockstep_engine::capacity::CapacityMeter;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_protocol::{
-    encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
+    decode, encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
 };
-use lockstep_sim::bot::Bot;
-use lockstep_sim::World;
 
+use crate::games::ClientGame;
 use crate::input_schedule::Schedule;
 use crate::net::{LinkStats, NetClient, NetEvent};
 use crate::recording::FileRecorder;
@@ -145,20 +144,20 @@ pub struct FrameTicks {
     pub finished: bool,
 }
 
-/// A networked game in progress.
+/// A networked game of `G` in progress.
 #[derive(Debug)]
-pub struct NetPlay {
+pub struct NetPlay<G: ClientGame> {
     /// The connection.
     pub net: NetClient,
     /// Simulation, gate and clock.
-    pub game: NetGame<World>,
+    pub game: NetGame<G>,
     /// Last link statistics.
     pub link: LinkStats,
     /// The last desync announcement, for the HUD.
     pub desync: Option<String>,
     /// The server's last lag indicator.
     pub peers: Option<PeerStatus>,
-    bot: Option<Bot>,
+    bot: Option<G::Bot>,
     /// The input last told to the network thread as held; `None` when it
     /// sends nothing on schedule (a bot, a spectator, or switched off).
     held: Option<Input>,
@@ -190,19 +189,24 @@ pub struct NetPlay {
     resumed_at: Option<Tick>,
 }
 
-impl NetPlay {
+impl<G: ClientGame> NetPlay<G> {
     /// Starts the game the server announced; `at` is when Start arrived,
-    /// the zero of this client's game clock.
+    /// the zero of this client's game clock; `snapshot` is the encoded
+    /// state it is joined from, if it is.
     pub fn start(
         net: NetClient,
         start: &Start,
         at: Instant,
-        snapshot: Option<Box<World>>,
+        snapshot: Option<Vec<u8>>,
         options: PlayOptions,
-    ) -> Result<NetPlay, PlayError> {
+    ) -> Result<NetPlay<G>, PlayError> {
+        check_fault_phase::<G>(&options)?;
+        let snapshot = snapshot
+            .map(|bytes| snapshot_state::<G>(start, &bytes))
+            .transpose()?;
         let joined_from = snapshot.as_ref().map(|world| world.tick());
         let game = match snapshot {
-            Some(world) => NetGame::from_world(start, options.game, *world),
+            Some(world) => NetGame::from_world(start, options.game, world),
             None => NetGame::new(start, options.game)?,
         };
         for (tick, input) in game.initial_inputs() {
@@ -243,7 +247,7 @@ impl NetPlay {
         }
         Ok(NetPlay {
             bot: match (options.bot, game.me) {
-                (Some(seed), Some(me)) => Some(Bot::for_player(seed, me)),
+                (Some(seed), Some(me)) => Some(G::bot(seed, me)),
                 _ => None,
             },
             held,
@@ -327,11 +331,14 @@ impl NetPlay {
         &mut self,
         start: &Start,
         at: Instant,
-        snapshot: Option<Box<World>>,
+        snapshot: Option<Vec<u8>>,
     ) -> Result<(), PlayError> {
+        let snapshot = snapshot
+            .map(|bytes| snapshot_state::<G>(start, &bytes))
+            .transpose()?;
         self.joined_from = snapshot.as_ref().map(|world| world.tick());
         self.game = match snapshot {
-            Some(world) => NetGame::from_world(start, self.options.game, *world),
+            Some(world) => NetGame::from_world(start, self.options.game, world),
             None => NetGame::new(start, self.options.game)?,
         };
         for (tick, input) in self.game.initial_inputs() {
@@ -381,7 +388,7 @@ impl NetPlay {
         };
         let mut world = world.clone();
         if self.options.corrupt_snapshot {
-            world.nudge_one_ulp();
+            world.nudge();
         }
         match encode(&world, MAX_SNAPSHOT_SIZE as usize) {
             Ok(bytes) => self.net.send_snapshot(tick, bytes),
@@ -535,7 +542,7 @@ impl NetPlay {
         let input = match &mut self.bot {
             Some(bot) => {
                 let me = self.game.me.unwrap_or_default();
-                bot.next_input(&self.game.current, me)
+                self.game.current.bot_input(bot, me)
             }
             None => sample(),
         };
@@ -680,7 +687,7 @@ impl NetPlay {
     /// Tells the server this player is done with the game but stays for
     /// the next one; hands back the connection, how the game ended and
     /// its last world (for the lobby's scores).
-    pub fn finish_game(mut self, frame: Option<Duration>) -> (NetClient, GameOutcome, World) {
+    pub fn finish_game(mut self, frame: Option<Duration>) -> (NetClient, GameOutcome, G) {
         if let Some(line) = self.replacements.flush() {
             eprintln!("lockstep-client: {line}");
         }
@@ -733,6 +740,38 @@ impl NetPlay {
             },
             None => format!("; tick {tick} is no longer in the history, no dump written"),
         }
+    }
+}
+
+/// The state a game is joined from: the server's verified snapshot,
+/// decoded as a state of `G` after the tick the Start names.
+fn snapshot_state<G: ClientGame>(start: &Start, bytes: &[u8]) -> Result<G, PlayError> {
+    let bad = |why: String| PlayError::Lost(format!("the server sent a bad snapshot: {why}"));
+    let state: G = decode(bytes, MAX_SNAPSHOT_SIZE as usize)
+        .map_err(|e| bad(format!("not a state of the game {}: {e}", G::NAME)))?;
+    match start.snapshot {
+        Some(tick) if tick == state.tick() => Ok(state),
+        expected => Err(bad(format!(
+            "a state of tick {} for a Start from {expected:?}",
+            state.tick()
+        ))),
+    }
+}
+
+/// Refuses a fault injected in a phase `G` does not have
+/// (`--inject-desync-phase` names the phases of every game the client
+/// offers).
+fn check_fault_phase<G: ClientGame>(options: &PlayOptions) -> Result<(), PlayError> {
+    match options.game.fault.and_then(|fault| fault.phase) {
+        Some(phase) if phase != "roster" && !G::PHASES.contains(&phase) => {
+            Err(PlayError::Lost(format!(
+                "--inject-desync-phase {phase}: the game {} has no such phase; its phases are \
+                 roster, {}",
+                G::NAME,
+                G::PHASES.join(", ")
+            )))
+        }
+        _ => Ok(()),
     }
 }
 

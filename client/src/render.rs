@@ -1,20 +1,22 @@
-//! Draws the game: arena, balls, discs, scores and the HUD.
+//! Draws a frame of any game: the game's own scene, its scores and the
+//! HUD.
 //!
 //! # How it works
 //!
 //! The frontend steps the simulation at a fixed rate and draws at whatever
 //! rate the display allows, so a frame usually falls between two ticks. It
-//! hands [`Renderer::draw`] the worlds before and after the current tick and
-//! how far between them the frame is (`alpha`); bodies are drawn at the
-//! linear interpolation of the two, which keeps motion smooth at any frame
-//! rate. Nothing here reads a clock or changes a world: the numbers the HUD
-//! shows arrive ready-made in [`Hud`].
+//! hands [`Renderer::draw`] the states before and after the current tick
+//! and how far between them the frame is (`alpha`); the game draws itself
+//! at the linear interpolation of the two ([`Scene`]), which keeps motion
+//! smooth at any frame rate. Nothing here reads a clock or changes a
+//! state: the numbers the HUD shows arrive ready-made in [`Hud`].
 //!
-//! Every frame is laid out from the canvas' current output size: the arena,
-//! plus a margin for the goal nets and the score line, is scaled to fit the
-//! window with its aspect ratio kept and centred, with black bars on the
-//! sides that are left over. [`Renderer::world_to_screen`] exposes that
-//! mapping so tests can find where a body was drawn.
+//! Every frame is laid out from the canvas' current output size: the
+//! game's field ([`Scene::field`]), plus a margin for what it draws around
+//! it and the score line, is scaled to fit the window with its aspect
+//! ratio kept and centred, with black bars on the sides that are left over
+//! ([`Layout`]). [`Renderer::world_to_screen`] exposes that mapping so
+//! tests can find where a body was drawn.
 //!
 //! The score strip, the HUD block and the banner are drawn over the arena.
 //! Each frame they are sized for the window and then placed by the
@@ -32,7 +34,7 @@ use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::{Canvas, RenderTarget, WindowCanvas};
 
-use lockstep_sim::{Arena, Ball, Disc, World};
+use crate::games::ClientGame;
 
 use crate::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
 
@@ -85,7 +87,7 @@ pub struct Roster {
 impl Roster {
     /// The display name of `player`; a player missing from the roster is
     /// still labelled, by id.
-    fn name(&self, player: PlayerId) -> String {
+    pub(crate) fn name(&self, player: PlayerId) -> String {
         self.players
             .iter()
             .find(|(id, _)| *id == player)
@@ -116,27 +118,8 @@ pub fn player_colour(id: PlayerId) -> Color {
 }
 
 /// Behind everything: the bars left over when the window's shape differs
-/// from the arena's.
-const LETTERBOX: Color = Color::RGB(0, 0, 0);
-/// The margin around the field, so the view reads as distinct from the bars.
-const SURROUND: Color = Color::RGB(20, 22, 30);
-/// The playing field: dark, so bright discs and balls stand out.
-const FIELD: Color = Color::RGB(30, 36, 50);
-/// Centre line and circle: visible but quieter than anything that moves.
-const MARKING: Color = Color::RGB(62, 72, 96);
-/// The walls.
-const WALL: Color = Color::RGB(170, 178, 196);
-/// Goal frames and posts.
-const GOAL: Color = Color::RGB(255, 196, 40);
-/// Goal interiors: the goal colour, see-through so the net reads as a space
-/// a ball enters.
-const GOAL_NET: Color = Color::RGBA(255, 196, 40, 90);
-/// Ball fill: pale, unlike any player colour.
-const BALL: Color = Color::RGB(250, 242, 205);
-/// Ball outline, so touching balls stay separate.
-const BALL_EDGE: Color = Color::RGB(120, 104, 60);
-/// The local player's ring.
-const ME_RING: Color = Color::RGB(255, 255, 255);
+/// from the field's.
+pub(crate) const LETTERBOX: Color = Color::RGB(0, 0, 0);
 /// Backing of HUD, score line and banner: dark and see-through, so text is
 /// readable over anything without hiding the game.
 const BACKING: Color = Color::RGBA(0, 0, 0, 170);
@@ -148,28 +131,11 @@ pub const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
 
 /// World units shown around the field on every side: room for the goal nets
 /// behind the side walls and for the score line above the top wall.
-const MARGIN: f32 = 48.0;
-/// How far a goal net reaches behind its goal line, in world units.
-const GOAL_DEPTH: f32 = 36.0;
+pub(crate) const MARGIN: f32 = 48.0;
 /// Drawn wall thickness, in world units. Walls have no thickness in the
 /// simulation, so they are drawn entirely outside the field: a ball resting
 /// against a wall touches the drawn wall without overlapping it.
-const WALL_THICKNESS: f32 = 8.0;
-/// Thickness of a goal net's frame, in world units.
-const GOAL_FRAME: f32 = 3.0;
-/// Radius of a goal post's knob, in world units.
-const POST_RADIUS: f32 = 7.0;
-/// Width of the centre line and circle, in world units: thin, they are
-/// only for orientation.
-const MARKING_WIDTH: f32 = 3.0;
-/// Radius of the centre spot, in world units.
-const CENTRE_SPOT: f32 = 6.0;
-/// Radius of the centre circle, in world units.
-const CENTRE_CIRCLE: f32 = 110.0;
-/// A ball that moved further than this many radii in one tick was
-/// respawned after a goal, not moved: it is drawn where it is now instead
-/// of being smeared across the field.
-const TELEPORT_RADII: f32 = 4.0;
+pub(crate) const WALL_THICKNESS: f32 = 8.0;
 /// Side of a glyph of the SDL2_gfx built-in font, in pixels at scale 1.
 pub(crate) const GLYPH: i32 = 8;
 /// Window height, in pixels, per step of text scale: text is 8 px tall in a
@@ -203,11 +169,11 @@ impl Renderer {
     /// Draws in output pixels: it resets the canvas scale to 1 and expects
     /// no logical size to be set. It does not present the canvas, so a
     /// screenshot can still be taken before [`WindowCanvas::present`].
-    pub fn draw(
+    pub fn draw<G: ClientGame>(
         &mut self,
         canvas: &mut WindowCanvas,
-        previous: &World,
-        current: &World,
+        previous: &G,
+        current: &G,
         alpha: f32,
         roster: &Roster,
         hud: &Hud,
@@ -216,14 +182,15 @@ impl Renderer {
         let (width, height) = canvas.output_size()?;
         canvas.set_draw_color(LETTERBOX);
         canvas.clear();
-        let layout = Layout::fit(Rect::new(0, 0, width, height), current.arena());
-        draw_bodies(canvas, &layout, previous, current, alpha, roster)?;
+        let layout = Layout::fit(Rect::new(0, 0, width, height), current.field());
+        G::draw_scene(canvas, &layout, previous, current, clamped(alpha), roster)?;
         let lines = hud_lines(hud);
         let [statistics @ .., _status] = &lines;
         let widest = statistics.iter().map(String::len).max().unwrap_or(0);
         self.hud_columns = self.hud_columns.max(widest);
         let banner = hud.banner.as_deref();
-        let overlays = Overlays::plan(&layout, current, roster, &lines, self.hud_columns, banner);
+        let scores = current.scores();
+        let overlays = Overlays::plan(&layout, &scores, roster, &lines, self.hud_columns, banner);
         overlays.draw(canvas, &lines)
     }
 
@@ -231,18 +198,18 @@ impl Renderer {
     /// the canvas like [`Self::draw`] fits it into the whole window, so a
     /// frontend with panels of its own (the game loop lab) keeps them
     /// clear. Clears nothing outside the arena view, and does not present.
-    pub fn draw_world(
+    pub fn draw_world<G: ClientGame>(
         canvas: &mut WindowCanvas,
         area: Rect,
-        previous: &World,
-        current: &World,
+        previous: &G,
+        current: &G,
         alpha: f32,
         roster: &Roster,
     ) -> Result<(), String> {
         canvas.set_scale(1.0, 1.0)?;
-        let layout = Layout::fit(area, current.arena());
-        draw_bodies(canvas, &layout, previous, current, alpha, roster)?;
-        match ScoreStrip::new(&layout, current, roster) {
+        let layout = Layout::fit(area, current.field());
+        G::draw_scene(canvas, &layout, previous, current, clamped(alpha), roster)?;
+        match ScoreStrip::new(&layout, &current.scores(), roster) {
             Some(strip) => strip.draw(canvas, strip.rect),
             None => Ok(()),
         }
@@ -252,8 +219,8 @@ impl Renderer {
     /// given output size (used by the screenshot test to know where to
     /// look).
     #[must_use]
-    pub fn world_to_screen(output: (u32, u32), arena: Arena, pos: Vec2) -> (i32, i32) {
-        let screen = Layout::fit(Rect::new(0, 0, output.0, output.1), arena).to_screen(pos);
+    pub fn world_to_screen(output: (u32, u32), field: Vec2, pos: Vec2) -> (i32, i32) {
+        let screen = Layout::fit(Rect::new(0, 0, output.0, output.1), field).to_screen(pos);
         (pixel(screen.x), pixel(screen.y))
     }
 
@@ -263,9 +230,13 @@ impl Renderer {
     /// drawn over it. Only a banner in a window too flat for both hides
     /// it; then this is where it would have been.
     #[must_use]
-    pub fn score_strip(output: (u32, u32), world: &World, roster: &Roster) -> Option<Rect> {
-        let layout = Layout::fit(Rect::new(0, 0, output.0, output.1), world.arena());
-        ScoreStrip::new(&layout, world, roster).map(|strip| strip.rect)
+    pub fn score_strip<G: ClientGame>(
+        output: (u32, u32),
+        world: &G,
+        roster: &Roster,
+    ) -> Option<Rect> {
+        let layout = Layout::fit(Rect::new(0, 0, output.0, output.1), world.field());
+        ScoreStrip::new(&layout, &world.scores(), roster).map(|strip| strip.rect)
     }
 }
 
@@ -289,14 +260,14 @@ impl Overlays {
     /// a backing `statistics_columns` wide at least.
     fn plan(
         layout: &Layout,
-        world: &World,
+        scores: &[(PlayerId, u32)],
         roster: &Roster,
         lines: &[String; 6],
         statistics_columns: usize,
         banner: Option<&str>,
     ) -> Overlays {
         let size = layout.text_size;
-        let scores = ScoreStrip::new(layout, world, roster);
+        let scores = ScoreStrip::new(layout, scores, roster);
         let banner = banner.map(|message| Banner::new(layout, message));
         let status = lines.len() - 1;
         let hud = HudBlock {
@@ -348,11 +319,12 @@ impl Overlays {
     }
 }
 
-/// Where the arena lands on a canvas: one scale factor and an offset.
+/// Where a game's field lands on a canvas: one scale factor and an
+/// offset. A [`Scene`] draws through it in its own world units.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Layout {
-    /// The arena being drawn.
-    arena: Arena,
+pub struct Layout {
+    /// The field's width and height, in world units.
+    field: Vec2,
     /// Pixels per world unit, the same along both axes.
     scale: f32,
     /// The pixel world position (0, 0) maps to.
@@ -364,18 +336,18 @@ struct Layout {
 }
 
 impl Layout {
-    /// The largest view of the arena and its margin that fits `area`,
+    /// The largest view of the field and its margin that fits `area`,
     /// centred in it.
-    fn fit(area: Rect, arena: Arena) -> Layout {
+    fn fit(area: Rect, field: Vec2) -> Layout {
         let size = Vec2::new(area.width() as f32, area.height() as f32);
-        let view = Vec2::new(arena.width, arena.height) + Vec2::splat(2.0 * MARGIN);
+        let view = field + Vec2::splat(2.0 * MARGIN);
         // The tighter axis decides; the other gets bars.
         let (across, down) = (size.x / view.x, size.y / view.y);
         let scale = if across < down { across } else { down };
         let offset = Vec2::new(area.x() as f32, area.y() as f32);
         let corner = offset + (size - view * scale) * 0.5;
         Layout {
-            arena,
+            field,
             scale,
             origin: corner + Vec2::splat(MARGIN * scale),
             text_size: text_size(area.height()),
@@ -384,43 +356,34 @@ impl Layout {
     }
 
     /// The pixel position of a world position.
-    fn to_screen(self, pos: Vec2) -> Vec2 {
+    pub fn to_screen(self, pos: Vec2) -> Vec2 {
         self.origin + pos * self.scale
     }
 
     /// A world length in pixels.
-    fn length(self, world: f32) -> f32 {
+    pub fn length(self, world: f32) -> f32 {
         world * self.scale
+    }
+
+    /// The text magnification for this window size: labels a scene draws
+    /// match the HUD's.
+    pub fn text_size(self) -> i32 {
+        self.text_size
     }
 }
 
-/// Where to draw a disc this frame: between its previous and current
-/// position, or at its current position if it only just joined.
-fn disc_position(previous: &[Disc], disc: &Disc, alpha: f32) -> Vec2 {
-    previous
-        .iter()
-        .find(|old| old.player == disc.player)
-        .map_or(disc.pos, |old| lerp(old.pos, disc.pos, alpha))
-}
-
-/// Where to draw a ball this frame: between its previous and current
-/// position, unless it respawned in between (or did not exist).
-fn ball_position(previous: Option<&Ball>, ball: &Ball, alpha: f32) -> Vec2 {
-    match previous {
-        Some(old) => {
-            let jump = TELEPORT_RADII * ball.radius;
-            if (ball.pos - old.pos).length_squared() > jump * jump {
-                ball.pos
-            } else {
-                lerp(old.pos, ball.pos, alpha)
-            }
-        }
-        None => ball.pos,
+/// `alpha` inside `[0, 1]`; a NaN (a clock that went wrong) draws the
+/// latest state.
+fn clamped(alpha: f32) -> f32 {
+    if alpha.is_nan() {
+        1.0
+    } else {
+        alpha.clamp(0.0, 1.0)
     }
 }
 
 /// Linear interpolation from `a` (alpha 0) to `b` (alpha 1).
-fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
+pub(crate) fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
     a + (b - a) * alpha
 }
 
@@ -454,108 +417,8 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
     ]
 }
 
-/// The world without the score strip: arena, balls, discs and names.
-fn draw_bodies(
-    canvas: &mut WindowCanvas,
-    layout: &Layout,
-    previous: &World,
-    current: &World,
-    alpha: f32,
-    roster: &Roster,
-) -> Result<(), String> {
-    let alpha = if alpha.is_nan() {
-        1.0
-    } else {
-        alpha.clamp(0.0, 1.0)
-    };
-    draw_arena(canvas, layout)?;
-    for (index, ball) in current.balls().iter().enumerate() {
-        let pos = ball_position(previous.balls().get(index), ball, alpha);
-        draw_ball(canvas, layout, pos, ball.radius)?;
-    }
-    // Discs after balls: a disc shoving a ball stays whole on top of it.
-    // Names after all discs, so no disc hides a neighbour's name.
-    for disc in current.discs() {
-        let pos = disc_position(previous.discs(), disc, alpha);
-        draw_disc(canvas, layout, pos, disc, roster.me == Some(disc.player))?;
-    }
-    for disc in current.discs() {
-        let pos = disc_position(previous.discs(), disc, alpha);
-        draw_name(canvas, layout, pos, disc, roster)?;
-    }
-    Ok(())
-}
-
-/// Floor, goal nets, markings, walls and posts.
-fn draw_arena(canvas: &mut WindowCanvas, layout: &Layout) -> Result<(), String> {
-    let arena = layout.arena;
-    let (w, h) = (arena.width, arena.height);
-    let view = (Vec2::splat(-MARGIN), Vec2::new(w, h) + Vec2::splat(MARGIN));
-    world_rect(canvas, layout, view, SURROUND)?;
-    world_rect(canvas, layout, (Vec2::ZERO, Vec2::new(w, h)), FIELD)?;
-    draw_markings(canvas, layout)?;
-
-    let (top, bottom) = (arena.goal_top(), arena.goal_bottom());
-    let f = GOAL_FRAME;
-    // Each net, then its frame: a bar along each post's side and one along
-    // the back, all outside the net. `out` points away from the field.
-    for (line, out) in [(0.0, -1.0), (w, 1.0)] {
-        let back = line + out * GOAL_DEPTH;
-        let end = back + out * f;
-        let rects = [
-            ((line, top), (back, bottom), GOAL_NET),
-            ((line, top - f), (end, top), GOAL),
-            ((line, bottom), (end, bottom + f), GOAL),
-            ((back, top), (end, bottom), GOAL),
-        ];
-        for ((x0, y0), (x1, y1), colour) in rects {
-            let corners = (Vec2::new(x0, y0), Vec2::new(x1, y1));
-            world_rect(canvas, layout, corners, colour)?;
-        }
-    }
-
-    // Walls, outside the field, with gaps at the goal openings.
-    let t = WALL_THICKNESS;
-    let walls = [
-        (Vec2::new(-t, -t), Vec2::new(w + t, 0.0)),
-        (Vec2::new(-t, h), Vec2::new(w + t, h + t)),
-        (Vec2::new(-t, 0.0), Vec2::new(0.0, top)),
-        (Vec2::new(-t, bottom), Vec2::new(0.0, h)),
-        (Vec2::new(w, 0.0), Vec2::new(w + t, top)),
-        (Vec2::new(w, bottom), Vec2::new(w + t, h)),
-    ];
-    for wall in walls {
-        world_rect(canvas, layout, wall, WALL)?;
-    }
-    for post in arena.posts() {
-        let at = layout.to_screen(post);
-        let r = coord(layout.length(POST_RADIUS));
-        canvas.filled_circle(coord(at.x), coord(at.y), r, GOAL)?;
-    }
-    Ok(())
-}
-
-/// The centre line, centre circle and centre spot.
-fn draw_markings(canvas: &mut WindowCanvas, layout: &Layout) -> Result<(), String> {
-    let arena = layout.arena;
-    let mid = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
-    let (x, y) = (coord(mid.x), coord(mid.y));
-    let line = coord(layout.length(MARKING_WIDTH)).max(1);
-    let half = MARKING_WIDTH * 0.5;
-    let centre_line = (
-        Vec2::new(arena.width * 0.5 - half, 0.0),
-        Vec2::new(arena.width * 0.5 + half, arena.height),
-    );
-    world_rect(canvas, layout, centre_line, MARKING)?;
-    let circle = coord(layout.length(CENTRE_CIRCLE));
-    for inset in 0..line {
-        canvas.aa_circle(x, y, circle - inset, MARKING)?;
-    }
-    canvas.filled_circle(x, y, coord(layout.length(CENTRE_SPOT)), MARKING)
-}
-
 /// Fills the rectangle between two opposite world corners, in either order.
-fn world_rect(
+pub(crate) fn world_rect(
     canvas: &mut WindowCanvas,
     layout: &Layout,
     (a, b): (Vec2, Vec2),
@@ -566,82 +429,6 @@ fn world_rect(
     let (ay, by) = (pixel(a.y), pixel(b.y));
     let (x, y) = (ax.min(bx), ay.min(by));
     fill_box(canvas, x, y, (bx - ax).abs(), (by - ay).abs(), colour)
-}
-
-/// A pale ball with a dark rim.
-fn draw_ball(
-    canvas: &mut WindowCanvas,
-    layout: &Layout,
-    pos: Vec2,
-    radius: f32,
-) -> Result<(), String> {
-    let at = layout.to_screen(pos);
-    let (x, y) = (coord(at.x), coord(at.y));
-    let r = coord(layout.length(radius)).max(2);
-    let rim = ring_size(layout);
-    ringed_circle(canvas, (x, y), r, BALL, (BALL_EDGE, rim))
-}
-
-/// A disc in its player's colour, ringed in white if it is the local
-/// player's and in a darker shade of its colour otherwise.
-fn draw_disc(
-    canvas: &mut WindowCanvas,
-    layout: &Layout,
-    pos: Vec2,
-    disc: &Disc,
-    mine: bool,
-) -> Result<(), String> {
-    let at = layout.to_screen(pos);
-    let (x, y) = (coord(at.x), coord(at.y));
-    let r = coord(layout.length(disc.radius)).max(3);
-    let colour = player_colour(disc.player);
-    let ring = if mine {
-        (ME_RING, 3 * ring_size(layout))
-    } else {
-        (darker(colour), 2 * ring_size(layout))
-    };
-    ringed_circle(canvas, (x, y), r, colour, ring)
-}
-
-/// Unit of rim width, in pixels: rims thicken with the text, so bodies
-/// keep their look in a big window.
-fn ring_size(layout: &Layout) -> i16 {
-    i16::try_from(layout.text_size).unwrap_or(1)
-}
-
-/// A filled circle of radius `r` with a `ring.1` pixel wide rim in
-/// `ring.0`, anti-aliased on the outside. Drawn as two filled circles
-/// rather than stacked outlines, which leave gaps between them.
-fn ringed_circle(
-    canvas: &mut WindowCanvas,
-    (x, y): (i16, i16),
-    r: i16,
-    fill: Color,
-    ring: (Color, i16),
-) -> Result<(), String> {
-    let (rim, width) = ring;
-    canvas.filled_circle(x, y, r, rim)?;
-    canvas.filled_circle(x, y, r - width, fill)?;
-    canvas.aa_circle(x, y, r, rim)
-}
-
-/// The player's name, centred just above their disc.
-fn draw_name(
-    canvas: &mut WindowCanvas,
-    layout: &Layout,
-    pos: Vec2,
-    disc: &Disc,
-    roster: &Roster,
-) -> Result<(), String> {
-    let at = layout.to_screen(pos);
-    let size = layout.text_size;
-    let name = roster.name(disc.player);
-    let x = pixel(at.x) - text_width(name.len(), size) / 2;
-    let y = pixel(at.y - layout.length(disc.radius)) - (GLYPH + 3) * size;
-    // A dark copy one font pixel down-right keeps the name readable over a ball
-    // or a marking of similar brightness.
-    text(canvas, x + size, y + size, size, &name, LETTERBOX)?;
-    text(canvas, x, y, size, &name, player_colour(disc.player))
 }
 
 /// Pixels from the top of one HUD line to the top of the next.
@@ -685,14 +472,13 @@ impl ScoreStrip {
     /// text twice the HUD's size (smaller if that is wider than the area);
     /// in an area too flat for that, as high as it allows, over the wall.
     /// `None` without scores.
-    fn new(layout: &Layout, world: &World, roster: &Roster) -> Option<ScoreStrip> {
-        let entries: Vec<(String, Color)> = world
-            .scores()
+    fn new(layout: &Layout, scores: &[(PlayerId, u32)], roster: &Roster) -> Option<ScoreStrip> {
+        let entries: Vec<(String, Color)> = scores
             .iter()
-            .map(|score| {
+            .map(|&(player, score)| {
                 (
-                    format!("{} {}", roster.name(score.player), score.goals),
-                    player_colour(score.player),
+                    format!("{} {score}", roster.name(player)),
+                    player_colour(player),
                 )
             })
             .collect();
@@ -707,7 +493,7 @@ impl ScoreStrip {
             size -= 1;
         }
         let height = GLYPH * size + PAD * size;
-        let above_wall = layout.to_screen(Vec2::new(layout.arena.width * 0.5, -WALL_THICKNESS));
+        let above_wall = layout.to_screen(Vec2::new(layout.field.x * 0.5, -WALL_THICKNESS));
         let top = (pixel(above_wall.y) - height - 1).max(layout.area.y());
         let left = pixel(above_wall.x) - outer_width(size) / 2;
         let rect = Rect::new(left, top, extent(outer_width(size)), extent(height));
@@ -749,15 +535,15 @@ impl Banner {
     /// shrunk until it fits the arena view.
     fn new(layout: &Layout, message: &str) -> Banner {
         let message = printable(message);
-        let arena = layout.arena;
+        let field = layout.field;
         let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
-        let view_right = pixel(layout.to_screen(Vec2::splat(arena.width + MARGIN)).x);
+        let view_right = pixel(layout.to_screen(Vec2::splat(field.x + MARGIN)).x);
         let view_width = view_right - view_left;
         let mut size = 3 * layout.text_size;
         while size > 1 && text_width(message.len(), size) + 2 * PAD * size > view_width {
             size -= 1;
         }
-        let centre = layout.to_screen(Vec2::new(arena.width * 0.5, arena.height * 0.5));
+        let centre = layout.to_screen(field * 0.5);
         let height = GLYPH * size + 4 * PAD * size;
         let top = pixel(centre.y) - height / 2;
         let rect = Rect::new(view_left, top, extent(view_width), extent(height));
@@ -840,7 +626,7 @@ pub(crate) fn text_width(columns: usize, size: i32) -> i32 {
 }
 
 /// `colour` at 55% brightness, for outlines that belong to the same body.
-fn darker(colour: Color) -> Color {
+pub(crate) fn darker(colour: Color) -> Color {
     let shade = |channel: u8| (u16::from(channel) * 55 / 100) as u8;
     Color::RGB(shade(colour.r), shade(colour.g), shade(colour.b))
 }
@@ -861,12 +647,12 @@ pub(crate) fn printable(s: &str) -> String {
 }
 
 /// The pixel a coordinate falls on; `as` saturates at the `i32` range.
-fn pixel(v: f32) -> i32 {
+pub(crate) fn pixel(v: f32) -> i32 {
     v.round() as i32
 }
 
 /// A pixel coordinate for SDL2_gfx, which takes `i16`, saturated.
-fn coord(v: f32) -> i16 {
+pub(crate) fn coord(v: f32) -> i16 {
     v.round() as i16
 }
 
@@ -892,34 +678,21 @@ fn extent_i32(side: u32) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    use lockstep_sim::World;
+
     use super::*;
+    use crate::scene::Scene;
 
-    fn ball_at(x: f32, y: f32) -> Ball {
-        Ball {
-            pos: Vec2::new(x, y),
-            vel: Vec2::ZERO,
-            radius: Ball::RADIUS,
-            last_touch: None,
-        }
-    }
-
-    fn disc_at(player: u8, x: f32, y: f32) -> Disc {
-        Disc {
-            player: PlayerId(player),
-            pos: Vec2::new(x, y),
-            vel: Vec2::ZERO,
-            radius: Disc::RADIUS,
-        }
-    }
+    /// The ball game's field: any field is laid out alike.
+    const FIELD: Vec2 = Vec2::new(1600.0, 900.0);
 
     #[test]
-    fn arena_centre_is_drawn_at_the_window_centre() {
-        let arena = Arena::STANDARD;
-        let centre = Vec2::new(arena.width * 0.5, arena.height * 0.5);
+    fn field_centre_is_drawn_at_the_window_centre() {
+        let centre = FIELD * 0.5;
         for output in [(1280, 720), (800, 800), (1920, 600)] {
             let expected = ((output.0 / 2) as i32, (output.1 / 2) as i32);
             assert_eq!(
-                Renderer::world_to_screen(output, arena, centre),
+                Renderer::world_to_screen(output, FIELD, centre),
                 expected,
                 "{output:?}"
             );
@@ -928,14 +701,9 @@ mod tests {
 
     #[test]
     fn a_narrow_window_is_letterboxed_top_and_bottom() {
-        let arena = Arena::STANDARD;
         let output = (800, 800);
-        let (left, top) = Renderer::world_to_screen(output, arena, Vec2::splat(-MARGIN));
-        let (right, bottom) = Renderer::world_to_screen(
-            output,
-            arena,
-            Vec2::new(arena.width + MARGIN, arena.height + MARGIN),
-        );
+        let (left, top) = Renderer::world_to_screen(output, FIELD, Vec2::splat(-MARGIN));
+        let (right, bottom) = Renderer::world_to_screen(output, FIELD, FIELD + Vec2::splat(MARGIN));
         assert_eq!((left, right), (0, 800));
         assert!(top > 100 && bottom < 700, "{top}..{bottom}");
         assert_eq!(top, 800 - bottom);
@@ -943,39 +711,12 @@ mod tests {
 
     #[test]
     fn a_wide_window_is_pillarboxed_left_and_right() {
-        let arena = Arena::STANDARD;
         let output = (2000, 600);
-        let (left, top) = Renderer::world_to_screen(output, arena, Vec2::splat(-MARGIN));
-        let (right, _) =
-            Renderer::world_to_screen(output, arena, Vec2::splat(arena.width + MARGIN));
+        let (left, top) = Renderer::world_to_screen(output, FIELD, Vec2::splat(-MARGIN));
+        let (right, _) = Renderer::world_to_screen(output, FIELD, Vec2::splat(FIELD.x + MARGIN));
         assert_eq!(top, 0);
         assert!(left > 0);
         assert_eq!(left, 2000 - right);
-    }
-
-    #[test]
-    fn balls_are_drawn_between_ticks() {
-        let pos = ball_position(Some(&ball_at(100.0, 100.0)), &ball_at(110.0, 90.0), 0.5);
-        assert_eq!(pos, Vec2::new(105.0, 95.0));
-    }
-
-    #[test]
-    fn a_respawned_ball_is_drawn_where_it_is_not_smeared() {
-        let pos = ball_position(Some(&ball_at(-5.0, 450.0)), &ball_at(800.0, 300.0), 0.5);
-        assert_eq!(pos, Vec2::new(800.0, 300.0));
-    }
-
-    #[test]
-    fn discs_are_matched_by_player_not_by_index() {
-        let previous = [disc_at(0, 0.0, 0.0), disc_at(2, 100.0, 100.0)];
-        let pos = disc_position(&previous, &disc_at(2, 200.0, 100.0), 0.25);
-        assert_eq!(pos, Vec2::new(125.0, 100.0));
-    }
-
-    #[test]
-    fn a_disc_that_just_joined_is_drawn_where_it_is() {
-        let pos = disc_position(&[disc_at(0, 0.0, 0.0)], &disc_at(1, 50.0, 60.0), 0.5);
-        assert_eq!(pos, Vec2::new(50.0, 60.0));
     }
 
     #[test]
@@ -1033,13 +774,13 @@ mod tests {
 
     /// The overlays of a frame of `game` in a window of `size`.
     fn plan(size: (u32, u32), game: &(World, Roster), hud: &Hud) -> Overlays {
-        let layout = Layout::fit(Rect::new(0, 0, size.0, size.1), game.0.arena());
+        let layout = Layout::fit(Rect::new(0, 0, size.0, size.1), game.0.field());
         let lines = hud_lines(hud);
         // The widest the figures get: FPS and UPS in the hundreds.
         let columns = "FPS 120.0  UPS 120.0".len();
         Overlays::plan(
             &layout,
-            &game.0,
+            &crate::games::ClientGame::scores(&game.0),
             &game.1,
             &lines,
             columns,

@@ -7,10 +7,10 @@
 use lockstep_engine::accumulator::{FixedStep, Policy};
 use lockstep_engine::replay::{Playback, Verified};
 use lockstep_protocol::Tick;
-use lockstep_sim::World;
 use sdl2::keyboard::Keycode;
 
 use crate::clock;
+use crate::games::ClientGame;
 use crate::render::{Hud, Roster};
 use crate::timeline::Timeline;
 use crate::window::{capture, Screen, WindowError};
@@ -27,8 +27,8 @@ const SEEK_STEP: u32 = 600;
 const VERIFY_TICKS_PER_FRAME: u32 = 2000;
 
 /// Plays `playback` in a window until Esc (or the end, when verifying).
-pub fn run(
-    mut playback: Playback<World>,
+pub fn run<G: ClientGame>(
+    mut playback: Playback<G>,
     note: Option<String>,
     mut options: WindowOptions,
     view: ViewOptions,
@@ -49,8 +49,8 @@ pub fn run(
             catch_up_per_frame: 256,
         },
     );
-    // The playback was built from the same replay: it is the ball game.
-    let report = crate::report::analyse("", playback.replay().clone(), None)
+    // The playback was built from the same replay: it is a game of `G`.
+    let report = crate::report::analyse::<G>("", playback.replay().clone(), None)
         .map_err(|e| WindowError::Sdl(e.to_string()))?;
     let timeline = Timeline::new(&report);
     let mut speed = view.speed.clamp(SPEEDS.0, SPEEDS.1);

@@ -2,8 +2,9 @@
 //! like, from its replay, as one picture anyone can attach to a bug report.
 //!
 //! This module reads the replay into a [`GameReport`]: it re-simulates the
-//! game (which verifies the recorded hashes, as `replay --verify` does, and
-//! finds the goals: the scores are in the world), and gathers what the
+//! game, whichever it is (which verifies the recorded hashes, as `replay
+//! --verify` does, and finds the goals: a score that goes up in the state
+//! is a goal, [`ClientGame::scores`]), and gathers what the
 //! file says happened: the hash checks, drops, rejoins, stand-ins, and the
 //! server's status samples and events (replay format 4; an older file
 //! simply has none). `report_picture.rs` draws it; it needs SDL2 but no
@@ -13,9 +14,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lockstep_engine::replay;
-use lockstep_engine::{apply, Game, Setup, SetupError};
+use lockstep_engine::{apply, Setup, SetupError};
 use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
-use lockstep_sim::World;
+
+use crate::games::{ClientGame, ForGame, Games};
 
 /// What `report` was asked to do.
 #[derive(Debug, Clone)]
@@ -67,6 +69,8 @@ pub struct GameReport {
     pub format: u16,
     /// Who recorded it.
     pub recorder: String,
+    /// The game, as its name.
+    pub game: String,
     /// The players, by slot.
     pub players: Vec<ReportPlayer>,
     /// Every tick with more than one hash report, in tick order.
@@ -92,32 +96,79 @@ pub struct GameReport {
     pub verified: bool,
 }
 
-/// Reads `path` and re-simulates it into a report. A damaged tail is
-/// reported in the verdict, like `replay --verify` does, not an error: the
-/// picture of what could be read is still worth having.
-pub fn load(path: &Path) -> Result<GameReport, replay::PlaybackError> {
+/// Why a replay could not be read into a report.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read as a replay.
+    #[error(transparent)]
+    Replay(#[from] replay::PlaybackError),
+    /// The replay is of a game this client does not have.
+    #[error("{}: {source}", path.display())]
+    Unknown {
+        /// The file.
+        path: PathBuf,
+        /// Which game, and the games this client has.
+        source: lockstep_engine::UnknownGame,
+    },
+}
+
+/// Reads `path` and re-simulates it, as whichever of `games` it recorded,
+/// into a report. A damaged tail is reported in the verdict, like `replay
+/// --verify` does, not an error: the picture of what could be read is
+/// still worth having.
+pub fn load(games: &impl Games, path: &Path) -> Result<GameReport, LoadError> {
     let (replay, problem) = replay::open(path)?;
     let file = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
-    analyse(&file, replay, problem.map(|p| p.to_string())).map_err(|source| {
-        replay::PlaybackError::Game {
+    let name = replay.header.spec.name.clone();
+    let analysis = Analysis {
+        file,
+        replay,
+        problem: problem.map(|p| p.to_string()),
+    };
+    let analysed = games
+        .run(&name, analysis)
+        .map_err(|source| LoadError::Unknown {
             path: path.to_path_buf(),
             source,
-        }
+        })?;
+    analysed.map_err(|source| {
+        LoadError::Replay(replay::PlaybackError::Game {
+            path: path.to_path_buf(),
+            source,
+        })
     })
 }
 
-/// The report of `replay`; `problem` is what was wrong with the file
-/// after the records read.
-pub fn analyse(
+/// [`analyse`] for the game a replay names.
+pub struct Analysis {
+    /// The file's name, for the report's title.
+    pub file: String,
+    /// The replay.
+    pub replay: Replay,
+    /// What was wrong with the file after the records read.
+    pub problem: Option<String>,
+}
+
+impl ForGame for Analysis {
+    type Output = Result<GameReport, SetupError>;
+
+    fn run<G: ClientGame>(self) -> Self::Output {
+        analyse::<G>(&self.file, self.replay, self.problem)
+    }
+}
+
+/// The report of `replay`, a game of `G`; `problem` is what was wrong
+/// with the file after the records read.
+pub fn analyse<G: ClientGame>(
     file: &str,
     replay: Replay,
     problem: Option<String>,
 ) -> Result<GameReport, SetupError> {
     let header = &replay.header;
-    let mut world = World::start(&Setup::from_header::<World>(header)?);
+    let mut world = G::start(&Setup::from_header::<G>(header)?);
     let mut expected: BTreeMap<Tick, Vec<u64>> = BTreeMap::new();
     for &(tick, _, hash) in &replay.hashes {
         expected.entry(tick).or_default().push(hash);
@@ -126,7 +177,7 @@ pub fn analyse(
     let mut rejoins = Vec::new();
     let mut substituted: BTreeMap<PlayerId, Vec<Tick>> = BTreeMap::new();
     let mut first_mismatch: Option<Tick> = None;
-    let mut scores: Vec<(PlayerId, u32)> = score_list(&world);
+    let mut scores: Vec<(PlayerId, u32)> = world.scores();
     for (tick, bundle) in (0u32..).zip(&replay.bundles) {
         for &player in &bundle.joined {
             rejoins.push((Tick(tick), player));
@@ -135,7 +186,7 @@ pub fn analyse(
             substituted.entry(player).or_default().push(Tick(tick));
         }
         apply(&mut world, bundle);
-        let now = score_list(&world);
+        let now = world.scores();
         for &(player, goals_now) in &now {
             let before = scores
                 .iter()
@@ -219,6 +270,7 @@ pub fn analyse(
         tick_rate: header.tick_rate,
         format: replay.format,
         recorder: header.recorder.clone(),
+        game: header.spec.name.clone(),
         players,
         checks,
         goals,
@@ -248,11 +300,6 @@ fn chosen(reason: &str) -> bool {
     matches!(reason, "left" | "finished")
 }
 
-/// Every player's goals in `world`.
-fn score_list(world: &World) -> Vec<(PlayerId, u32)> {
-    world.scores().iter().map(|s| (s.player, s.goals)).collect()
-}
-
 /// The ticks with more than one hash report, and whether the reports of
 /// each agreed. A tick one player alone reported proves nothing either way.
 pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
@@ -274,8 +321,10 @@ pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
 mod tests {
     use super::*;
     use lockstep_engine::recorder::solo_header;
+    use lockstep_engine::Game;
     use lockstep_protocol::{Bundle, RosterEntry};
     use lockstep_sim::bot::Bots;
+    use lockstep_sim::World;
 
     /// A bot game of `ticks` ticks as a replay, with both players'
     /// hash report every 60 ticks; the world at its end.
@@ -326,7 +375,7 @@ mod tests {
     #[test]
     fn the_report_finds_every_goal_and_verifies_the_hashes() {
         let (replay, world) = bot_game(3_000);
-        let report = analyse("game", replay, None).unwrap();
+        let report = analyse::<World>("game", replay, None).unwrap();
         assert!(report.verified, "{}", report.verdict);
         assert_eq!(report.checks.len(), 50);
         assert!(report.checks.iter().all(|c| c.agreed));
@@ -345,7 +394,7 @@ mod tests {
         let (mut replay, _) = bot_game(300);
         replay.hashes[4].2 ^= 1;
         let tick = replay.hashes[4].0;
-        let report = analyse("game", replay, None).unwrap();
+        let report = analyse::<World>("game", replay, None).unwrap();
         assert!(!report.verified);
         assert!(
             report.verdict.contains(&format!("tick {tick}")),

@@ -20,6 +20,7 @@ use sdl2::surface::Surface;
 use lockstep_protocol::{PlayerId, Tick};
 
 use crate::chart::{self, Mark};
+use crate::games::Games;
 use crate::render::{player_colour, printable, text, GLYPH, HUD_TEXT};
 use crate::report::{GameReport, ReportOptions};
 use crate::screenshot::{write_png_rgb, ScreenshotError};
@@ -60,7 +61,7 @@ pub const MIN_WIDTH: u32 = 480;
 pub enum ReportError {
     /// The replay could not be read.
     #[error("{0}")]
-    Replay(lockstep_engine::replay::PlaybackError),
+    Replay(crate::report::LoadError),
     /// SDL2 could not draw.
     #[error("drawing the report failed: {0}")]
     Draw(String),
@@ -122,8 +123,8 @@ impl Layout {
 
 /// `report`: reads the replay, draws it and writes the PNG; the line to
 /// print.
-pub fn run(options: &ReportOptions) -> Result<Vec<String>, ReportError> {
-    let report = crate::report::load(&options.replay).map_err(ReportError::Replay)?;
+pub fn run(games: &impl Games, options: &ReportOptions) -> Result<Vec<String>, ReportError> {
+    let report = crate::report::load(games, &options.replay).map_err(ReportError::Replay)?;
     let layout = Layout::new(options.width, report.players.len());
     let pixels = draw(&report, &layout).map_err(ReportError::Draw)?;
     write_png_rgb(&options.out, layout.size.0, layout.size.1, &pixels).map_err(ReportError::Png)?;
@@ -171,7 +172,8 @@ fn title_block<T: sdl2::render::RenderTarget>(
     )?;
     y += LINE;
     let line = format!(
-        "{} ticks ({}:{:02} at {} Hz), recorded by {}, replay format {}",
+        "{}: {} ticks ({}:{:02} at {} Hz), recorded by {}, replay format {}",
+        report.game,
         report.ticks,
         seconds / 60,
         seconds % 60,

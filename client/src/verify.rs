@@ -10,9 +10,10 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use lockstep_engine::replay;
-use lockstep_sim::World;
+use lockstep_engine::replay::{self, Verified};
+use lockstep_protocol::Replay;
 
+use crate::games::{ClientGame, ForGame, Games};
 use crate::window_modes::{self, ViewOptions, WindowOptions};
 
 /// What `replay` was asked to do.
@@ -29,11 +30,12 @@ pub struct ReplayOptions {
     pub window: WindowOptions,
 }
 
-/// Plays or verifies a replay file: on success the `verified ticks=N
-/// checks=C` summary and the final line; a divergence, or damage to the
-/// file, is the error.
-pub fn run(options: ReplayOptions) -> anyhow::Result<Vec<String>> {
-    let file = options.file;
+/// Plays or verifies a replay file, as whichever of `games` it recorded:
+/// on success the `verified ticks=N checks=C` summary and the final line;
+/// a divergence, damage to the file, or a game this client does not have
+/// is the error.
+pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<String>> {
+    let file = options.file.clone();
     let (recording, problem) = replay::open(&file)?;
     let note = match (&problem, &recording.end) {
         (Some(problem), _) => Some(problem.to_string()),
@@ -45,21 +47,53 @@ pub fn run(options: ReplayOptions) -> anyhow::Result<Vec<String>> {
     if let Some(note) = &note {
         eprintln!("lockstep-client: {}: {note}", file.display());
     }
-    let verified = if options.headless {
-        let bar = ProgressBar::new(std::io::stderr().is_terminal());
-        let verified = replay::verify::<World>(recording, options.window.ticks, |done, total| {
-            bar.show(done, total)
-        });
-        bar.done();
-        verified.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?
-    } else {
+    let name = recording.header.spec.name.clone();
+    let title = format!("replay {}", file.display());
+    let check = Check {
+        recording,
+        note,
+        options,
+        title,
+    };
+    let verified = games
+        .run(&name, check)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))??;
+    Ok(verified.conclude(&file, problem)?.to_vec())
+}
+
+/// One replay checked as the game it recorded.
+struct Check {
+    recording: Replay,
+    note: Option<String>,
+    options: ReplayOptions,
+    /// The replay window's title.
+    title: String,
+}
+
+impl ForGame for Check {
+    type Output = anyhow::Result<Verified>;
+
+    fn run<G: ClientGame>(self) -> Self::Output {
+        let Check {
+            recording,
+            note,
+            options,
+            title,
+        } = self;
+        if options.headless {
+            let bar = ProgressBar::new(std::io::stderr().is_terminal());
+            let verified = replay::verify::<G>(recording, options.window.ticks, |done, total| {
+                bar.show(done, total)
+            });
+            bar.done();
+            return verified.map_err(|e| anyhow::anyhow!("{}: {e}", options.file.display()));
+        }
         let window = WindowOptions {
-            title: format!("replay {}", file.display()),
+            title,
             ..options.window
         };
-        window_modes::replay(recording, note, window, options.view)?
-    };
-    Ok(verified.conclude(&file, problem)?.to_vec())
+        window_modes::replay::<G>(recording, note, window, options.view)
+    }
 }
 
 /// A one-line progress bar on stderr, drawn only on a terminal (a log file

@@ -11,7 +11,7 @@ use lockstep_engine::accumulator::{FixedStep, Policy};
 use lockstep_engine::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::Setup;
-use lockstep_protocol::{Buttons, Input, Percent};
+use lockstep_protocol::{Buttons, Input, Percent, Start};
 use lockstep_sim::bot::{Bot, Bots};
 use lockstep_sim::World;
 use sdl2::controller::{Axis, Button, GameController};
@@ -19,6 +19,7 @@ use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
 use crate::clock;
+use crate::games::{ClientGame, ForGame, Games};
 use crate::lobby_screen::{LastScores, LobbyView};
 use crate::net::{NetClient, NetEvent};
 use crate::net_graph::NetGraph;
@@ -216,10 +217,10 @@ impl Screen {
         Input { buttons, axes }
     }
 
-    pub(crate) fn draw(
+    pub(crate) fn draw<G: ClientGame>(
         &mut self,
-        previous: &World,
-        current: &World,
+        previous: &G,
+        current: &G,
         alpha: f32,
         roster: &Roster,
         hud: &Hud,
@@ -334,6 +335,7 @@ pub(crate) fn capture(
 /// `play_options.games` remain, the lobby again with the last game's
 /// scores. How each game ended, in order.
 pub fn run_networked(
+    games: &impl Games,
     mut net: NetClient,
     mut options: WindowOptions,
     play_options: PlayOptions,
@@ -346,6 +348,7 @@ pub fn run_networked(
     let mut outcomes = Vec::new();
     for game in 1..=play_options.games.max(1) {
         let Some((start, started_at, snapshot)) = wait_in_lobby(
+            games,
             &mut screen,
             &net,
             &mut view,
@@ -360,40 +363,78 @@ pub fn run_networked(
             }
             return Ok(outcomes);
         };
-        let play = NetPlay::start(
+        let name = start.spec.name.clone();
+        let one = WindowGame {
+            screen: &mut screen,
+            options: &mut options,
             net,
-            &start,
-            started_at,
+            start,
+            at: started_at,
             snapshot,
-            play_options.for_game(game),
-        )?;
-        let (play, frame, finished) = play_in_window(&mut screen, play, &mut options)?;
-        if !finished || play_options.is_last(game) {
-            outcomes.push(play.finish(frame));
+            play_options: play_options.for_game(game),
+            last: play_options.is_last(game),
+        };
+        let (outcome, next) = games.run(&name, one).map_err(PlayError::from)??;
+        outcomes.push(outcome);
+        let Some((next, last)) = next else {
             return Ok(outcomes);
-        }
-        let roster = play.game.roster.clone();
-        let (next, outcome, world) = play.finish_game(frame);
-        view.last = Some(LastScores {
-            tick: world.tick().0,
-            scores: world
-                .scores()
-                .iter()
-                .map(|score| {
-                    let name = roster
-                        .iter()
-                        .find(|(id, _)| *id == score.player)
-                        .map_or_else(|| format!("P{}", score.player), |(_, n)| n.clone());
-                    (score.player, name, score.goals)
-                })
-                .collect(),
-        });
+        };
+        view.last = Some(last);
         view.ready = false;
         view.lobby = None;
-        outcomes.push(outcome);
         net = next;
     }
     Ok(outcomes)
+}
+
+/// One game of a series in the window, whatever the game.
+struct WindowGame<'a> {
+    screen: &'a mut Screen,
+    options: &'a mut WindowOptions,
+    net: NetClient,
+    start: Start,
+    at: Instant,
+    snapshot: Option<Vec<u8>>,
+    play_options: PlayOptions,
+    /// The last of the series: leave after it.
+    last: bool,
+}
+
+impl ForGame for WindowGame<'_> {
+    /// How the game ended; while the series goes on, the connection for
+    /// the next game and this one's scores for the lobby.
+    type Output = Result<(GameOutcome, Option<(NetClient, LastScores)>), WindowError>;
+
+    fn run<G: ClientGame>(self) -> Self::Output {
+        let play = NetPlay::<G>::start(
+            self.net,
+            &self.start,
+            self.at,
+            self.snapshot,
+            self.play_options,
+        )?;
+        let (play, frame, finished) = play_in_window(self.screen, play, self.options)?;
+        if !finished || self.last {
+            return Ok((play.finish(frame), None));
+        }
+        let roster = play.game.roster.clone();
+        let (next, outcome, world) = play.finish_game(frame);
+        let last = LastScores {
+            tick: world.tick().0,
+            scores: world
+                .scores()
+                .into_iter()
+                .map(|(player, score)| {
+                    let name = roster
+                        .iter()
+                        .find(|(id, _)| *id == player)
+                        .map_or_else(|| format!("P{player}"), |(_, n)| n.clone());
+                    (player, name, score)
+                })
+                .collect(),
+        };
+        Ok((outcome, Some((next, last))))
+    }
 }
 
 /// Shows the lobby until the server starts game `game`; `None` when the
@@ -401,6 +442,7 @@ pub fn run_networked(
 /// toggle ready; a player who says ready at once (a bot, `--ready`) says so
 /// in every lobby, after the lobby screenshot if one is asked for.
 fn wait_in_lobby(
+    games: &impl Games,
     screen: &mut Screen,
     net: &NetClient,
     view: &mut LobbyView,
@@ -447,7 +489,10 @@ fn wait_in_lobby(
                     view.me = Some(player);
                     view.code = fingerprint.map(|f| lockstep_protocol::verification_code(&f));
                 }
-                NetEvent::Lobby(lobby) => view.lobby = Some(lobby),
+                NetEvent::Lobby(lobby) => {
+                    view.game = games.describe(&lobby.next.spec);
+                    view.lobby = Some(lobby);
+                }
                 NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
                 _ => {}
             }
@@ -510,11 +555,11 @@ fn lobby_status(view: &LobbyView) -> String {
 /// Plays one game in the window until `ticks`, Esc or the window's
 /// close; hands the game back with the frame time and whether `ticks`
 /// was reached.
-fn play_in_window(
+fn play_in_window<G: ClientGame>(
     screen: &mut Screen,
-    mut play: NetPlay,
+    mut play: NetPlay<G>,
     options: &mut WindowOptions,
-) -> Result<(NetPlay, Option<Duration>, bool), WindowError> {
+) -> Result<(NetPlay<G>, Option<Duration>, bool), WindowError> {
     let mut hud = Hud::default();
     let mut graph = NetGraph::new(options.net_graph);
     let epoch = clock::now();

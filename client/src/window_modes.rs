@@ -17,6 +17,7 @@ use lockstep_engine::loops::Strategy;
 use lockstep_engine::replay::Verified;
 use lockstep_protocol::{Replay, Tick};
 
+use crate::games::{ClientGame, Games};
 use crate::net::NetClient;
 use crate::play::PlayOptions;
 use crate::GameOutcome;
@@ -166,16 +167,19 @@ pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<Stri
 
 /// `report`: draws the picture of a replay into a PNG (no display
 /// needed, but SDL2 draws it); the line to print.
-pub fn report(options: crate::report::ReportOptions) -> anyhow::Result<Vec<String>> {
+pub fn report(
+    games: &impl Games,
+    options: crate::report::ReportOptions,
+) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
     {
         use anyhow::Context;
-        crate::report_picture::run(&options)
+        crate::report_picture::run(games, &options)
             .with_context(|| format!("drawing the report of {}", options.replay.display()))
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = options;
+        let _ = (games, options);
         Err(NoWindow("drawing a report picture").into())
     }
 }
@@ -276,17 +280,18 @@ pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
 /// Plays the networked games `net` joined in a window, with the lobby
 /// before each; how each game ended.
 pub(crate) fn networked(
+    games: &impl Games,
     net: NetClient,
     window: WindowOptions,
     play: PlayOptions,
 ) -> anyhow::Result<Vec<GameOutcome>> {
     #[cfg(feature = "window")]
     {
-        Ok(crate::window::run_networked(net, window, play)?)
+        Ok(crate::window::run_networked(games, net, window, play)?)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = (net, window, play);
+        let _ = (games, net, window, play);
         Err(NoWindow("playing in a window (use --headless)").into())
     }
 }
@@ -294,7 +299,7 @@ pub(crate) fn networked(
 /// Shows `replay` in the replay window, checking it against its recorded
 /// hashes as it plays; `note` says what is wrong with the file, if
 /// anything.
-pub(crate) fn replay(
+pub(crate) fn replay<G: ClientGame>(
     replay: Replay,
     note: Option<String>,
     window: WindowOptions,
@@ -304,12 +309,12 @@ pub(crate) fn replay(
     {
         use lockstep_engine::replay::Playback;
 
-        let playback = Playback::new(replay)?;
+        let playback = Playback::<G>::new(replay)?;
         Ok(crate::replay_window::run(playback, note, window, view)?)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = (replay, note, window, view);
+        let _ = (replay, note, window, view, G::NAME);
         Err(NoWindow("playing a replay (use --verify --headless)").into())
     }
 }

@@ -70,8 +70,9 @@ fn the_screenshot_shows_discs_and_balls_where_the_simulation_puts_them() {
     let image = load_png_rgb(&shot).expect("screenshot is a PNG");
     assert_eq!((image.0, image.1), (1280, 720));
     let arena = world.arena();
+    let field = glam::Vec2::new(arena.width, arena.height);
     for disc in world.discs() {
-        let at = Renderer::world_to_screen((1280, 720), arena, disc.pos);
+        let at = Renderer::world_to_screen((1280, 720), field, disc.pos);
         if at.1 < OVERLAY_HEIGHT {
             continue;
         }
@@ -88,7 +89,7 @@ fn the_screenshot_shows_discs_and_balls_where_the_simulation_puts_them() {
     let light = |p: [u8; 3]| p.iter().map(|&v| u32::from(v)).sum::<u32>() > 450;
     let mut checked = 0;
     for ball in world.balls() {
-        let at = Renderer::world_to_screen((1280, 720), arena, ball.pos);
+        let at = Renderer::world_to_screen((1280, 720), field, ball.pos);
         if at.1 < OVERLAY_HEIGHT {
             continue;
         }
@@ -107,7 +108,7 @@ fn the_screenshot_shows_discs_and_balls_where_the_simulation_puts_them() {
     // And an empty spot of the floor is dark: the check above can fail.
     let corner = Renderer::world_to_screen(
         (1280, 720),
-        arena,
+        field,
         glam::Vec2::new(arena.width * 0.5, arena.height - 5.0),
     );
     assert!(
@@ -244,4 +245,51 @@ fn with_vsync_the_game_still_ticks_at_its_own_rate() {
         took >= Duration::from_millis(1900),
         "60 ticks at 30 Hz took {took:?}"
     );
+}
+
+/// A second game in the same window: Tally's bars stand on its floor, one
+/// per player, each in its player's colour.
+#[test]
+fn the_window_draws_tally_one_bar_per_player_in_its_colour() {
+    let server = Server::start(2, &["--game", "tally", "--seed", "64", "--no-record"]);
+    let dir = TempDir::new("tally-window");
+    let shot = dir.0.join("tally.png");
+    let shot_arg = shot.to_string_lossy().to_string();
+    let window = lockstep_testkit::windowed(
+        &server,
+        "ada",
+        &[
+            "--bot",
+            "5",
+            "--ticks",
+            "150",
+            "--screenshot",
+            &shot_arg,
+            "--screenshot-tick",
+            "120",
+        ],
+    );
+    let bot = Client::headless_bot(&server, "bob", 6, 150);
+    let (_, end) = lockstep_testkit::finish_in_lockstep(vec![window, bot], Duration::from_secs(60));
+    assert_eq!(end.0, 150);
+
+    let image = load_png_rgb(&shot).expect("screenshot is a PNG");
+    let field = glam::Vec2::new(1600.0, 900.0);
+    // Bars stand on the floor in player order, each in the middle of its
+    // half of the field; just above the floor every bar is drawn.
+    for player in 0..2u8 {
+        let foot = glam::Vec2::new(400.0 + 800.0 * f32::from(player), 890.0);
+        let at = Renderer::world_to_screen((1280, 720), field, foot);
+        let c = player_colour(lockstep_protocol::PlayerId(player));
+        let seen = pixel(&image, at);
+        assert!(
+            close(seen, [c.r, c.g, c.b], 8),
+            "bar of player {player} at {at:?}: pixel {seen:?}, expected {:?}",
+            (c.r, c.g, c.b)
+        );
+    }
+    // Between the bars is the floor, not a bar.
+    let gap = Renderer::world_to_screen((1280, 720), field, glam::Vec2::new(800.0, 890.0));
+    let floor = pixel(&image, gap);
+    assert!(close(floor, [30, 36, 50], 8), "between the bars: {floor:?}");
 }

@@ -6,14 +6,16 @@
 use std::path::{Path, PathBuf};
 
 use lockstep_protocol::{Bundle, PlayerId, Tick};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
 
 /// Version of the dump layout, stored in every dump. 2: a spectator's dump
 /// has no player (format 1 wrote slot 255). 3: the hash after each phase
-/// of the tick's step.
-pub const DUMP_FORMAT: u32 = 3;
+/// of the tick's step. 4: the game's name, second, so a tool reads which
+/// game a dump is of before it decodes the state ([`dump_game`]).
+pub const DUMP_FORMAT: u32 = 4;
 
 /// Everything one client knew about a diverged tick.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +23,8 @@ pub const DUMP_FORMAT: u32 = 3;
 pub struct DesyncDump<G> {
     /// [`DUMP_FORMAT`] of the writer.
     pub format: u32,
+    /// The game's name ([`Game::NAME`]).
+    pub game: String,
     /// The writing client's slot; `None` for a spectator.
     pub player: Option<PlayerId>,
     /// The writing client's name.
@@ -97,6 +101,64 @@ pub enum DumpError {
         /// Its format number.
         found: u32,
     },
+    /// A dump of another game than the one asked for.
+    #[error("{} is a dump of the game {found}, not of {expected}", path.display())]
+    Game {
+        /// The file.
+        path: PathBuf,
+        /// The game it is of.
+        found: String,
+        /// The game asked for.
+        expected: &'static str,
+    },
+}
+
+/// The first two fields of every dump: enough to know which game's state
+/// follows.
+#[derive(Deserialize)]
+struct DumpHead {
+    format: u32,
+    game: String,
+}
+
+/// Which game the dump at `path` is of (`.json` as JSON, anything else
+/// as the binary form), without decoding its state.
+pub fn dump_game(path: &Path) -> Result<String, DumpError> {
+    let head: DumpHead = parse(path, &read(path)?, false)?;
+    if head.format != DUMP_FORMAT {
+        return Err(DumpError::Format {
+            path: path.to_path_buf(),
+            found: head.format,
+        });
+    }
+    Ok(head.game)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, DumpError> {
+    std::fs::read(path).map_err(|source| DumpError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `bytes` of the dump at `path` as a `T`: `.json` as JSON, anything else
+/// as the binary form, `whole` or only its first fields.
+fn parse<T: DeserializeOwned>(path: &Path, bytes: &[u8], whole: bool) -> Result<T, DumpError> {
+    if path.extension().is_some_and(|e| e == "json") {
+        return serde_json::from_slice(bytes).map_err(|source| DumpError::Json {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    let parsed = if whole {
+        postcard::from_bytes(bytes)
+    } else {
+        postcard::take_from_bytes(bytes).map(|(head, _)| head)
+    };
+    parsed.map_err(|source| DumpError::Binary {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 impl<G: Game> DesyncDump<G> {
@@ -134,30 +196,19 @@ impl<G: Game> DesyncDump<G> {
         Ok((json_path, bin_path))
     }
 
-    /// Reads a dump: `.json` as JSON, anything else as the binary form.
+    /// Reads a dump of `G`: `.json` as JSON, anything else as the binary
+    /// form.
     pub fn load(path: &Path) -> Result<DesyncDump<G>, DumpError> {
-        let bytes = std::fs::read(path).map_err(|source| DumpError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let dump: DesyncDump<G> = if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_slice(&bytes).map_err(|source| DumpError::Json {
+        let game = dump_game(path)?;
+        if game != G::NAME {
+            return Err(DumpError::Game {
                 path: path.to_path_buf(),
-                source,
-            })?
-        } else {
-            postcard::from_bytes(&bytes).map_err(|source| DumpError::Binary {
-                path: path.to_path_buf(),
-                source,
-            })?
-        };
-        if dump.format != DUMP_FORMAT {
-            return Err(DumpError::Format {
-                path: path.to_path_buf(),
-                found: dump.format,
+                found: game,
+                expected: G::NAME,
             });
         }
-        Ok(dump)
+        // `dump_game` checked the format.
+        parse(path, &read(path)?, true)
     }
 }
 
@@ -180,12 +231,24 @@ mod tests {
         assert!(json.ends_with("desync-t120-b_o_b.json"), "{json:?}");
         assert_eq!(DesyncDump::load(&json).unwrap(), dump);
         assert_eq!(DesyncDump::load(&bin).unwrap(), dump);
+        assert_eq!(dump_game(&json).unwrap(), "tally");
+        assert_eq!(dump_game(&bin).unwrap(), "tally");
         let mut other = dump.clone();
         other.format = 99;
         std::fs::write(&bin, postcard::to_stdvec(&other).unwrap()).unwrap();
         assert!(matches!(
             DesyncDump::<Tally>::load(&bin),
             Err(DumpError::Format { found: 99, .. })
+        ));
+        let mut balls = dump.clone();
+        balls.game = "balls".into();
+        std::fs::write(&bin, postcard::to_stdvec(&balls).unwrap()).unwrap();
+        assert!(matches!(
+            DesyncDump::<Tally>::load(&bin),
+            Err(DumpError::Game {
+                expected: "tally",
+                ..
+            })
         ));
         std::fs::write(&bin, b"garbage").unwrap();
         assert!(matches!(

@@ -121,6 +121,7 @@ impl<G: Game> History<G> {
             .collect();
         Some(DesyncDump {
             format: DUMP_FORMAT,
+            game: G::NAME.to_string(),
             player,
             name: name.to_string(),
             tick,

@@ -37,6 +37,8 @@ mod session;
 mod slack;
 mod snapshots;
 mod speed;
+#[cfg(test)]
+mod testing;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -152,11 +154,8 @@ pub struct Config {
 /// is for a player whose client had to be started again by hand.
 pub const DEFAULT_RESUME_WAIT: Duration = Duration::from_secs(30);
 
-/// The game the library's unit tests host: any game will do, the server
-/// treats them all alike.
 #[cfg(test)]
-pub(crate) const TEST_GAME: &dyn HostedGame =
-    &lockstep_engine::Hosted::<lockstep_tally::Tally>::new();
+pub(crate) use testing::TEST_GAME;
 
 /// What the server does when peers' hashes differ.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

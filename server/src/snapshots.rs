@@ -6,7 +6,7 @@
 //! ([`crate::hash_check`]), which hash the majority of the players
 //! computed for a tick. Every [`Snapshots::interval`] ticks it asks one
 //! player (in turn) for its world after the latest such confirmed tick;
-//! the player sends the postcard of its `World` in chunks, and the server
+//! the player sends the postcard of its game state in chunks, and the server
 //! decodes it and hashes it with the simulation's own hash. A state that
 //! equals the confirmed hash is as good as the bundles before it, so the
 //! relay drops those (the replay on disk keeps them). Anything else (a
@@ -316,14 +316,11 @@ pub fn verify(
 
 #[cfg(test)]
 mod tests {
-    use lockstep_engine::{Game, Hosted, Setup};
-    use lockstep_protocol::{encode, PlayerInput};
-    use lockstep_tally::Tally;
+    use lockstep_engine::Game;
+    use lockstep_protocol::encode;
 
     use super::*;
-
-    /// Any game will do: the checks are the same for every one.
-    const GAME: &dyn HostedGame = &Hosted::<Tally>::new();
+    use crate::testing::{played, TEST_GAME as GAME};
 
     const P0: PlayerId = PlayerId(0);
     const P1: PlayerId = PlayerId(1);
@@ -336,15 +333,7 @@ mod tests {
 
     /// A real game state after `ticks` ticks, its bytes and its hash.
     fn world(ticks: u32) -> (Vec<u8>, u64) {
-        let mut world = Tally::start(&Setup {
-            seed: 5,
-            tick_rate: 60,
-            settings: (),
-            players: PLAYERS.to_vec(),
-        });
-        for _ in 0..ticks {
-            world.step(&Vec::<PlayerInput>::new());
-        }
+        let world = played(&PLAYERS, ticks);
         let bytes = encode(&world, MAX_SNAPSHOT_SIZE as usize).expect("a world encodes");
         (bytes, world.hash())
     }

@@ -1,13 +1,14 @@
 //! Verified snapshots over real QUIC on loopback: a player that rejoins
-//! after the first snapshot starts from it, and a snapshot that does not
-//! hash to what the majority reported is refused while the join still
-//! succeeds from another player's.
+//! after the first snapshot starts from it, a snapshot that does not hash
+//! to what the majority reported is refused while the join still succeeds
+//! from another player's, and a second game, Tally, is joined from its
+//! snapshot the same way.
 
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use lockstep_testkit::{field, Client, Server};
+use lockstep_testkit::{field, verified, Client, Server};
 
 /// These tests time real processes; one at a time keeps the two cores of
 /// a CI machine from turning contention into stalls.
@@ -129,4 +130,51 @@ fn a_snapshot_off_the_confirmed_hash_is_refused_and_a_late_spectator_still_joins
     }
     assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
     assert_eq!(finals[0].0, 900);
+}
+
+/// A second game through the same snapshots: two bots play Tally, a
+/// spectator who arrives late starts from a snapshot the server verified,
+/// and the server's replay, which names the game, verifies to their hash.
+#[test]
+fn tally_is_played_joined_from_a_verified_snapshot_and_its_replay_verifies() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(
+        2,
+        &["--game", "tally", "--seed", "61", "--snapshot-secs", "1"],
+    );
+    let bots: Vec<Client> = (0..2)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 90 + i, 900))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    let verified_line = server.wait_for_log("snapshot verified", Duration::from_secs(20));
+    assert!(verified_line.contains("tick="), "{verified_line}");
+    let spectator = Client::spawn(
+        "watcher",
+        lockstep_testkit::headless(&server, "watcher").args(["--spectate", "--ticks", "900"]),
+    );
+    let watched = spectator.finish(Duration::from_secs(60));
+    let from = snapshot_tick(&watched.stderr)
+        .unwrap_or_else(|| panic!("not joined from a snapshot: {}", watched.stderr));
+    assert!(from > 0, "{}", watched.stderr);
+    let sent = server.wait_for_log("sending the game from the snapshot", Duration::from_secs(1));
+    assert_eq!(
+        field(&sent, "tick"),
+        Some(from.to_string().as_str()),
+        "{sent}"
+    );
+
+    let mut finals = vec![watched.final_line()];
+    for bot in bots {
+        finals.push(bot.finish(Duration::from_secs(60)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 900);
+
+    server.wait_for("game over", Duration::from_secs(10));
+    let replay = server.recording_path();
+    let header = lockstep_testkit::read_replay(&replay).header;
+    assert_eq!(header.spec.name, "tally");
+    let out = verified(&replay, &["--ticks", "900"]);
+    let last = lockstep_testkit::last_line(&out);
+    assert_eq!(last, format!("final tick=900 hash={}", finals[0].1));
 }

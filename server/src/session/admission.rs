@@ -477,12 +477,12 @@ mod tests {
         let out = h.join_with_self_tests(1, "ann", other);
         assert_eq!(
             refused(&out, 1),
-            "this client cannot play tally, the game this server hosts"
+            "this client cannot play sum, the game this server hosts"
         );
         let none = h.join_with_self_tests(2, "bob", Vec::new());
         assert_eq!(
             refused(&none, 2),
-            "this client cannot play tally, the game this server hosts"
+            "this client cannot play sum, the game this server hosts"
         );
     }
 

@@ -1,0 +1,80 @@
+//! The games this client plays, chosen by name at run time.
+//!
+//! The binary lists the games it offers ([`Games`]); the library runs code
+//! generic over the game ([`ForGame`]) for the one a server hosts, a
+//! replay recorded or the command line names. What only one game has on
+//! this side (the ball game's goals, how each game looks in the window)
+//! is that game's [`ClientGame`] impl, one file per game beside this one.
+//! A new game needs its impl here and a line in the binary's list.
+
+mod balls;
+mod tally;
+
+use lockstep_engine::{find_game, HasBots, HostedGame, UnknownGame};
+use lockstep_protocol::{GameSpec, PlayerId, SelfTest};
+
+/// What the client needs of a game beyond the engine's: its scores for
+/// the report and the window's score strip, and, with a window, how it
+/// looks ([`crate::scene::Scene`]).
+#[cfg(feature = "window")]
+pub trait ClientGame: HasBots + crate::scene::Scene + Send + 'static {
+    /// Every player's score, ascending by player (the ball game's goals);
+    /// empty for a game that keeps none.
+    fn scores(&self) -> Vec<(PlayerId, u32)>;
+}
+
+/// What the client needs of a game beyond the engine's: its scores for
+/// the report.
+#[cfg(not(feature = "window"))]
+pub trait ClientGame: HasBots + Send + 'static {
+    /// Every player's score, ascending by player (the ball game's goals);
+    /// empty for a game that keeps none.
+    fn scores(&self) -> Vec<(PlayerId, u32)>;
+}
+
+/// Code generic over the game, run for a game picked by name.
+pub trait ForGame {
+    /// What the code returns.
+    type Output;
+
+    /// Runs the code for the game `G`.
+    fn run<G: ClientGame>(self) -> Self::Output;
+}
+
+/// The games a client binary offers.
+pub trait Games {
+    /// Every game, as a host sees it: its name, settings, self-test,
+    /// snapshots and dumps.
+    fn hosted(&self) -> &[&'static dyn HostedGame];
+
+    /// Runs `code` for the game called `name`.
+    fn run<F: ForGame>(&self, name: &str, code: F) -> Result<F::Output, UnknownGame>;
+
+    /// The game called `name`, as a host sees it.
+    fn find(&self, name: &str) -> Result<&'static dyn HostedGame, UnknownGame> {
+        find_game(self.hosted(), name)
+    }
+
+    /// This build's self-test hash of every game: what the Hello
+    /// announces, for the server to compare with its own for the game it
+    /// hosts.
+    fn self_tests(&self) -> Vec<SelfTest> {
+        self.hosted()
+            .iter()
+            .map(|game| SelfTest {
+                game: game.name().to_string(),
+                hash: game.self_test(),
+            })
+            .collect()
+    }
+
+    /// `spec` in a few words: the game's name and its settings ("balls
+    /// (24 balls)"), or the name alone for a game without settings or one
+    /// this client does not have.
+    fn describe(&self, spec: &GameSpec) -> String {
+        match self.find(&spec.name).map(|game| game.describe(spec)) {
+            Ok(Ok(settings)) if !settings.is_empty() => format!("{} ({settings})", spec.name),
+            _ => spec.name.clone(),
+        }
+    }
+}
