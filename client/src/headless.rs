@@ -57,7 +57,7 @@ pub fn run(mut net: NetClient, options: PlayOptions) -> Result<Vec<GameOutcome>,
             at,
             snapshot,
             options.for_game(game),
-        ))?;
+        )?)?;
         if options.is_last(game) {
             outcomes.push(play.finish(None));
             break;

@@ -54,6 +54,7 @@ pub mod discovery;
 pub mod finder;
 pub mod headless;
 pub mod input_schedule;
+pub mod connection;
 pub mod known_servers;
 #[cfg(feature = "window")]
 pub mod lab;

@@ -23,7 +23,7 @@ use lockstep_engine::capacity::CapacityMeter;
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_protocol::{
-    encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
+    decode, encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
 };
 use lockstep_sim::bot::Bot;
 use lockstep_sim::World;
@@ -192,17 +192,21 @@ pub struct NetPlay {
 
 impl NetPlay {
     /// Starts the game the server announced; `at` is when Start arrived,
-    /// the zero of this client's game clock.
+    /// the zero of this client's game clock. A snapshot that is not a
+    /// world of the Start's snapshot tick ends the game.
     pub fn start(
         net: NetClient,
         start: &Start,
         at: Instant,
-        snapshot: Option<Box<World>>,
+        snapshot: Option<Vec<u8>>,
         options: PlayOptions,
-    ) -> NetPlay {
+    ) -> Result<NetPlay, PlayError> {
+        let snapshot = snapshot
+            .map(|bytes| snapshot_world(start, &bytes))
+            .transpose()?;
         let joined_from = snapshot.as_ref().map(|world| world.tick());
         let game = match snapshot {
-            Some(world) => NetGame::from_world(start, options.game, *world),
+            Some(world) => NetGame::from_world(start, options.game, world),
             None => NetGame::new(start, options.game),
         };
         for (tick, input) in game.initial_inputs() {
@@ -241,7 +245,7 @@ impl NetPlay {
         if let Some(input) = held {
             net.hold(input);
         }
-        NetPlay {
+        Ok(NetPlay {
             bot: match (options.bot, game.me) {
                 (Some(seed), Some(me)) => Some(Bot::for_player(seed, me)),
                 _ => None,
@@ -265,7 +269,7 @@ impl NetPlay {
             terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             reconnecting: None,
             resumed_at: None,
-        }
+        })
     }
 
     /// Applies one network event; the end of the connection is an error.
@@ -295,7 +299,7 @@ impl NetPlay {
                 start,
                 at,
                 snapshot,
-            } => self.rejoin(&start, at, snapshot),
+            } => self.rejoin(&start, at, snapshot)?,
             NetEvent::Welcome { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
@@ -323,10 +327,18 @@ impl NetPlay {
     /// no longer holds the bundles we lack, or runs another game): the
     /// game starts again from the server's snapshot or tick 0, as a join
     /// would. A recording cannot follow, and stops here.
-    fn rejoin(&mut self, start: &Start, at: Instant, snapshot: Option<Box<World>>) {
+    fn rejoin(
+        &mut self,
+        start: &Start,
+        at: Instant,
+        snapshot: Option<Vec<u8>>,
+    ) -> Result<(), PlayError> {
+        let snapshot = snapshot
+            .map(|bytes| snapshot_world(start, &bytes))
+            .transpose()?;
         self.joined_from = snapshot.as_ref().map(|world| world.tick());
         self.game = match snapshot {
-            Some(world) => NetGame::from_world(start, self.options.game, *world),
+            Some(world) => NetGame::from_world(start, self.options.game, world),
             None => NetGame::new(start, self.options.game),
         };
         for (tick, input) in self.game.initial_inputs() {
@@ -342,6 +354,7 @@ impl NetPlay {
         self.resumed_at = None;
         self.started_at = at;
         eprintln!("lockstep-client: reconnected; joining the game afresh");
+        Ok(())
     }
 
     /// Whether the server is lost and the network thread reconnects.
@@ -730,11 +743,33 @@ impl NetPlay {
     }
 }
 
+/// The world a game joined from the server's snapshot starts from. The
+/// network thread checked the chunks, not what they hold: bytes that are
+/// not a world of the Start's snapshot tick end the game.
+fn snapshot_world(start: &Start, bytes: &[u8]) -> Result<World, PlayError> {
+    let tick = start.snapshot.unwrap_or_default();
+    let refuse = |why: String| {
+        PlayError::Lost(format!(
+            "the server sent a snapshot that is not a world of tick {tick}: {why}"
+        ))
+    };
+    let world: World =
+        decode(bytes, MAX_SNAPSHOT_SIZE as usize).map_err(|e| refuse(e.to_string()))?;
+    if world.tick() != tick {
+        return Err(refuse(format!("it is a world of tick {}", world.tick())));
+    }
+    Ok(world)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
 
-    use super::PlayOptions;
+    use lockstep_protocol::{encode, Start, Tick, MAX_SNAPSHOT_SIZE};
+    use lockstep_sim::{World, WorldConfig};
+
+    use super::{snapshot_world, PlayOptions};
+    use crate::PlayError;
 
     fn series(record: Option<&str>) -> PlayOptions {
         PlayOptions {
@@ -768,6 +803,42 @@ mod tests {
             Some(PathBuf::from("plain-game2"))
         );
         assert_eq!(series(None).for_game(2).record, None);
+    }
+
+    #[test]
+    fn snapshot_bytes_that_are_not_a_world_of_the_starts_tick_end_the_game() {
+        let start = |tick: u32| Start {
+            seed: 1,
+            tick_rate: 60,
+            input_delay: 3,
+            balls: 1,
+            roster: Vec::new(),
+            hash_interval: 60,
+            you: None,
+            first_input_tick: Tick(0),
+            history: 0,
+            snapshot: Some(Tick(tick)),
+            resume: None,
+        };
+        let world = World::new(WorldConfig::new(1, 60), &[]);
+        let bytes = encode(&world, MAX_SNAPSHOT_SIZE as usize).unwrap();
+        let joined = snapshot_world(&start(0), &bytes).unwrap();
+        assert_eq!(joined.hash(), world.hash());
+        assert_eq!(
+            snapshot_world(&start(30), &bytes).err(),
+            Some(PlayError::Lost(
+                "the server sent a snapshot that is not a world of tick 30: it is a world of \
+                 tick 0"
+                    .into()
+            ))
+        );
+        let Err(PlayError::Lost(garbage)) = snapshot_world(&start(30), &[0xff; 8]) else {
+            panic!("garbage taken for a world");
+        };
+        assert!(
+            garbage.starts_with("the server sent a snapshot that is not a world of tick 30: "),
+            "{garbage}"
+        );
     }
 
     #[test]

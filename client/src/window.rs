@@ -366,7 +366,7 @@ pub fn run_networked(
             started_at,
             snapshot,
             play_options.for_game(game),
-        );
+        )?;
         let (play, frame, finished) = play_in_window(&mut screen, play, &mut options)?;
         if !finished || play_options.is_last(game) {
             outcomes.push(play.finish(frame));
