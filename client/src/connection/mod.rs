@@ -92,6 +92,11 @@ use snapshot::Joining;
 /// How often link statistics go to the frontend (HUD refresh rate).
 const STATS_EVERY: Duration = Duration::from_millis(250);
 
+/// How often the link is asked whether to repeat inputs or send a
+/// heartbeat, and inputs held by `send_delay` are released: a repeat is
+/// then at most a third of [`RESEND_AFTER`] late.
+const RESEND_CHECK: Duration = Duration::from_nanos(RESEND_AFTER.as_nanos() as u64 / 3);
+
 /// What the connection is told once, for its whole life.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -196,12 +201,16 @@ pub enum Action {
 struct Actions(VecDeque<Action>);
 
 impl Actions {
+    fn push(&mut self, action: Action) {
+        self.0.push_back(action);
+    }
+
     fn send(&mut self, message: ClientMessage) {
-        self.0.push_back(Action::Send(message));
+        self.push(Action::Send(message));
     }
 
     fn event(&mut self, event: NetEvent) {
-        self.0.push_back(Action::Event(event));
+        self.push(Action::Event(event));
     }
 
     fn deliver(&mut self, new: Option<NewBundles>) {
@@ -263,12 +272,6 @@ struct Exchange {
     next_stats: Duration,
 }
 
-/// How often the link is asked whether to repeat inputs or send a
-/// heartbeat: a repeat is then at most a third of [`RESEND_AFTER`] late.
-fn resend_check_every() -> Duration {
-    RESEND_AFTER / 3
-}
-
 impl Exchange {
     /// A QUIC connection up at `now`: statistics go out at once, and the
     /// resend check runs as soon as a game starts.
@@ -294,7 +297,7 @@ impl Exchange {
     /// Sends the link's input datagram for `now`, if one fits the path.
     fn send_inputs(&mut self, now: Duration, path: PathStats, actions: &mut Actions) {
         if let Some(bytes) = self.link.next_datagram(now, path.max_datagram_size) {
-            actions.0.push_back(Action::Datagram(bytes));
+            actions.push(Action::Datagram(bytes));
         }
     }
 
@@ -315,13 +318,12 @@ impl Exchange {
     /// Releases the inputs `send_delay` held until `now`, and repeats
     /// inputs or sends a heartbeat when the link says so.
     fn resend(&mut self, now: Duration, path: PathStats, actions: &mut Actions) {
-        let every = resend_check_every();
         // A check missed by a whole period is not made up: it would only
         // send the same datagram twice.
-        self.next_resend = if now >= self.next_resend + every {
-            now + every
+        self.next_resend = if now >= self.next_resend + RESEND_CHECK {
+            now + RESEND_CHECK
         } else {
-            self.next_resend + every
+            self.next_resend + RESEND_CHECK
         };
         let mut released = false;
         while let Some((_, tick, input)) = self.held.pop_front_if(|(at, _, _)| *at <= now) {
@@ -456,7 +458,7 @@ impl Connection {
             ServerMessage::Welcome {
                 player,
                 players_needed,
-            } => self.actions.0.push_back(Action::Welcome {
+            } => self.actions.push(Action::Welcome {
                 player,
                 players_needed,
             }),
@@ -611,12 +613,12 @@ impl Connection {
         self.phase = Phase::Connecting;
         // A reconnection gives up on a silent server soon and tries again.
         let answer_within = self.kept.is_some().then_some(RECONNECT_ATTEMPT);
-        self.actions.0.push_back(Action::Connect { answer_within });
+        self.actions.push(Action::Connect { answer_within });
     }
 
     fn close(&mut self, closed: Closed, ending: Ending) {
         self.phase = Phase::Closed;
-        self.actions.0.push_back(Action::Close { closed, ending });
+        self.actions.push(Action::Close { closed, ending });
     }
 
     /// The game to go on with after a loss: the one kept, lacking the
