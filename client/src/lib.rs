@@ -9,15 +9,20 @@
 //!   fixed-step accumulator, the input delay, the networked and solo game
 //!   drivers, desync history, replays and the loop strategies. It never
 //!   reads a clock or touches a socket.
-//! - [`net`] runs the QUIC connection on its own thread around the pure
-//!   datagram [`link`] (acks, redundancy, jitter), and sends the local
+//! - [`connection`] is the client's control protocol as a pure state
+//!   machine (events in with `now`, actions out, no socket or clock): the
+//!   Hello, the datagram [`link`] (acks, redundancy, jitter), the local
 //!   player's inputs on the game's schedule when a frame is late
-//!   ([`input_schedule`]); [`play`] carries out what the engine's
-//!   networked game asks for ([`replaced`] tells a late player the server
-//!   stood in for its inputs); [`headless`] and `window` are the two
-//!   frontends that drive it; `render` only draws, with its score strip,
-//!   HUD and banner placed apart by `overlay`, and `lobby_screen` draws
-//!   the lobby between games.
+//!   ([`input_schedule`]), the snapshot a game is joined from (as bytes:
+//!   it knows no game) and reconnecting to a lost server. [`net`] is its
+//!   driver: the QUIC endpoint, TLS and the trust in the server, and one
+//!   `select!` on its own thread that feeds the connection and carries out
+//!   its actions. [`play`] carries out what the engine's networked game
+//!   asks for, and decodes a snapshot into the world ([`replaced`] tells a
+//!   late player the server stood in for its inputs); [`headless`] and
+//!   `window` are the two frontends that drive it; `render` only draws,
+//!   with its score strip, HUD and banner placed apart by `overlay`, and
+//!   `lobby_screen` draws the lobby between games.
 //! - [`discovery`] is the table of servers heard on the LAN (pure),
 //!   [`finder`] probes and listens for it, [`list`] prints it, and
 //!   [`browser`] (pure) with `browser_window` is the server browser the
@@ -49,6 +54,7 @@ pub mod browser_window;
 pub mod chart;
 pub mod clock;
 pub mod connect;
+pub mod connection;
 pub mod desync_diff;
 pub mod discovery;
 pub mod finder;

@@ -2,9 +2,10 @@
 //! and the arrival estimate behind the adaptive input delay.
 //!
 //! Pure state machine in the quinn-proto style, like the server's relay: no
-//! socket and no clock. The driver in [`crate::net`] owns the QUIC
-//! connection, reads the clock and passes `now` (time since the link was
-//! created) in with whatever arrived, then sends the bytes the link returns:
+//! socket and no clock. The pure [`Connection`](crate::connection::Connection)
+//! holds it and passes `now` (the connection's clock, which its driver in
+//! [`crate::net`] reads) in with whatever arrived, then has the driver send
+//! the bytes the link returns:
 //!
 //! ```text
 //! Start arrives            => link.start(tick_rate, now)

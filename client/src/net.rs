@@ -1,24 +1,23 @@
-//! The client's network side: a QUIC connection driven on its own thread.
+//! The client's network side: the driver of the pure [`Connection`], on
+//! its own thread.
 //!
 //! The game loop must not block on the network, and the simulation must not
 //! see tokio. So [`NetClient::connect`] starts a thread with a small tokio
-//! runtime that owns the connection; the frontend talks to it through two
+//! runtime that owns the QUIC endpoint; the frontend talks to it through two
 //! channels: [`NetCommand`]s in, [`NetEvent`]s out.
 //!
-//! The datagram exchange itself (redundant inputs, acknowledgements, the
-//! arrival estimate) is the pure [`Link`]. The task here is its driver: it
-//! owns the connection, reads the clock, feeds the link what arrives, sends
-//! the bytes the link returns and forwards each newly received bundle
-//! exactly once.
-//!
-//! It also keeps the local player's inputs on time when the frontend is
-//! not: with the held input and the game's schedule the frontend publishes
-//! ([`InputSchedule`]), it queues the inputs of every tick due by the
-//! schedule that the frontend has not sent yet, so a slow frame delays no
-//! input. The link keeps the first input queued for a tick, so the
-//! frontend's later sample for it is ignored.
+//! What the client says and when is the pure [`Connection`]: the Hello,
+//! the datagram exchange (the [`Link`](crate::link::Link)), the local
+//! inputs on the game's schedule when the frontend is late, the snapshot a
+//! game is joined from, and reconnecting to a server lost during a game.
+//! This module is its driver. It owns the endpoint, the TLS setup and the
+//! trust in the server's certificate (a pinned fingerprint, the
+//! known-servers file, a LAN advertisement) and the clock; it connects when
+//! the connection asks, feeds it in one `select!` the control stream's
+//! messages, the datagrams, the frontend's commands and its timer, each
+//! with the time since the thread's epoch, and carries out the
+//! [`Action`]s it answers with.
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,24 +25,18 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use lockstep_engine::input_delay::LinkFigures;
 use lockstep_protocol::verification_code;
 use lockstep_protocol::{
-    decode, encode_frame, Bundle, ClientMessage, DesyncNotice, FrameReader, Hello, Input,
-    InputDatagram, Lobby, PeerStatus, Percent, Platform, PlayerId, Resume, ServerDatagram,
-    ServerMessage, SnapshotChunk, Start, Tick, ALPN, MAX_DATAGRAM_SIZE, MAX_SNAPSHOT_SIZE,
+    encode_frame, FrameReader, Hello, Input, Percent, Platform, ServerMessage, Tick, ALPN,
 };
 use tokio::sync::mpsc;
-use tracing::debug;
 
 use crate::clock;
-use crate::input_schedule::{InputSchedule, Schedule};
+use crate::connection::{self, Action, Connection, Ending, Failure, PathStats};
+pub use crate::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
+use crate::input_schedule::Schedule;
 use crate::known_servers;
-use crate::link::{Link, NewBundles, RESEND_AFTER};
 use crate::tls::FingerprintVerifier;
-
-/// How often link statistics go to the frontend (HUD refresh rate).
-const STATS_EVERY: Duration = Duration::from_millis(250);
 
 /// Time allowed for the server to acknowledge our Leave before we close.
 const LEAVE_GRACE: Duration = Duration::from_millis(500);
@@ -58,15 +51,6 @@ const LOST_SERVER_AFTER_MS: u32 = 5_000;
 /// server again by hand with `--resume`, short enough that a server that
 /// is gone for good does not hold the player for long.
 pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(60);
-
-/// Pause between two attempts to reconnect.
-const RECONNECT_EVERY: Duration = Duration::from_millis(100);
-
-/// How long one attempt to reconnect waits for the server to answer: on a
-/// LAN it answers in milliseconds, or it is not there yet. With the pause,
-/// a server started again is found within 0.6 s (QUIC would send the
-/// attempt's first packet again only after a second).
-const RECONNECT_ATTEMPT: Duration = Duration::from_millis(500);
 
 /// QUIC close code the client uses when it leaves on purpose.
 const CLOSE_LEAVE: quinn::VarInt = quinn::VarInt::from_u32(0);
@@ -137,179 +121,6 @@ pub enum Trust {
         /// The fingerprint it advertised.
         fingerprint: String,
     },
-}
-
-/// Frontend → network.
-#[derive(Debug)]
-pub enum NetCommand {
-    /// The local input for a tick.
-    Input(Tick, Input),
-    /// The input the local player holds now: what the ticks that fall due
-    /// before the frontend samples them get.
-    Hold(Input),
-    /// Where the game's fixed-step clock stood at the instant given: when
-    /// the next ticks fall due.
-    Schedule(Schedule, Instant),
-    /// Answer the desync notice of the first tick with the world hashes
-    /// from the second tick on.
-    TickHashes(Tick, Tick, Vec<u64>),
-    /// Report the world hash at a tick to the server.
-    Report(Tick, u64),
-    /// Report what this machine sustains, and how late it was at a tick.
-    Capacity(Percent, Tick, Duration),
-    /// Tell the server we are ready for the next game, or not.
-    Ready(bool),
-    /// Tell the server we are done with this game and stay for the next;
-    /// the datagram exchange starts afresh with the next Start.
-    GameDone,
-    /// Leave the game and close the connection.
-    Leave,
-    /// Send the server our world state after a tick (the postcard of the
-    /// world), as it asked.
-    Snapshot(Tick, Vec<u8>),
-}
-
-/// Link figures for the HUD and the end-of-game report.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct LinkStats {
-    /// Smoothed round-trip time.
-    pub rtt: Duration,
-    /// UDP bytes sent so far.
-    pub tx_bytes: u64,
-    /// UDP bytes received so far.
-    pub rx_bytes: u64,
-    /// How irregularly the game's bundles reach us: the smoothed deviation
-    /// of their spacing from the tick period.
-    pub jitter: Duration,
-    /// The jitter, or three quarters of the recent longest wait for news
-    /// (a burst of losses), whichever is larger.
-    pub irregularity: Duration,
-    /// Ticks whose input was sent on schedule, before the frontend's own
-    /// sample for them arrived (its frame was late).
-    pub inputs_on_schedule: u64,
-}
-
-impl LinkStats {
-    /// What the input delay controller needs of them.
-    pub fn figures(&self) -> LinkFigures {
-        LinkFigures {
-            rtt: self.rtt,
-            jitter: self.jitter,
-            irregularity: self.irregularity,
-        }
-    }
-}
-
-/// How the connection ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Closed {
-    /// We left on purpose.
-    Left,
-    /// The server refused us (one readable sentence).
-    Refused(String),
-    /// The server ended the game or shut down.
-    Ended(String),
-    /// The connection failed or was lost.
-    Lost(String),
-}
-
-/// A game's start as the frontend takes it: the server's Start, when it
-/// arrived, and the snapshot it is joined from (see [`NetEvent::Started`]).
-pub type Started = (Start, std::time::Instant, Option<Vec<u8>>);
-
-/// Network → frontend.
-#[derive(Debug, Clone, PartialEq)]
-pub enum NetEvent {
-    /// Connected; the server verified our Hello and we wait in the lobby.
-    Welcome {
-        /// Our slot.
-        player: PlayerId,
-        /// Players the game waits for.
-        players_needed: u8,
-        /// Set when this server was trusted for the first time: says which
-        /// fingerprint was recorded where (the frontend shows it).
-        first_use: Option<String>,
-        /// The fingerprint of the certificate the server presented: the
-        /// lobby shows its verification code.
-        fingerprint: Option<String>,
-    },
-    /// The lobby as the server sees it (between games).
-    Lobby(Lobby),
-    /// The game starts. `at` is when Start arrived: every client starts its
-    /// game clock from that moment, however long its frontend takes to
-    /// notice, so the clients' clocks agree to within the network delay.
-    Started {
-        /// Game parameters and roster.
-        start: Start,
-        /// When the network thread received it.
-        at: std::time::Instant,
-        /// The verified state the game starts from ([`Start::snapshot`]),
-        /// encoded as the game encodes it, once all of it arrived; `None`:
-        /// from tick 0. The frontend, which knows the game, decodes it.
-        snapshot: Option<Vec<u8>>,
-    },
-    /// The server asks for our world after this tick, to check it against
-    /// the hash the majority reported and keep it for joins.
-    SnapshotRequest(Tick),
-    /// New bundles, each delivered once, contiguous from `first_tick`.
-    Bundles {
-        /// Tick of `bundles[0]`.
-        first_tick: Tick,
-        /// The bundles.
-        bundles: Vec<Bundle>,
-    },
-    /// Fresh link statistics.
-    Stats(LinkStats),
-    /// The server found that peers' hashes differ.
-    Desync(DesyncNotice),
-    /// The server found where the desync of `tick` began.
-    Pinpointed {
-        /// The desync's tick.
-        tick: Tick,
-        /// The first tick whose hashes differ.
-        first: Tick,
-    },
-    /// The server's lag indicator.
-    Peers(PeerStatus),
-    /// The game speed changes from `from_tick` on.
-    Speed {
-        /// First tick at the new speed.
-        from_tick: Tick,
-        /// The new speed.
-        percent: Percent,
-        /// How much later than scheduled the ticks from `from_tick` on
-        /// are due.
-        postpone: Duration,
-    },
-    /// The server was lost during the game: the network thread tries to
-    /// reconnect, keeping what the game has, for up to `for_secs`.
-    Reconnecting {
-        /// How it was lost, in words.
-        reason: String,
-        /// How long it keeps trying.
-        for_secs: u64,
-    },
-    /// Reconnected, and the server lets the game go on from the world we
-    /// kept: `start.resume` is the first bundle we lacked, the History
-    /// up to `start.history` follows, and our inputs start at
-    /// `start.first_input_tick`.
-    Resumed {
-        /// The server's Start for the reconnection.
-        start: Start,
-        /// When it arrived.
-        at: std::time::Instant,
-    },
-    /// The connection is over; no more events follow.
-    Closed(Closed),
-}
-
-impl From<NewBundles> for NetEvent {
-    fn from(new: NewBundles) -> Self {
-        NetEvent::Bundles {
-            first_tick: new.first_tick,
-            bundles: new.bundles,
-        }
-    }
 }
 
 /// Handle to the network thread.
@@ -415,39 +226,6 @@ impl Drop for NetClient {
     }
 }
 
-/// Adds `chunk` to the snapshot of tick `expected` assembled in `bytes`;
-/// `true` once the last chunk is in. A chunk of another tick, out of
-/// order, past its length or oversized ends the connection with a clear
-/// error; whether the bytes are a state of that tick is for the frontend,
-/// which knows the game.
-fn take_snapshot_chunk(
-    expected: Option<Tick>,
-    bytes: &mut Vec<u8>,
-    chunk: SnapshotChunk,
-) -> Result<bool, NetError> {
-    let bad = |why: String| Err(NetError::Snapshot(why));
-    let total = chunk.total_len as usize;
-    if Some(chunk.tick) != expected {
-        return bad(format!(
-            "a chunk of tick {} for a Start from {expected:?}",
-            chunk.tick
-        ));
-    }
-    if chunk.total_len > MAX_SNAPSHOT_SIZE || chunk.offset as usize != bytes.len() {
-        return bad(format!(
-            "chunk at {} of {} bytes after {} bytes",
-            chunk.offset,
-            chunk.total_len,
-            bytes.len()
-        ));
-    }
-    if bytes.len() + chunk.bytes.len() > total {
-        return bad(format!("chunks longer than the announced {total} bytes"));
-    }
-    bytes.extend_from_slice(&chunk.bytes);
-    Ok(bytes.len() == total)
-}
-
 /// Error while running the connection, turned into [`Closed::Lost`].
 #[derive(Debug, thiserror::Error)]
 enum NetError {
@@ -497,8 +275,6 @@ enum NetError {
     StreamEnded,
     #[error("the server sent a malformed message: {0}")]
     Decode(#[from] lockstep_protocol::DecodeError),
-    #[error("the server's snapshot is unusable: {0}")]
-    Snapshot(String),
     #[error("cannot encode a message: {0}")]
     Encode(#[from] lockstep_protocol::EncodeError),
 }
@@ -616,9 +392,10 @@ fn describe(error: &quinn::ConnectionError) -> String {
     }
 }
 
+/// Runs the connection on the thread's runtime until it is over.
 async fn connection(
     options: NetOptions,
-    mut commands: mpsc::UnboundedReceiver<NetCommand>,
+    commands: mpsc::UnboundedReceiver<NetCommand>,
     events: std::sync::mpsc::Sender<NetEvent>,
 ) -> Closed {
     let bind: SocketAddr = if options.server.is_ipv6() {
@@ -636,122 +413,232 @@ async fn connection(
         Ok((endpoint, _)) => endpoint,
         Err(e) => return Closed::Lost(NetError::Socket(e).to_string()),
     };
-    let mut kept = Kept::default();
-    // How the server was lost and when to give up on it, while
-    // reconnecting.
-    let mut lost: Option<(String, tokio::time::Instant)> = None;
-    let closed = loop {
-        let error = match play(&endpoint, &options, &mut commands, &events, &mut kept).await {
-            Ok(closed) => break closed,
-            Err(error) => error,
-        };
-        if std::mem::take(&mut kept.live) {
-            // This connection got back into the game: a later loss has
-            // the whole time again.
-            lost = None;
-        }
-        let retry = !options.reconnect.is_zero()
-            && kept.game.is_some()
-            && (is_loss(&error) || (lost.is_some() && is_no_server(&error)));
-        if !retry {
-            break Closed::Lost(explain(error));
-        }
-        let now = clock::tokio_now();
-        let (reason, give_up) = lost.get_or_insert_with(|| {
-            let reason = explain(error);
-            let _ = events.send(NetEvent::Reconnecting {
-                reason: reason.clone(),
-                for_secs: options.reconnect.as_secs(),
-            });
-            (reason, now + options.reconnect)
-        });
-        if now >= *give_up {
-            break Closed::Lost(format!(
-                "{reason}; no server to reconnect to in {} s",
-                options.reconnect.as_secs()
-            ));
-        }
-        if wait_or_leave(&mut commands, now + RECONNECT_EVERY).await {
-            break Closed::Left;
-        }
+    let epoch = clock::tokio_now();
+    let mut connection = Connection::new(config(&options), epoch.into_std());
+    let mut driver = Driver {
+        endpoint: &endpoint,
+        options: &options,
+        commands,
+        events,
+        epoch,
+        quic: None,
     };
+    let closed = driver.run(&mut connection).await;
     endpoint.close(CLOSE_LEAVE, b"client closed");
     let _ = tokio::time::timeout(LEAVE_GRACE, endpoint.wait_idle()).await;
     closed
 }
 
-/// What one connection leaves to the next after the server is lost.
-#[derive(Debug, Default)]
-struct Kept {
-    /// The game we are in, and the first bundle we lack: a reconnection
-    /// asks to go on from there ([`Hello::resume`]).
-    game: Option<Resume>,
-    /// Set when the server let this connection into the game.
-    live: bool,
-}
-
-/// Whether `error` means the server went away (died, or the path to it
-/// failed), not that it ended the game or refused us: worth reconnecting.
-fn is_loss(error: &NetError) -> bool {
-    match error {
-        NetError::Connection(e)
-        | NetError::Read(quinn::ReadError::ConnectionLost(e))
-        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => matches!(
-            e,
-            quinn::ConnectionError::TimedOut | quinn::ConnectionError::Reset
-        ),
-        _ => false,
+/// What the connection is told of the options.
+fn config(options: &NetOptions) -> connection::Config {
+    connection::Config {
+        hello: Hello {
+            protocol_version: options.protocol_version,
+            name: options.name.clone(),
+            spectate: options.spectate,
+            password: options.password.clone(),
+            platform: options.platform.clone(),
+            self_tests: options.self_tests.clone(),
+            ready: options.ready,
+            resume: None,
+        },
+        inputs_over_stream: options.inputs_over_stream,
+        send_delay: options.send_delay,
+        reconnect: options.reconnect,
     }
 }
 
-/// Whether an attempt to reconnect found no server (yet).
-fn is_no_server(error: &NetError) -> bool {
-    matches!(
-        error,
-        NetError::NoAnswer(_) | NetError::Connect(..) | NetError::StreamEnded
-    ) || is_loss(error)
-        || matches!(
-            error,
-            NetError::Connection(quinn::ConnectionError::ConnectionClosed(_))
-        )
+/// The socket side of a [`Connection`]: what it must not own.
+struct Driver<'a> {
+    endpoint: &'a quinn::Endpoint,
+    options: &'a NetOptions,
+    commands: mpsc::UnboundedReceiver<NetCommand>,
+    events: std::sync::mpsc::Sender<NetEvent>,
+    /// The instant the connection's time counts from.
+    epoch: tokio::time::Instant,
+    /// The QUIC connection in use, while there is one.
+    quic: Option<Quic>,
 }
 
-/// The sentence for a connection that ended with `error`.
-fn explain(error: NetError) -> String {
-    match error {
-        NetError::Connection(e)
-        | NetError::Read(quinn::ReadError::ConnectionLost(e))
-        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => describe(&e),
-        e => e.to_string(),
-    }
+/// A QUIC connection, its control stream, and what the driver needs to
+/// know of the server's certificate when it welcomes us.
+struct Quic {
+    conn: quinn::Connection,
+    send: quinn::SendStream,
+    recv: quinn::RecvStream,
+    reader: FrameReader,
+    /// The fingerprint the server had to present, if one was known.
+    expected: Option<String>,
+    verifier: Arc<FingerprintVerifier>,
 }
 
-/// Waits until `until` between two attempts to reconnect, dropping what
-/// the frontend sends meanwhile (the server that comes back will not
-/// want it); `true` if the player left.
-async fn wait_or_leave(
-    commands: &mut mpsc::UnboundedReceiver<NetCommand>,
-    until: tokio::time::Instant,
-) -> bool {
-    loop {
-        tokio::select! {
-            _ = tokio::time::sleep_until(until) => return false,
-            command = commands.recv() => {
-                if matches!(command, Some(NetCommand::Leave) | None) {
-                    return true;
+impl Driver<'_> {
+    /// Carries out the connection's actions and feeds it what happens
+    /// until it closes; how it ended.
+    async fn run(&mut self, connection: &mut Connection) -> Closed {
+        let mut buffer = [0u8; 4096];
+        loop {
+            while let Some(action) = connection.poll_action() {
+                match self.carry_out(action, connection).await {
+                    Ok(Some(closed)) => return closed,
+                    Ok(None) => {}
+                    Err(error) => self.fail(connection, error),
                 }
             }
+            if let Err(error) = self.next(connection, &mut buffer).await {
+                self.fail(connection, error);
+            }
+        }
+    }
+
+    fn now(&self) -> Duration {
+        clock::tokio_since(self.epoch)
+    }
+
+    /// Hands the connection the next thing that happens: a message already
+    /// read first, so that what it asks in answer is done before the next
+    /// one, as the server meant.
+    async fn next(
+        &mut self,
+        connection: &mut Connection,
+        buffer: &mut [u8],
+    ) -> Result<(), NetError> {
+        let epoch = self.epoch;
+        let now = || clock::tokio_since(epoch);
+        let timeout = connection.poll_timeout();
+        let deadline = epoch + timeout.unwrap_or_default();
+        let Some(quic) = &mut self.quic else {
+            tokio::select! {
+                command = self.commands.recv() => {
+                    connection.handle_command(command.unwrap_or(NetCommand::Leave), now(), PathStats::default());
+                }
+                _ = tokio::time::sleep_until(deadline), if timeout.is_some() => {
+                    connection.handle_timeout(now(), PathStats::default());
+                }
+            }
+            return Ok(());
+        };
+        if let Some(message) = quic.reader.next_message::<ServerMessage>()? {
+            connection.handle_message(message, now());
+            return Ok(());
+        }
+        tokio::select! {
+            read = quic.recv.read(buffer) => {
+                let Some(n) = read? else {
+                    return Err(NetError::StreamEnded);
+                };
+                quic.reader.push(&buffer[..n]);
+            }
+            datagram = quic.conn.read_datagram() => connection.handle_datagram(&datagram?, now()),
+            command = self.commands.recv() => {
+                // A frontend gone without a word leaves too.
+                connection.handle_command(command.unwrap_or(NetCommand::Leave), now(), quic.path());
+            }
+            _ = tokio::time::sleep_until(deadline), if timeout.is_some() => {
+                connection.handle_timeout(now(), quic.path());
+            }
+        }
+        Ok(())
+    }
+
+    /// Does what the connection asked; how it ended if it closed.
+    async fn carry_out(
+        &mut self,
+        action: Action,
+        connection: &mut Connection,
+    ) -> Result<Option<Closed>, NetError> {
+        match action {
+            Action::Connect { answer_within } => {
+                self.quic = Some(connect(self.endpoint, self.options, answer_within).await?);
+                connection.handle_connected(self.now());
+            }
+            Action::Event(event) => {
+                let _ = self.events.send(event);
+            }
+            Action::Close { closed, ending } => {
+                if let Some(quic) = self.quic.take() {
+                    quic.end(ending).await;
+                }
+                return Ok(Some(closed));
+            }
+            Action::Send(message) => {
+                let Some(quic) = &mut self.quic else {
+                    return Ok(None);
+                };
+                let written = quic.send.write_all(&encode_frame(&message)?).await;
+                // Once the connection chose to close, a failed write (a
+                // Leave to a server already gone) changes nothing: the
+                // close says how it ended.
+                if !connection.is_closed() {
+                    written?;
+                }
+            }
+            Action::Datagram(bytes) => {
+                if let Some(quic) = &self.quic {
+                    // Failure means the connection is closing; its error
+                    // arrives on read_datagram.
+                    let _ = quic.conn.send_datagram(Bytes::from(bytes));
+                }
+            }
+            Action::Welcome {
+                player,
+                players_needed,
+            } => {
+                let seen = self.quic.as_ref().and_then(|quic| quic.verifier.seen());
+                let expected = self.quic.as_ref().and_then(|quic| quic.expected.as_deref());
+                let first_use = remember_first_use(&self.options.trust, expected, seen.clone());
+                let _ = self.events.send(NetEvent::Welcome {
+                    player,
+                    players_needed,
+                    first_use,
+                    fingerprint: seen,
+                });
+            }
+        }
+        Ok(None)
+    }
+
+    /// The QUIC connection in use, or the attempt to open one, failed: it
+    /// goes without a reason, and the connection decides what next.
+    fn fail(&mut self, connection: &mut Connection, error: NetError) {
+        self.quic = None;
+        connection.handle_failure(failure(&error), explain(error), self.now());
+    }
+}
+
+impl Quic {
+    /// What QUIC knows of the path now.
+    fn path(&self) -> PathStats {
+        let stats = self.conn.stats();
+        PathStats {
+            rtt: self.conn.rtt(),
+            tx_bytes: stats.udp_tx.bytes,
+            rx_bytes: stats.udp_rx.bytes,
+            max_datagram_size: self.conn.max_datagram_size().unwrap_or(0),
+        }
+    }
+
+    /// Ends the QUIC connection as the connection asked.
+    async fn end(mut self, ending: Ending) {
+        match ending {
+            Ending::Close(reason) => self.conn.close(CLOSE_LEAVE, reason.as_bytes()),
+            Ending::Linger(reason) => {
+                let _ = self.send.finish();
+                let _ = tokio::time::timeout(LEAVE_GRACE, self.conn.closed()).await;
+                self.conn.close(CLOSE_LEAVE, reason.as_bytes());
+            }
+            Ending::Release => {}
         }
     }
 }
 
-async fn play(
+/// Opens a QUIC connection to the server, checking its certificate as
+/// `options.trust` says, and its control stream.
+async fn connect(
     endpoint: &quinn::Endpoint,
     options: &NetOptions,
-    commands: &mut mpsc::UnboundedReceiver<NetCommand>,
-    events: &std::sync::mpsc::Sender<NetEvent>,
-    kept: &mut Kept,
-) -> Result<Closed, NetError> {
+    answer_within: Option<Duration>,
+) -> Result<Quic, NetError> {
     let expected = match &options.trust {
         Trust::Pinned(fingerprint) => Some(fingerprint.clone()),
         Trust::FirstUse { file, address } => {
@@ -789,9 +676,8 @@ async fn play(
     let connecting = endpoint
         .connect_with(config, options.server, "lockstep")
         .map_err(|e| NetError::Connect(options.server, e))?;
-    // A reconnection gives up on a silent server soon and tries again.
-    let connected = match kept.game {
-        Some(_) => tokio::time::timeout(RECONNECT_ATTEMPT, connecting)
+    let connected = match answer_within {
+        Some(limit) => tokio::time::timeout(limit, connecting)
             .await
             .map_err(|_| NetError::NoAnswer(options.server))?,
         None => connecting.await,
@@ -821,269 +707,60 @@ async fn play(
         (quinn::ConnectionError::TimedOut, _, _) => NetError::NoAnswer(options.server),
         _ => NetError::Connection(e),
     })?;
-    let (mut send, mut recv) = conn.open_bi().await?;
-    let hello = ClientMessage::Hello(Hello {
-        protocol_version: options.protocol_version,
-        name: options.name.clone(),
-        spectate: options.spectate,
-        password: options.password.clone(),
-        platform: options.platform.clone(),
-        self_tests: options.self_tests.clone(),
-        ready: options.ready,
-        resume: kept.game,
-    });
-    send.write_all(&encode_frame(&hello)?).await?;
+    let (send, recv) = conn.open_bi().await?;
+    Ok(Quic {
+        conn,
+        send,
+        recv,
+        reader: FrameReader::new(),
+        expected,
+        verifier,
+    })
+}
 
-    let mut reader = FrameReader::new();
-    let mut chunk = [0u8; 4096];
-    // The link's clock: it is given the time since it was created.
-    let epoch = clock::tokio_now();
-    let mut link = Link::default();
-    let mut on_schedule = InputSchedule::default();
-    let mut inputs_on_schedule = 0;
-    // Inputs held back by `send_delay`, with when they may go.
-    let mut held: VecDeque<(Duration, Tick, Input)> = VecDeque::new();
-    let mut stats = tokio::time::interval(STATS_EVERY);
-    // A Start from a snapshot, its arrival, and the snapshot's bytes so
-    // far: the game starts once they are all in.
-    let mut joining: Option<(Start, tokio::time::Instant, Vec<u8>)> = None;
-    let mut resend = tokio::time::interval(RESEND_AFTER / 3);
-    resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        if link.started() {
-            if let Some(game) = &mut kept.game {
-                game.next_bundle = link.received_through();
-            }
-        }
-        let next_due = on_schedule.next_due(clock::tokio_since(epoch));
-        tokio::select! {
-            read = recv.read(&mut chunk) => {
-                let Some(n) = read? else {
-                    return Err(NetError::StreamEnded);
-                };
-                reader.push(&chunk[..n]);
-                while let Some(message) = reader.next_message::<ServerMessage>()? {
-                    match message {
-                        ServerMessage::Refused(refusal) => {
-                            conn.close(CLOSE_LEAVE, b"refused");
-                            return Ok(Closed::Refused(refusal.reason));
-                        }
-                        ServerMessage::Welcome { .. } if kept.game.is_some() => {
-                            // Reconnected to a server back in its lobby: it
-                            // was started again without the game.
-                            conn.close(CLOSE_LEAVE, b"the game is gone");
-                            return Ok(Closed::Ended(
-                                "the server came back without the game (it was started again \
-                                 without --resume)"
-                                    .into(),
-                            ));
-                        }
-                        ServerMessage::Welcome { player, players_needed } => {
-                            let first_use = remember_first_use(&options.trust, expected.as_deref(), verifier.seen());
-                            let _ = events.send(NetEvent::Welcome {
-                                player,
-                                players_needed,
-                                first_use,
-                                fingerprint: verifier.seen(),
-                            });
-                        }
-                        ServerMessage::Start(start) => {
-                            let at = clock::tokio_now();
-                            // Every game's exchange starts from tick 0 (a
-                            // rematch after GameDone, too), from the
-                            // snapshot the game is joined from, or, for
-                            // the game this client kept while the server
-                            // was gone, from the tick it resumes at.
-                            link = Link::default();
-                            on_schedule = InputSchedule::default();
-                            held.clear();
-                            link.start(start.tick_rate, at.duration_since(epoch));
-                            kept.live = true;
-                            let resumed = start.resume.filter(|&tick| {
-                                kept.game == Some(Resume { seed: start.seed, next_bundle: tick })
-                            });
-                            kept.game = Some(Resume {
-                                seed: start.seed,
-                                next_bundle: start.resume.or(start.snapshot).unwrap_or_default(),
-                            });
-                            match (resumed, start.snapshot) {
-                                (Some(tick), _) => {
-                                    link.start_at(tick);
-                                    let _ = events.send(NetEvent::Resumed {
-                                        start,
-                                        at: at.into_std(),
-                                    });
-                                }
-                                (None, Some(tick)) => {
-                                    link.start_at(tick);
-                                    joining = Some((start, at, Vec::new()));
-                                }
-                                (None, None) => {
-                                    let _ = events.send(NetEvent::Started {
-                                        start,
-                                        at: at.into_std(),
-                                        snapshot: None,
-                                    });
-                                }
-                            }
-                        }
-                        ServerMessage::Snapshot(chunk) => {
-                            let Some((start, _, bytes)) = &mut joining else {
-                                debug!(tick = %chunk.tick, "snapshot without a Start ignored");
-                                continue;
-                            };
-                            if take_snapshot_chunk(start.snapshot, bytes, chunk)? {
-                                let (start, at, bytes) = joining.take().ok_or(NetError::StreamEnded)?;
-                                let _ = events.send(NetEvent::Started {
-                                    start,
-                                    at: at.into_std(),
-                                    snapshot: Some(bytes),
-                                });
-                            }
-                        }
-                        ServerMessage::SnapshotRequest { tick } => {
-                            let _ = events.send(NetEvent::SnapshotRequest(tick));
-                        }
-                        ServerMessage::Ended { reason } => return Ok(Closed::Ended(reason)),
-                        ServerMessage::Desync(notice) => {
-                            let _ = events.send(NetEvent::Desync(notice));
-                        }
-                        ServerMessage::History { first_tick, bundles } => {
-                            if let Some(new) = link.take_history(first_tick, bundles) {
-                                let _ = events.send(new.into());
-                            }
-                        }
-                        ServerMessage::PeerStatus(status) => {
-                            let _ = events.send(NetEvent::Peers(status));
-                        }
-                        ServerMessage::Pinpointed { tick, first } => {
-                            let _ = events.send(NetEvent::Pinpointed { tick, first });
-                        }
-                        ServerMessage::Speed { from_tick, percent, postpone_us } => {
-                            link.set_speed(from_tick, percent);
-                            let postpone = Duration::from_micros(u64::from(postpone_us));
-                            let _ = events.send(NetEvent::Speed { from_tick, percent, postpone });
-                        }
-                        ServerMessage::Lobby(lobby) => {
-                            let _ = events.send(NetEvent::Lobby(lobby));
-                        }
-                    }
-                }
-            }
-            datagram = conn.read_datagram() => {
-                let bytes = datagram?;
-                // A malformed datagram is dropped; the next one repeats it.
-                if let Ok(ServerDatagram::Bundles(d)) = decode(&bytes, MAX_DATAGRAM_SIZE) {
-                    if let Some(new) = link.receive(d, clock::tokio_since(epoch)) {
-                        let _ = events.send(new.into());
-                    }
-                }
-            }
-            command = commands.recv() => match command {
-                Some(NetCommand::Input(tick, input)) if options.inputs_over_stream => {
-                    let inputs = ClientMessage::Inputs(InputDatagram {
-                        bundles_ack: link.received_through(),
-                        first_tick: tick,
-                        inputs: vec![input],
-                    });
-                    send.write_all(&encode_frame(&inputs)?).await?;
-                }
-                Some(NetCommand::Input(tick, input)) if options.send_delay.is_zero() => {
-                    if !link.queue_input(tick, input).is_empty() {
-                        send_inputs(&mut link, &conn, clock::tokio_since(epoch));
-                    }
-                }
-                Some(NetCommand::Input(tick, input)) => {
-                    held.push_back((clock::tokio_since(epoch) + options.send_delay, tick, input));
-                }
-                Some(NetCommand::Hold(_) | NetCommand::Schedule(..)) if options.inputs_over_stream => {}
-                Some(NetCommand::Hold(input)) => on_schedule.hold(input),
-                Some(NetCommand::Schedule(schedule, at)) => {
-                    let at = tokio::time::Instant::from_std(at).saturating_duration_since(epoch);
-                    on_schedule.publish(schedule, at);
-                }
-                Some(NetCommand::Report(tick, hash)) => {
-                    send.write_all(&encode_frame(&ClientMessage::HashReport { tick, hash })?).await?;
-                }
-                Some(NetCommand::Capacity(percent, tick, behind)) => {
-                    let behind_us = behind.as_micros().min(u128::from(u32::MAX)) as u32;
-                    let report = ClientMessage::Capacity { percent, tick, behind_us };
-                    send.write_all(&encode_frame(&report)?).await?;
-                }
-                Some(NetCommand::Snapshot(tick, bytes)) => {
-                    for chunk in SnapshotChunk::split(tick, &bytes) {
-                        send.write_all(&encode_frame(&ClientMessage::Snapshot(chunk))?).await?;
-                    }
-                }
-                Some(NetCommand::Ready(ready)) => {
-                    send.write_all(&encode_frame(&ClientMessage::Ready(ready))?).await?;
-                }
-                Some(NetCommand::GameDone) => {
-                    send.write_all(&encode_frame(&ClientMessage::GameDone)?).await?;
-                    // Out of this game: a loss now has nothing to keep.
-                    kept.game = None;
-                    // Nothing more to send or repeat for this game; a
-                    // straggling bundle of it starts past a fresh link's
-                    // tick 0 and is ignored.
-                    link = Link::default();
-                    on_schedule = InputSchedule::default();
-                    held.clear();
-                }
-                Some(NetCommand::TickHashes(tick, first_tick, hashes)) => {
-                    let answer = ClientMessage::TickHashes { tick, first_tick, hashes };
-                    send.write_all(&encode_frame(&answer)?).await?;
-                }
-                Some(NetCommand::Leave) | None => {
-                    let _ = send.write_all(&encode_frame(&ClientMessage::Leave)?).await;
-                    let _ = send.finish();
-                    let _ = tokio::time::timeout(LEAVE_GRACE, conn.closed()).await;
-                    conn.close(CLOSE_LEAVE, b"player left");
-                    return Ok(Closed::Left);
-                }
-            },
-            _ = tokio::time::sleep_until(epoch + next_due.unwrap_or_default()), if next_due.is_some() => {
-                let now = clock::tokio_since(epoch);
-                if let Some((tick, input)) = on_schedule.due(now) {
-                    let given = link.queue_input(tick, input);
-                    if !given.is_empty() {
-                        inputs_on_schedule += u64::from(given.end.since(given.start));
-                        debug!(first = %given.start, last = %tick, "inputs sent on schedule before the frame sampled them");
-                        send_inputs(&mut link, &conn, now);
-                    }
-                }
-            }
-            _ = resend.tick(), if link.started() => {
-                let now = clock::tokio_since(epoch);
-                let mut released = false;
-                while let Some((_, tick, input)) = held.pop_front_if(|(at, _, _)| *at <= now) {
-                    link.queue_input(tick, input);
-                    released = true;
-                }
-                if released || link.due(now) {
-                    send_inputs(&mut link, &conn, now);
-                }
-            }
-            _ = stats.tick() => {
-                let s = conn.stats();
-                let _ = events.send(NetEvent::Stats(LinkStats {
-                    rtt: conn.rtt(),
-                    tx_bytes: s.udp_tx.bytes,
-                    rx_bytes: s.udp_rx.bytes,
-                    jitter: link.jitter(),
-                    irregularity: link.irregularity(),
-                    inputs_on_schedule,
-                }));
-            }
-        }
+/// What `error` means for reconnecting.
+fn failure(error: &NetError) -> Failure {
+    if is_loss(error) {
+        Failure::ServerLost
+    } else if is_no_server(error) {
+        Failure::NoServer
+    } else {
+        Failure::Other
     }
 }
 
-/// Sends the link's input datagram for `now`, if one fits the connection.
-fn send_inputs(link: &mut Link, conn: &quinn::Connection, now: Duration) {
-    let max_size = conn.max_datagram_size().unwrap_or(0);
-    if let Some(bytes) = link.next_datagram(now, max_size) {
-        // Failure means the connection is closing; its error arrives on
-        // read_datagram.
-        let _ = conn.send_datagram(Bytes::from(bytes));
+/// Whether `error` means the server went away (died, or the path to it
+/// failed), not that it ended the game or refused us: worth reconnecting.
+fn is_loss(error: &NetError) -> bool {
+    match error {
+        NetError::Connection(e)
+        | NetError::Read(quinn::ReadError::ConnectionLost(e))
+        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => matches!(
+            e,
+            quinn::ConnectionError::TimedOut | quinn::ConnectionError::Reset
+        ),
+        _ => false,
+    }
+}
+
+/// Whether an attempt to reconnect found no server (yet).
+fn is_no_server(error: &NetError) -> bool {
+    matches!(
+        error,
+        NetError::NoAnswer(_) | NetError::Connect(..) | NetError::StreamEnded
+    ) || is_loss(error)
+        || matches!(
+            error,
+            NetError::Connection(quinn::ConnectionError::ConnectionClosed(_))
+        )
+}
+
+/// The sentence for a connection that ended with `error`.
+fn explain(error: NetError) -> String {
+    match error {
+        NetError::Connection(e)
+        | NetError::Read(quinn::ReadError::ConnectionLost(e))
+        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => describe(&e),
+        e => e.to_string(),
     }
 }

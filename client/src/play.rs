@@ -743,19 +743,22 @@ impl<G: ClientGame> NetPlay<G> {
     }
 }
 
-/// The state a game is joined from: the server's verified snapshot,
-/// decoded as a state of `G` after the tick the Start names.
+/// The state a game joined from the server's snapshot starts from. The
+/// network thread checked the chunks, not what they hold: bytes that are
+/// not a state of `G` at the Start's snapshot tick end the game.
 fn snapshot_state<G: ClientGame>(start: &Start, bytes: &[u8]) -> Result<G, PlayError> {
-    let bad = |why: String| PlayError::Lost(format!("the server sent a bad snapshot: {why}"));
-    let state: G = decode(bytes, MAX_SNAPSHOT_SIZE as usize)
-        .map_err(|e| bad(format!("not a state of the game {}: {e}", G::NAME)))?;
-    match start.snapshot {
-        Some(tick) if tick == state.tick() => Ok(state),
-        expected => Err(bad(format!(
-            "a state of tick {} for a Start from {expected:?}",
-            state.tick()
-        ))),
+    let tick = start.snapshot.unwrap_or_default();
+    let refuse = |why: String| {
+        PlayError::Lost(format!(
+            "the server sent a snapshot that is not a {} state of tick {tick}: {why}",
+            G::NAME
+        ))
+    };
+    let state: G = decode(bytes, MAX_SNAPSHOT_SIZE as usize).map_err(|e| refuse(e.to_string()))?;
+    if state.tick() != tick {
+        return Err(refuse(format!("it is a state of tick {}", state.tick())));
     }
+    Ok(state)
 }
 
 /// Refuses a fault injected in a phase `G` does not have
@@ -779,7 +782,7 @@ fn check_fault_phase<G: ClientGame>(options: &PlayOptions) -> Result<(), PlayErr
 mod tests {
     use std::path::PathBuf;
 
-    use super::PlayOptions;
+    use super::*;
 
     fn series(record: Option<&str>) -> PlayOptions {
         PlayOptions {
@@ -821,5 +824,50 @@ mod tests {
         assert!(!options.is_last(1));
         assert!(!options.is_last(2));
         assert!(options.is_last(3));
+    }
+
+    #[test]
+    fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
+        use lockstep_engine::{spec_of, Game, Setup};
+        use lockstep_tally::Tally;
+
+        let start = |tick: u32| Start {
+            seed: 1,
+            tick_rate: 60,
+            input_delay: 3,
+            spec: spec_of::<Tally>(&()),
+            roster: Vec::new(),
+            hash_interval: 60,
+            you: None,
+            first_input_tick: Tick(0),
+            history: 0,
+            snapshot: Some(Tick(tick)),
+            resume: None,
+        };
+        let state = Tally::start(&Setup {
+            seed: 1,
+            tick_rate: 60,
+            settings: (),
+            players: Vec::new(),
+        });
+        let bytes = encode(&state, MAX_SNAPSHOT_SIZE as usize).unwrap();
+        let joined: Tally = snapshot_state(&start(0), &bytes).unwrap();
+        assert_eq!(joined.hash(), state.hash());
+        assert_eq!(
+            snapshot_state::<Tally>(&start(30), &bytes).err(),
+            Some(PlayError::Lost(
+                "the server sent a snapshot that is not a tally state of tick 30: it is a \
+                 state of tick 0"
+                    .into()
+            ))
+        );
+        let Err(PlayError::Lost(garbage)) = snapshot_state::<Tally>(&start(30), &[0xff; 8]) else {
+            panic!("garbage taken for a state");
+        };
+        assert!(
+            garbage
+                .starts_with("the server sent a snapshot that is not a tally state of tick 30: "),
+            "{garbage}"
+        );
     }
 }
