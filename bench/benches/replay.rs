@@ -91,11 +91,11 @@ fn main() {
         size as f64 / minutes
     );
 
-    let client = env!("CARGO_BIN_EXE_lockstep-client");
+    let client = lockstep_testkit::client_bin();
     let mut cli = Vec::new();
     for _ in 0..RUNS {
         let start = clock::now();
-        let out = Command::new(client)
+        let out = Command::new(&client)
             .arg("replay")
             .arg(&path)
             .args(["--verify", "--headless"])
