@@ -5,7 +5,7 @@
 //! direction (from quinn's connection statistics), and the server's CPU time
 //! (user + system, from /proc) per second of play.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench loopback`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench loopback`
 //! Options (environment): LOCKSTEP_BENCH_CLIENTS (default 4),
 //! LOCKSTEP_BENCH_TICKS (default 3600, one minute at 60 Hz).
 

@@ -63,7 +63,7 @@
 //! noisy minute of the machine hits both; relay/floor ratios are taken per
 //! round and printed as median (min-max) over the rounds.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench relay`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench relay`
 //!
 //! Options (environment):
 //! - LOCKSTEP_BENCH_SIZES: clients per game, default `2,8,32,64`;

@@ -6,7 +6,7 @@
 //! `lockstep-client replay FILE --verify --headless` end to end and the
 //! library's `verify` alone, each several times.
 //!
-//! Run: `cargo bench -p lockstep-client --bench replay`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench replay`
 
 use std::hint::black_box;
 use std::io::BufWriter;
