@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The crate layout's promises (README, "How it fits together"): the game
 # (lockstep-sim) and the lockstep core (lockstep-engine) depend on no
-# windowing, networking, TLS or async runtime, and the client builds
-# headless, linking no SDL2. Run by `make test`.
+# windowing, networking, TLS or async runtime, the client and the server
+# do not depend on each other (not even for their tests) nor the test kit
+# on the client, and the client builds headless, linking no SDL2. Run by
+# `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +13,19 @@ for crate in lockstep-sim lockstep-engine; do
   found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2
+    exit 1
+  fi
+done
+
+# Every edge counts (normal, build and dev): what the benchmarks need of
+# both ends is the crate lockstep-bench's.
+for pair in lockstep-server:lockstep-client lockstep-client:lockstep-server lockstep-testkit:lockstep-client; do
+  crate=${pair%%:*}
+  other=${pair#*:}
+  found=$(cargo tree -p "$crate" -e normal,build,dev --prefix none | awk '{print $1}' | grep -Fx "$other" || true)
+  if [ -n "$found" ]; then
+    echo "layout: $crate must not depend on $other, not even as a dev-dependency; it does through:" >&2
+    cargo tree -p "$crate" -e normal,build,dev -i "$other" >&2
     exit 1
   fi
 done
@@ -32,4 +47,4 @@ if "$bin" solo 2>/dev/null; then
   echo "layout: the headless client claims to open a window" >&2
   exit 1
 fi
-echo "layout: sim and engine are free of windowing, networking and TLS; the headless client links no SDL2"
+echo "layout: sim and engine are free of windowing, networking and TLS; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
