@@ -2,8 +2,10 @@
 # The crate layout's promises (README, "How it fits together"): the games
 # (lockstep-sim, lockstep-tally) and the lockstep core (lockstep-engine)
 # depend on no windowing, networking, TLS or async runtime; the protocol
-# knows no game, and the server names one only in its binary's list; and
-# the client builds headless, linking no SDL2. Run by `make test`.
+# knows no game, and the server names one only in its binary's list; the
+# client and the server do not depend on each other (not even for their
+# tests) nor the test kit on the client; and the client builds headless,
+# linking no SDL2. Run by `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +32,19 @@ if named=$(grep -rnE 'lockstep_(sim|tally)\b' server/src --include='*.rs' | grep
   exit 1
 fi
 
+# Every edge counts (normal, build and dev): what the benchmarks need of
+# both ends is the crate lockstep-bench's.
+for pair in lockstep-server:lockstep-client lockstep-client:lockstep-server lockstep-testkit:lockstep-client; do
+  crate=${pair%%:*}
+  other=${pair#*:}
+  found=$(cargo tree -p "$crate" -e normal,build,dev --prefix none | awk '{print $1}' | grep -Fx "$other" || true)
+  if [ -n "$found" ]; then
+    echo "layout: $crate must not depend on $other, not even as a dev-dependency; it does through:" >&2
+    cargo tree -p "$crate" -e normal,build,dev -i "$other" >&2
+    exit 1
+  fi
+done
+
 # Its own target directory, so the windowed binary the tests run stays.
 dir=target/headless
 cargo build -q -p lockstep-client --no-default-features --bin lockstep-client --target-dir "$dir"
@@ -47,4 +62,4 @@ if "$bin" solo 2>/dev/null; then
   echo "layout: the headless client claims to open a window" >&2
   exit 1
 fi
-echo "layout: the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the headless client links no SDL2"
+echo "layout: the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"

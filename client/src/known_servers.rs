@@ -20,7 +20,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Environment variable that overrides the file's location.
-pub const ENV: &str = "LOCKSTEP_KNOWN_SERVERS";
+pub const ENV: &str = lockstep_protocol::KNOWN_SERVERS_ENV;
 
 /// The default location: `~/.local/share/lockstep/known_servers`.
 pub fn default_path() -> PathBuf {

@@ -91,7 +91,6 @@ pub mod scene;
 pub mod screenshot;
 #[cfg(feature = "window")]
 pub mod timeline;
-pub mod tls;
 pub mod verify;
 #[cfg(feature = "window")]
 pub mod window;

@@ -36,7 +36,7 @@ use crate::connection::{self, Action, Connection, Ending, Failure, PathStats};
 pub use crate::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
 use crate::input_schedule::Schedule;
 use crate::known_servers;
-use crate::tls::FingerprintVerifier;
+use lockstep_protocol::quic::FingerprintVerifier;
 
 /// Time allowed for the server to acknowledge our Leave before we close.
 const LEAVE_GRACE: Duration = Duration::from_millis(500);

@@ -82,3 +82,11 @@ pub const PROTOCOL_VERSION: u16 = 9;
 /// its version: a version mismatch is answered with a readable
 /// [`ServerMessage::Refused`] instead of an opaque TLS alert.
 pub const ALPN: &[u8] = b"lockstep";
+
+/// Environment variable naming the file in which a client keeps the
+/// certificate fingerprints of the servers it trusts (trust on first use,
+/// `lockstep-client`'s `known_servers`). Not part of the wire: it is
+/// defined here, where the client and the test kit both see it, so that
+/// the end-to-end tests, which give every client they start a file of its
+/// own, set the very variable the client reads.
+pub const KNOWN_SERVERS_ENV: &str = "LOCKSTEP_KNOWN_SERVERS";

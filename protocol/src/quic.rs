@@ -1,5 +1,10 @@
 //! The QUIC settings both ends share (feature `quic`, which the client and
-//! the server turn on; the game and the engine build without quinn).
+//! the server turn on; the game and the engine build without quinn), and
+//! the client's check of the server's certificate ([`FingerprintVerifier`]).
+
+mod fingerprint;
+
+pub use fingerprint::FingerprintVerifier;
 
 use std::any::Any;
 use std::sync::Arc;

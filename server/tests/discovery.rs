@@ -11,9 +11,8 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use lockstep_client::clock;
 use lockstep_protocol::{verification_code, PROTOCOL_VERSION};
-use lockstep_testkit::{client_bin, field, server_bin, Client, Server, TempDir};
+use lockstep_testkit::{client_bin, clock, field, server_bin, Client, Server, TempDir};
 
 /// The server's address inside the test LAN.
 const SERVER_IP: &str = "10.77.0.1";
@@ -156,7 +155,7 @@ fn list(lan: &Lan, known: &std::path::Path, seconds: &str) -> (Output, Duration)
     let started = clock::now();
     let out = lan
         .client(&["list", "--seconds", seconds])
-        .env(lockstep_client::known_servers::ENV, known)
+        .env(lockstep_protocol::KNOWN_SERVERS_ENV, known)
         .output()
         .expect("list runs");
     (out, clock::since(started))
@@ -257,7 +256,7 @@ fn two_bots_joining_by_name_play_in_lockstep_and_the_server_is_remembered() {
                 "--ticks",
                 "120",
             ]);
-            command.env(lockstep_client::known_servers::ENV, &file);
+            command.env(lockstep_protocol::KNOWN_SERVERS_ENV, &file);
             Client::spawn(&format!("bot{seed}"), &mut command)
         })
         .collect();
@@ -295,7 +294,7 @@ fn a_server_advertising_another_fingerprint_under_a_known_name_is_refused() {
     assert_eq!(field(&line, "trust"), Some("changed"));
     let out = lan
         .client(&["--join", &name, "--headless", "--bot", "1", "--ticks", "30"])
-        .env(lockstep_client::known_servers::ENV, &file)
+        .env(lockstep_protocol::KNOWN_SERVERS_ENV, &file)
         .output()
         .expect("the client runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -329,7 +328,7 @@ fn joining_a_name_two_servers_share_or_nobody_has_is_a_clear_error() {
     let join = |name: &str| {
         // --ticks bounds the run even if it wrongly joined.
         lan.client(&["--join", name, "--headless", "--bot", "1", "--ticks", "30"])
-            .env(lockstep_client::known_servers::ENV, &file)
+            .env(lockstep_protocol::KNOWN_SERVERS_ENV, &file)
             .output()
             .expect("the client runs")
     };
@@ -376,7 +375,7 @@ fn the_advertised_player_count_follows_the_lobby() {
     };
     players_listed("0/2");
     let mut command = lan.client(&["--join", &name, "--headless", "--bot", "1"]);
-    command.env(lockstep_client::known_servers::ENV, &file);
+    command.env(lockstep_protocol::KNOWN_SERVERS_ENV, &file);
     let waiting = Client::spawn("waiting", &mut command);
     server.wait_for("joined player=", Duration::from_secs(10));
     players_listed("1/2");

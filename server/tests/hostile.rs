@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_client::tls::FingerprintVerifier;
+use lockstep_protocol::quic::FingerprintVerifier;
 use lockstep_protocol::{
     decode, encode, encode_frame, Buttons, ClientDatagram, ClientMessage, FrameReader, Hello,
     Input, InputDatagram, Platform, ServerDatagram, ServerMessage, Tick, ALPN, MAX_DATAGRAM_SIZE,

@@ -9,9 +9,8 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use lockstep_client::clock;
 use lockstep_testkit::{
-    field, finish_in_lockstep, last_line, read_replay, verified, Client, Server,
+    clock, field, finish_in_lockstep, last_line, read_replay, verified, Client, Server,
 };
 
 /// These tests time real processes; one at a time keeps the two cores of

@@ -7,6 +7,8 @@
 
 #![allow(missing_docs, reason = "test helpers whose names say what they are")]
 
+pub mod clock;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -15,7 +17,6 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use lockstep_client::clock;
 use lockstep_protocol::{PlayerId, Replay};
 
 /// A binary of this workspace, from the target directory the running test
@@ -285,7 +286,7 @@ impl Client {
     }
 
     pub fn spawn(name: &str, command: &mut Command) -> Client {
-        let key = lockstep_client::known_servers::ENV;
+        let key = lockstep_protocol::KNOWN_SERVERS_ENV;
         if !command.get_envs().any(|(k, _)| k == key) {
             command.env(key, known_servers_file());
         }

@@ -18,7 +18,7 @@
 //! timeout) is not counted: a server restarted by hand comes later than
 //! that. Every round is a fresh game.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench resume`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench resume`
 //!
 //! Options (environment): LOCKSTEP_BENCH_TICKS, ticks before the kill
 //! (default 600); LOCKSTEP_BENCH_ROUNDS, games (default 5).

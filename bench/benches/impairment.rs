@@ -25,7 +25,7 @@
 //! too short for the round trip makes every tick wait and the whole game
 //! slower.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench impairment`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench impairment`
 //!
 //! Options (environment): LOCKSTEP_BENCH_TICKS, ticks per game (default
 //! 3600, one minute at 60 Hz); LOCKSTEP_BENCH_SCENARIOS, the names of the

@@ -5,14 +5,13 @@
 //! direction (from quinn's connection statistics), and the server's CPU time
 //! (user + system, from /proc) per second of play.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench loopback`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench loopback`
 //! Options (environment): LOCKSTEP_BENCH_CLIENTS (default 4),
 //! LOCKSTEP_BENCH_TICKS (default 3600, one minute at 60 Hz).
 
 mod measure;
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use lockstep_client::clock;
@@ -29,7 +28,7 @@ fn stat(line: &str, key: &str) -> u64 {
 fn main() {
     let clients: u32 = env_or("LOCKSTEP_BENCH_CLIENTS", 4);
     let ticks: u32 = env_or("LOCKSTEP_BENCH_TICKS", 3600);
-    let client_bin = PathBuf::from(env!("CARGO_BIN_EXE_lockstep-client"));
+    let client_bin = lockstep_testkit::client_bin();
     let server_bin = client_bin.with_file_name("lockstep-server");
     assert!(
         server_bin.exists(),

@@ -63,7 +63,7 @@
 //! noisy minute of the machine hits both; relay/floor ratios are taken per
 //! round and printed as median (min-max) over the rounds.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench relay`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench relay`
 //!
 //! Options (environment):
 //! - LOCKSTEP_BENCH_SIZES: clients per game, default `2,8,32,64`;
@@ -92,8 +92,8 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use bytes::Bytes;
 use lockstep_client::clock;
-use lockstep_client::tls::FingerprintVerifier;
 use lockstep_conditioner::LinkConfig;
+use lockstep_protocol::quic::FingerprintVerifier;
 use lockstep_protocol::{
     decode, encode, encode_frame, BundleDatagram, ClientDatagram, ClientMessage, FrameReader,
     Hello, Input, InputDatagram, Platform, ServerDatagram, ServerMessage, Start, Tick, ALPN,

@@ -3,7 +3,7 @@
 //! many.
 //!
 //! A plain binary (`harness = false`) so it needs no benchmark framework:
-//! `cargo bench -p lockstep-client --bench sim`. Each scenario is repeated
+//! `cargo bench -p lockstep-bench --bench sim`. Each scenario is repeated
 //! and reported as median, min and max, so the spread shows how much to
 //! trust one number. The final hash of every repetition is checked to be
 //! the same, which both proves the run is deterministic and keeps the

@@ -6,7 +6,7 @@
 //! `lockstep-client replay FILE --verify --headless` end to end and the
 //! library's `verify` alone, each several times.
 //!
-//! Run: `cargo bench -p lockstep-client --bench replay`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench replay`
 
 use std::hint::black_box;
 use std::io::BufWriter;
@@ -91,11 +91,11 @@ fn main() {
         size as f64 / minutes
     );
 
-    let client = env!("CARGO_BIN_EXE_lockstep-client");
+    let client = lockstep_testkit::client_bin();
     let mut cli = Vec::new();
     for _ in 0..RUNS {
         let start = clock::now();
-        let out = Command::new(client)
+        let out = Command::new(&client)
             .arg("replay")
             .arg(&path)
             .args(["--verify", "--headless"])

@@ -19,7 +19,7 @@
 //! on the same hash. Rounds alternate on and off, so both see the same
 //! machine.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench speed`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench speed`
 //!
 //! Options (environment): LOCKSTEP_BENCH_TICKS, ticks per game (default
 //! 3600); LOCKSTEP_BENCH_ROUNDS, games per setting (default 3).

@@ -16,7 +16,7 @@
 //!
 //! Both must end on the same hash as the game itself.
 //!
-//! Run: `cargo bench -p lockstep-client --bench catch_up`
+//! Run: `cargo bench -p lockstep-bench --bench catch_up`
 //! (LOCKSTEP_BENCH_BALLS=24,1000 and LOCKSTEP_BENCH_MINUTES=10,60 by
 //! default; an hour of 1000 balls takes a few minutes to build and replay).
 

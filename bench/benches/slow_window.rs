@@ -19,7 +19,7 @@
 //! window shows in the delay as much as in the stalls; with the delay
 //! pinned (`--input-delay` on every client) it shows in the stalls alone.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench slow_window`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench slow_window`
 //!
 //! Options (environment): LOCKSTEP_BENCH_TICKS, ticks per game (default
 //! 1200, 20 s at 60 Hz); LOCKSTEP_BENCH_DRAW_MS, the draw costs tried

@@ -15,7 +15,7 @@
 //! `stats rx_bytes` says what the rejoin cost on the wire (the history
 //! plus those seconds of live play). Every round is a fresh game.
 //!
-//! Run: `cargo build --release --bins && cargo bench -p lockstep-client --bench rejoin`
+//! Run: `cargo build --release --bins && cargo bench -p lockstep-bench --bench rejoin`
 //!
 //! Options (environment): LOCKSTEP_BENCH_TICKS, ticks played before the
 //! crash (default 36000); LOCKSTEP_BENCH_ROUNDS, games (default 3).

@@ -24,7 +24,7 @@
 //! half-speed scenario the stall figures are the *other* clients'.
 //!
 //! Run: `cargo build --release --bins && LOCKSTEP_BENCH_BEFORE=DIR cargo
-//! bench -p lockstep-client --bench feel`
+//! bench -p lockstep-bench --bench feel`
 //!
 //! Options (environment): LOCKSTEP_BENCH_BEFORE, the older build's binary
 //! directory (without it only this build plays); LOCKSTEP_BENCH_TICKS;

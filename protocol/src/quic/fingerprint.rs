@@ -6,8 +6,12 @@
 //! handshake signature is still verified against that certificate, so a
 //! peer without the private key cannot impersonate the server.
 //!
-//! Without `--fingerprint` the client accepts any certificate but reports
-//! the fingerprint it saw, and the frontend warns about it on stderr.
+//! Without an expected fingerprint the verifier accepts any certificate
+//! and records the one it saw ([`FingerprintVerifier::seen`]).
+//!
+//! It lives here rather than in the client because the server's tests
+//! speak QUIC to the server themselves and check its certificate the same
+//! way.
 
 use std::sync::{Arc, Mutex};
 
