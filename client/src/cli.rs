@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use lockstep_client::connect::{self, ConnectOptions};
 use lockstep_client::finder::{Finder, FinderOptions};
 use lockstep_client::known_servers;
+use lockstep_client::notice::Notices;
 use lockstep_client::play::{PlayOptions, TickCost};
 use lockstep_client::window_modes::{
     self, BrowseOptions, Browsed, LabStart, SoloOptions, WindowOptions,
@@ -291,6 +292,7 @@ impl PlayArgs {
                     until: self.tick_cost_until.map(Tick),
                 }),
                 corrupt_snapshot: self.corrupt_snapshot,
+                notices: Notices::default(),
             },
             window: WindowOptions {
                 draw_cost: Duration::from_nanos(self.draw_cost_ns),

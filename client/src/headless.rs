@@ -14,6 +14,7 @@ use lockstep_protocol::{Input, Start};
 use crate::clock;
 use crate::games::{ClientGame, ForGame, Games};
 use crate::net::{NetClient, NetEvent, Started};
+use crate::notice::{Notice, Notices};
 use crate::play::{NetPlay, PlayOptions};
 use crate::{GameOutcome, PlayError};
 
@@ -25,7 +26,7 @@ const STALL_WAIT: Duration = Duration::from_millis(50);
 /// the first lobby the server sends is the one after that game ended for
 /// everyone: the client says it is ready then (the server ignores it
 /// while a game runs, and makes everyone not ready when one ends).
-fn wait_for_start(net: &NetClient, rematch: bool) -> Result<Started, PlayError> {
+fn wait_for_start(net: &NetClient, rematch: bool, notices: &Notices) -> Result<Started, PlayError> {
     let mut said_ready = !rematch;
     loop {
         match net.events().recv() {
@@ -34,7 +35,10 @@ fn wait_for_start(net: &NetClient, rematch: bool) -> Result<Started, PlayError> 
                 at,
                 snapshot,
             }) => return Ok((start, at, snapshot)),
-            Ok(NetEvent::Welcome { first_use, .. }) => crate::announce_first_use(&first_use),
+            Ok(NetEvent::Welcome {
+                first_use: Some(first_use),
+                ..
+            }) => notices.say(Notice::FirstUse(first_use)),
             Ok(NetEvent::Lobby(_)) if !said_ready => {
                 net.ready(true);
                 said_ready = true;
@@ -56,7 +60,7 @@ pub fn run(
 ) -> Result<Vec<GameOutcome>, PlayError> {
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
-        let (start, at, snapshot) = wait_for_start(&net, game > 1)?;
+        let (start, at, snapshot) = wait_for_start(&net, game > 1, &options.notices)?;
         let name = start.spec.name.clone();
         let one = OneGame {
             net,

@@ -71,6 +71,7 @@ pub mod lobby_screen;
 pub mod net;
 #[cfg(feature = "window")]
 pub mod net_graph;
+pub mod notice;
 #[cfg(feature = "window")]
 mod overlay;
 pub mod pacing;
@@ -196,10 +197,3 @@ impl GameOutcome {
 }
 
 pub use lockstep_engine::final_line;
-
-/// Says loudly on stderr that a server was trusted on first use.
-pub(crate) fn announce_first_use(first_use: &Option<String>) {
-    if let Some(message) = first_use {
-        eprintln!("lockstep-client: {message}");
-    }
-}

@@ -8,6 +8,7 @@ mod cli;
 use clap::Parser;
 use lockstep_client::desync_diff::{self, DesyncDiffError};
 use lockstep_client::games::{ClientGame, ForGame, Games};
+use lockstep_client::notice::{Notice, Notices};
 use lockstep_client::verify::{self, ReplayOptions};
 use lockstep_client::window_modes::{self, ViewOptions};
 use lockstep_client::{connect, final_line};
@@ -96,6 +97,29 @@ fn print(lines: &[String]) {
     }
 }
 
+/// Prints the notices of a networked game on stderr as they come, until
+/// the game is over: `lockstep-client: NOTICE`, a fast-forward's progress
+/// redrawn in place on a terminal (and left out elsewhere).
+fn print_notices(notices: std::sync::mpsc::Receiver<Notice>) {
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut progress_shown = false;
+    for notice in notices {
+        match notice {
+            Notice::CatchingUp { .. } if terminal => {
+                eprint!("\r{notice}");
+                progress_shown = true;
+            }
+            Notice::CatchingUp { .. } => {}
+            notice => {
+                if std::mem::take(&mut progress_shown) {
+                    eprintln!();
+                }
+                eprintln!("lockstep-client: {notice}");
+            }
+        }
+    }
+}
+
 /// Runs the command; returns the stdout lines of a normal finish.
 fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
     match cli.command {
@@ -173,7 +197,16 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             &args.known_servers,
         )?),
         None => match cli.play.destination()? {
-            Destination::Join(options) => connect::run(&Offered, *options),
+            Destination::Join(mut options) => {
+                let (sender, notices) = std::sync::mpsc::channel();
+                let printer = std::thread::spawn(move || print_notices(notices));
+                options.play.notices = Notices::to(sender);
+                let lines = connect::run(&Offered, *options);
+                // Every sender went with the options: the printer has
+                // printed everything once it returns.
+                let _ = printer.join();
+                lines
+            }
             Destination::Done(lines) => Ok(lines),
         },
     }

@@ -29,6 +29,7 @@ use lockstep_protocol::{
 use crate::games::ClientGame;
 use crate::input_schedule::Schedule;
 use crate::net::{LinkStats, NetClient, NetEvent};
+use crate::notice::{Notice, Notices};
 use crate::recording::FileRecorder;
 use crate::replaced::Replacements;
 use crate::{GameOutcome, PlayError};
@@ -67,6 +68,8 @@ pub struct PlayOptions {
     /// frontend holds when they fall due, however long the frame takes
     /// (off: only as frames sample them, to measure the difference).
     pub inputs_on_schedule: bool,
+    /// Where the game's notices go (the binary prints them).
+    pub notices: Notices,
     /// Make every tick cost extra real time (`--tick-cost-ms`).
     pub tick_cost: Option<TickCost>,
     /// Send the server snapshots one ulp off what this client simulated
@@ -179,8 +182,6 @@ pub struct NetPlay<G: ClientGame> {
     /// The tick of the verified snapshot the game was joined from, if it
     /// was (the catch-up line says so).
     joined_from: Option<Tick>,
-    /// Whether stderr is a terminal (for a catch-up progress line).
-    terminal: bool,
     /// Set while the server is lost and the network thread reconnects:
     /// the banner says so.
     reconnecting: Option<String>,
@@ -216,12 +217,10 @@ impl<G: ClientGame> NetPlay<G> {
         // snapshot never had the ones before it.
         let record = match (&options.record, joined_from) {
             (Some(path), Some(tick)) => {
-                eprintln!(
-                    "lockstep-client: not recording to {}: this game was joined from the \
-                     server's snapshot of tick {tick}, so this client never had its first \
-                     {tick} ticks; the server's replay (its --replay-dir) holds the whole game",
-                    path.display()
-                );
+                options.notices.say(Notice::NotRecordingJoined {
+                    path: path.clone(),
+                    tick,
+                });
                 None
             }
             (record, _) => record.as_ref(),
@@ -236,7 +235,11 @@ impl<G: ClientGame> NetPlay<G> {
             );
             let reporter = game.me.unwrap_or(SPECTATOR_REPORTS);
             FileRecorder::create(path, &header, reporter)
-                .map_err(|e| eprintln!("lockstep-client: not recording: {e}"))
+                .map_err(|e| {
+                    options
+                        .notices
+                        .say(Notice::Recording(format!("not recording: {e}")))
+                })
                 .ok()
         });
         let on_schedule = options.inputs_on_schedule && options.bot.is_none() && game.me.is_some();
@@ -266,7 +269,6 @@ impl<G: ClientGame> NetPlay<G> {
             replacements: Replacements::default(),
             started_at: at,
             joined_from,
-            terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             reconnecting: None,
             resumed_at: None,
         })
@@ -291,7 +293,9 @@ impl<G: ClientGame> NetPlay<G> {
             NetEvent::Closed(closed) => return Err(PlayError::from(closed)),
             NetEvent::SnapshotRequest(tick) => self.send_snapshot(tick),
             NetEvent::Reconnecting { reason, for_secs } => {
-                eprintln!("lockstep-client: {reason}; reconnecting for up to {for_secs} s");
+                self.options
+                    .notices
+                    .say(Notice::Reconnecting { reason, for_secs });
                 self.reconnecting = Some("Server lost, reconnecting".into());
             }
             NetEvent::Resumed { start, at } => self.resume(&start, at),
@@ -317,10 +321,10 @@ impl<G: ClientGame> NetPlay<G> {
         self.reconnecting = None;
         self.resumed_at = Some(tick);
         self.started_at = at;
-        eprintln!(
-            "lockstep-client: reconnected at tick {tick}; the game goes on from tick {}",
-            start.history
-        );
+        self.options.notices.say(Notice::Reconnected {
+            at: tick,
+            goes_on_from: start.history,
+        });
     }
 
     /// A reconnection the server could not continue from our world (it
@@ -345,15 +349,15 @@ impl<G: ClientGame> NetPlay<G> {
             self.net.send_input(tick, input);
         }
         if let Some(recorder) = self.recorder.take() {
-            eprintln!(
-                "lockstep-client: joined the game afresh after reconnecting; recording stops here"
-            );
-            recorder.finish("the game was joined afresh after a reconnection");
+            self.options.notices.say(Notice::Recording(
+                "joined the game afresh after reconnecting; recording stops here".into(),
+            ));
+            self.finish_recording(recorder, "the game was joined afresh after a reconnection");
         }
         self.reconnecting = None;
         self.resumed_at = None;
         self.started_at = at;
-        eprintln!("lockstep-client: reconnected; joining the game afresh");
+        self.options.notices.say(Notice::Rejoined);
         Ok(())
     }
 
@@ -392,7 +396,10 @@ impl<G: ClientGame> NetPlay<G> {
         }
         match encode(&world, MAX_SNAPSHOT_SIZE as usize) {
             Ok(bytes) => self.net.send_snapshot(tick, bytes),
-            Err(e) => eprintln!("lockstep-client: cannot send a snapshot of tick {tick}: {e}"),
+            Err(e) => self.options.notices.say(Notice::SnapshotNotSent {
+                tick,
+                why: e.to_string(),
+            }),
         }
     }
 
@@ -469,7 +476,7 @@ impl<G: ClientGame> NetPlay<G> {
                         );
                     }
                     if let Some(line) = replaced.and_then(|t| self.replacements.replaced(t, now)) {
-                        eprintln!("lockstep-client: {line}");
+                        self.options.notices.say(Notice::Lag(line));
                     }
                     if let Some(cost) = self.options.tick_cost.filter(|c| c.applies(tick)) {
                         std::thread::sleep(cost.per_tick);
@@ -477,7 +484,9 @@ impl<G: ClientGame> NetPlay<G> {
                     if let (Some(recorder), Some(bundle)) =
                         (&mut self.recorder, self.game.last_bundle())
                     {
-                        recorder.tick(bundle, &self.game.current);
+                        if let Err(stopped) = recorder.tick(bundle, &self.game.current) {
+                            self.options.notices.say(Notice::Recording(stopped));
+                        }
                     }
                     if let Some((tick, hash)) = report {
                         self.net.report_hash(tick, hash);
@@ -522,7 +531,7 @@ impl<G: ClientGame> NetPlay<G> {
         }
         self.publish_schedule(now);
         if let Some(line) = self.replacements.due(now) {
-            eprintln!("lockstep-client: {line}");
+            self.options.notices.say(Notice::Lag(line));
         }
         self.track_wait(stalled && !catching_up, now);
         FrameTicks {
@@ -622,14 +631,10 @@ impl<G: ClientGame> NetPlay<G> {
     /// The progress of a fast-forward, and how long it took once done.
     fn report_catch_up(&self) {
         match self.game.catching_up() {
-            Some((done, total)) if self.terminal => {
-                eprint!("\rcatching up: tick {done} of {total}");
+            Some((done, total)) => {
+                self.options.notices.say(Notice::CatchingUp { done, total });
             }
-            Some(_) => {}
             None => {
-                if self.terminal {
-                    eprintln!();
-                }
                 let from = match (self.resumed_at, self.joined_from) {
                     (Some(tick), _) => format!(
                         " after reconnecting at tick {tick} ({} ticks simulated)",
@@ -641,11 +646,11 @@ impl<G: ClientGame> NetPlay<G> {
                     ),
                     (None, None) => " from tick 0".to_string(),
                 };
-                eprintln!(
-                    "lockstep-client: caught up with the game at tick {} in {} ms{from}",
-                    self.game.current.tick(),
-                    crate::clock::since(self.started_at).as_millis()
-                );
+                self.options.notices.say(Notice::CaughtUp {
+                    tick: self.game.current.tick(),
+                    ms: crate::clock::since(self.started_at).as_millis(),
+                    from,
+                });
             }
         }
     }
@@ -665,7 +670,7 @@ impl<G: ClientGame> NetPlay<G> {
         self.waiting_since.get_or_insert(now);
         if !self.wait_reported {
             if let Some(line) = self.waiting_for() {
-                eprintln!("lockstep-client: {line}");
+                self.options.notices.say(Notice::Lag(line));
                 self.wait_reported = true;
             }
         }
@@ -675,11 +680,11 @@ impl<G: ClientGame> NetPlay<G> {
     /// frontend's frame time (`None` headless), for the input lag.
     pub fn finish(mut self, frame: Option<Duration>) -> GameOutcome {
         if let Some(line) = self.replacements.flush() {
-            eprintln!("lockstep-client: {line}");
+            self.options.notices.say(Notice::Lag(line));
         }
         self.net.leave();
         if let Some(recorder) = self.recorder.take() {
-            recorder.finish("the player left");
+            self.finish_recording(recorder, "the player left");
         }
         GameOutcome::new(&self.game, self.link, frame)
     }
@@ -689,11 +694,11 @@ impl<G: ClientGame> NetPlay<G> {
     /// its last world (for the lobby's scores).
     pub fn finish_game(mut self, frame: Option<Duration>) -> (NetClient, GameOutcome, G) {
         if let Some(line) = self.replacements.flush() {
-            eprintln!("lockstep-client: {line}");
+            self.options.notices.say(Notice::Lag(line));
         }
         self.net.game_done();
         if let Some(recorder) = self.recorder.take() {
-            recorder.finish("the player finished the game");
+            self.finish_recording(recorder, "the player finished the game");
         }
         let outcome = GameOutcome::new(&self.game, self.link, frame);
         (self.net, outcome, self.game.current)
@@ -709,10 +714,17 @@ impl<G: ClientGame> NetPlay<G> {
             notice.tick,
             self.write_dump(notice.tick)
         );
-        eprintln!("lockstep-client: {message}");
+        self.options.notices.say(Notice::Desync(message));
         self.desync = Some(format!("DESYNC at tick {}: {names} diverged", notice.tick));
         if let Some((first_tick, hashes)) = self.game.tick_hashes(notice) {
             self.net.send_tick_hashes(notice.tick, first_tick, hashes);
+        }
+    }
+
+    /// Writes the recording's End record, saying so if it cannot.
+    fn finish_recording(&self, recorder: FileRecorder, reason: &str) {
+        if let Err(problem) = recorder.finish(reason) {
+            self.options.notices.say(Notice::Recording(problem));
         }
     }
 
@@ -723,7 +735,9 @@ impl<G: ClientGame> NetPlay<G> {
         } else {
             self.write_dump(first)
         };
-        eprintln!("lockstep-client: the desync at tick {tick} began at tick {first}{dump}");
+        self.options
+            .notices
+            .say(Notice::Pinpointed { tick, first, dump });
         if let Some(banner) = &mut self.desync {
             banner.push_str(&format!(" (from tick {first})"));
         }
@@ -796,6 +810,7 @@ mod tests {
             inputs_on_schedule: true,
             tick_cost: None,
             corrupt_snapshot: false,
+            notices: Notices::default(),
         }
     }
 

@@ -46,29 +46,26 @@ impl FileRecorder {
         })
     }
 
-    /// Records the bundle that took `game` to its current tick.
-    pub fn tick<G: Game>(&mut self, bundle: &Bundle, game: &G) {
+    /// Records the bundle that took `game` to its current tick. A write
+    /// that fails stops the recording; the error says so, once.
+    pub fn tick<G: Game>(&mut self, bundle: &Bundle, game: &G) -> Result<(), String> {
         let Some(recorder) = &mut self.recorder else {
-            return;
+            return Ok(());
         };
-        if let Err(e) = recorder.tick(bundle, game) {
-            eprintln!(
-                "lockstep-client: recording to {} stopped: {e}",
-                self.path.display()
-            );
+        recorder.tick(bundle, game).map_err(|e| {
             self.recorder = None;
-        }
+            format!("recording to {} stopped: {e}", self.path.display())
+        })
     }
 
-    /// Writes the End record.
-    pub fn finish(mut self, reason: &str) {
-        if let Some(recorder) = self.recorder.take() {
-            if let Err(e) = recorder.finish(reason) {
-                eprintln!(
-                    "lockstep-client: recording to {} not finished: {e}",
-                    self.path.display()
-                );
-            }
+    /// Writes the End record; the error says why it could not.
+    pub fn finish(mut self, reason: &str) -> Result<(), String> {
+        match self.recorder.take() {
+            Some(recorder) => recorder
+                .finish(reason)
+                .map(drop)
+                .map_err(|e| format!("recording to {} not finished: {e}", self.path.display())),
+            None => Ok(()),
         }
     }
 }

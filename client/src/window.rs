@@ -23,6 +23,7 @@ use crate::games::{ClientGame, ForGame, Games};
 use crate::lobby_screen::{LastScores, LobbyView};
 use crate::net::{NetClient, NetEvent};
 use crate::net_graph::NetGraph;
+use crate::notice::Notice;
 use crate::pacing::Pacer;
 use crate::play::{NetPlay, PlayOptions};
 use crate::recording::FileRecorder;
@@ -485,7 +486,9 @@ fn wait_in_lobby(
                     fingerprint,
                     ..
                 } => {
-                    crate::announce_first_use(&first_use);
+                    if let Some(first_use) = first_use {
+                        play_options.notices.say(Notice::FirstUse(first_use));
+                    }
                     view.me = Some(player);
                     view.code = fingerprint.map(|f| lockstep_protocol::verification_code(&f));
                 }
@@ -679,7 +682,9 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
             };
             let bundle = game.tick(mine);
             if let Some(recorder) = &mut recorder {
-                recorder.tick(&bundle, &game.current);
+                if let Err(stopped) = recorder.tick(&bundle, &game.current) {
+                    eprintln!("lockstep-client: {stopped}");
+                }
             }
             fixed.stepped();
             steps += 1;
@@ -697,7 +702,9 @@ pub fn run_solo(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOut
         let finished = options.ticks.is_some_and(|t| game.current.tick().0 >= t);
         if !keep_playing || finished {
             if let Some(recorder) = recorder.take() {
-                recorder.finish("the player left");
+                if let Err(problem) = recorder.finish("the player left") {
+                    eprintln!("lockstep-client: {problem}");
+                }
             }
             return Ok(GameOutcome {
                 tick: game.current.tick().0,

@@ -178,11 +178,15 @@ async fn lossy_link_drops_datagrams_but_streams_arrive_intact() {
         let received = received.load(Ordering::Relaxed);
         let stats = pair.socket.stats();
         println!("30% loss: {received} of {DATAGRAMS} datagrams arrived; {stats:?}");
-        // Wide bounds: quinn packs several datagrams into one packet when the
-        // machine is busy, and a lost packet takes all of them.
+        // How many datagrams a lost packet takes depends on how quinn packed
+        // them, which follows the machine's load (a busy machine packs
+        // several into a packet, between the stream's packets): under load
+        // 1778 of 2000 arrived once with 27% of packets lost. So the count
+        // is only bounded: some lost, most through; the packet loss below
+        // is what the conditioner decides.
         assert!(
-            (1100..=1700).contains(&received),
-            "{received} of {DATAGRAMS} datagrams arrived, expected about 1400"
+            (DATAGRAMS / 2..DATAGRAMS).contains(&received),
+            "{received} of {DATAGRAMS} datagrams arrived"
         );
         for direction in [stats.up, stats.down] {
             let loss = direction.lost as f64 / direction.sent as f64;
