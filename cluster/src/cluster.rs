@@ -178,7 +178,8 @@ impl<G: HasBots> Cluster<G> {
             frozen_until: Duration::ZERO,
             pending: Vec::new(),
         });
-        self.log.push(self.now, &self.clients[index].name.clone(), "joins".into());
+        self.log
+            .push(self.now, &self.clients[index].name.clone(), "joins".into());
         self.drive_connection(index);
         ClientId(index)
     }
@@ -205,8 +206,11 @@ impl<G: HasBots> Cluster<G> {
         let client = &mut self.clients[client.0];
         client.frozen_until = self.now + duration;
         let name = client.name.clone();
-        self.log
-            .push(self.now, &name, format!("frozen ms={}", duration.as_millis()));
+        self.log.push(
+            self.now,
+            &name,
+            format!("frozen ms={}", duration.as_millis()),
+        );
     }
 
     /// The server dies now: its session is dropped with whatever it had
@@ -247,7 +251,11 @@ impl<G: HasBots> Cluster<G> {
 
     /// Runs until `done` holds, for at most `limit` of simulated time;
     /// whether it held.
-    pub fn run_until(&mut self, limit: Duration, mut done: impl FnMut(&Cluster<G>) -> bool) -> bool {
+    pub fn run_until(
+        &mut self,
+        limit: Duration,
+        mut done: impl FnMut(&Cluster<G>) -> bool,
+    ) -> bool {
         let until = self.now + limit;
         while self.now < until {
             if done(self) {
@@ -332,7 +340,9 @@ impl<G: HasBots> Cluster<G> {
                 client.conn = None;
                 if !client.connection.is_closed() {
                     let why = "the server ended the control stream".to_string();
-                    client.connection.handle_failure(Failure::NoServer, why, now);
+                    client
+                        .connection
+                        .handle_failure(Failure::NoServer, why, now);
                 }
             }
             ToClient::Failed(failure, why) => {
@@ -413,7 +423,8 @@ impl<G: HasBots> Cluster<G> {
                             connection::Ending::Release => "released".to_string(),
                         };
                         let at = path.stream_arrival(now);
-                        self.wire.schedule(at, Delivery::Up(conn, ToServer::Closed(why)));
+                        self.wire
+                            .schedule(at, Delivery::Up(conn, ToServer::Closed(why)));
                     }
                     self.to_frontend(index, NetEvent::Closed(closed));
                 }

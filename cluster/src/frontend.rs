@@ -20,6 +20,10 @@ use lockstep_protocol::{decode, encode, PeerStatus, Slack, Start, Tick, MAX_SNAP
 /// `lockstep_client::play` judges it).
 const HICCUP: Duration = Duration::from_millis(150);
 
+/// How long a stalled frontend waits at most before it looks again,
+/// unless an event wakes it first (`lockstep_client::headless`'s wait).
+const STALL_WAIT: Duration = Duration::from_millis(50);
+
 /// What a frontend asks for and says after one call.
 #[derive(Debug, Default)]
 pub(crate) struct Out {
@@ -49,6 +53,9 @@ pub(crate) struct Frontend<G: HasBots> {
     game: Option<(NetGame<G>, Option<G::Bot>)>,
     /// When the previous frame ran.
     last_frame: Duration,
+    /// When the next frame runs, as a headless client sleeps: when the
+    /// next tick is due, or when an event wakes it.
+    wake: Duration,
     /// The tick the game waits for, while it stalls.
     stalled_on: Option<Tick>,
     /// Whether the last tick simulated had our input stood in for.
@@ -72,6 +79,7 @@ impl<G: HasBots> Frontend<G> {
             games: games.max(1),
             game: None,
             last_frame: Duration::ZERO,
+            wake: Duration::ZERO,
             stalled_on: None,
             replaced: false,
             rematch: false,
@@ -95,6 +103,7 @@ impl<G: HasBots> Frontend<G> {
         at: impl Fn(std::time::Instant) -> Duration,
     ) -> Out {
         let mut out = Out::default();
+        self.wake = Duration::ZERO;
         match event {
             NetEvent::Welcome { player, .. } => out.say(format!("welcome player={player}")),
             NetEvent::Lobby(_) if self.rematch => {
@@ -131,8 +140,7 @@ impl<G: HasBots> Frontend<G> {
                 }
             }
             NetEvent::Desync(notice) => {
-                let diverged: Vec<String> =
-                    notice.diverged.iter().map(|p| p.to_string()).collect();
+                let diverged: Vec<String> = notice.diverged.iter().map(|p| p.to_string()).collect();
                 out.say(format!(
                     "desync tick={} diverged={}",
                     notice.tick,
@@ -229,11 +237,14 @@ impl<G: HasBots> Frontend<G> {
         }
     }
 
-    /// One frame at `now`: every tick due runs (flipcode's inner loop), the
+    /// One frame at `now`, if the frontend is awake: every tick due runs (flipcode's inner loop), the
     /// bot's input goes out for every tick that needs one, and the game
     /// ends at its last tick.
     pub(crate) fn frame(&mut self, now: Duration) -> Out {
         let mut out = Out::default();
+        if now < self.wake {
+            return out;
+        }
         let own_slack = self.own_slack();
         let Some((game, bot)) = &mut self.game else {
             return out;
@@ -285,6 +296,10 @@ impl<G: HasBots> Frontend<G> {
             }
         }
         game.end_frame();
+        self.wake = match self.stalled_on {
+            Some(_) => now + STALL_WAIT,
+            None => now + Duration::from_nanos(game.until_due_ns()),
+        };
         if finished {
             let (tick, hash) = (game.current.tick(), game.current.hash());
             out.say(format!("final tick={tick} hash={hash:016x}"));

@@ -22,7 +22,13 @@ pub struct Entry {
 
 impl fmt::Display for Entry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:>8} ms {}: {}", self.at.as_millis(), self.who, self.what)
+        write!(
+            f,
+            "{:>8} ms {}: {}",
+            self.at.as_millis(),
+            self.who,
+            self.what
+        )
     }
 }
 
