@@ -98,8 +98,9 @@ struct Client<G: HasBots> {
 #[derive(Debug)]
 pub struct Cluster<G: HasBots> {
     now: Duration,
-    /// The instant simulated time counts from, for the connection's
-    /// instants; never compared with a clock.
+    /// The instant simulated time counts from, for the instants the
+    /// connection deals in: read once, as any origin would do, and never
+    /// compared with the clock again.
     epoch: Instant,
     seed: u64,
     host: Option<Host>,
@@ -122,7 +123,7 @@ impl<G: HasBots> Cluster<G> {
         };
         let mut cluster = Cluster {
             now: Duration::ZERO,
-            epoch: Instant::now(),
+            epoch: lockstep_client::clock::now(),
             seed,
             host: None,
             self_test,
@@ -404,7 +405,7 @@ impl<G: HasBots> Cluster<G> {
                 Action::Welcome {
                     player,
                     players_needed,
-                } => self.to_frontend(
+                } => self.tell_frontend(
                     index,
                     NetEvent::Welcome {
                         player,
@@ -413,7 +414,7 @@ impl<G: HasBots> Cluster<G> {
                         fingerprint: None,
                     },
                 ),
-                Action::Event(event) => self.to_frontend(index, event),
+                Action::Event(event) => self.tell_frontend(index, event),
                 Action::Close { closed, ending } => {
                     if let Some(conn) = client.conn.take() {
                         let why = match ending {
@@ -426,7 +427,7 @@ impl<G: HasBots> Cluster<G> {
                         self.wire
                             .schedule(at, Delivery::Up(conn, ToServer::Closed(why)));
                     }
-                    self.to_frontend(index, NetEvent::Closed(closed));
+                    self.tell_frontend(index, NetEvent::Closed(closed));
                 }
             }
         }
@@ -434,7 +435,7 @@ impl<G: HasBots> Cluster<G> {
 
     /// Hands the frontend an event, or keeps it while the frontend is
     /// frozen.
-    fn to_frontend(&mut self, index: usize, event: NetEvent) {
+    fn tell_frontend(&mut self, index: usize, event: NetEvent) {
         let client = &mut self.clients[index];
         if client.frozen_until > self.now {
             client.pending.push(event);
@@ -460,7 +461,7 @@ impl<G: HasBots> Cluster<G> {
             let name = client.name.clone();
             self.log.push(now, &name, "thawed".into());
             for event in std::mem::take(&mut self.clients[index].pending) {
-                self.to_frontend(index, event);
+                self.tell_frontend(index, event);
             }
         }
         let out = self.clients[index].frontend.frame(now);
