@@ -33,7 +33,7 @@ mod recording;
 mod relay;
 mod resume;
 mod server;
-mod session;
+pub mod session;
 mod slack;
 mod snapshots;
 mod speed;

@@ -10,11 +10,9 @@ use std::time::Duration;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use bytes::Bytes;
 use lockstep_protocol::{
-    decode, encode_frame, hello_version, Bundle, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Refusal, ServerMessage, SnapshotChunk, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
-    PROTOCOL_VERSION,
+    decode, encode_frame, hello_version, ClientDatagram, ClientMessage, FrameReader, Hello,
+    Refusal, ServerMessage, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
@@ -23,18 +21,13 @@ use tracing::{debug, info, warn, Instrument};
 use crate::clock;
 use crate::driver::ConnEvent;
 use crate::session::{ConnId, Event, Outgoing};
-use crate::{CapacityReport, ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
+use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
 
 /// Control messages waiting for one client's writer task: Welcome, Start,
 /// a history, Ended, and four lag-indicator updates a second. An honest
 /// client reads them as they come; one that stops reading loses status
 /// updates, never bundles (those are datagrams).
 const CONTROL_QUEUE: usize = 64;
-
-/// Bundles per History message: about 16 bytes each with four players,
-/// so a chunk stays far below the message size limit; bigger bundles are
-/// split further by the writer.
-const HISTORY_CHUNK: usize = 2048;
 
 /// Size of one read from the control stream.
 const READ_CHUNK: usize = 4096;
@@ -335,19 +328,7 @@ async fn refuse(
 
 async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>) {
     while let Some(outgoing) = rx.recv().await {
-        let frames = match outgoing {
-            Outgoing::Frame(frame) => Ok(vec![frame]),
-            Outgoing::Message(message) => encode_frame(&message).map(|frame| vec![frame.into()]),
-            Outgoing::History {
-                first_tick,
-                bundles,
-            } => history_frames(first_tick, &bundles),
-            Outgoing::Snapshot { tick, bytes } => SnapshotChunk::split(tick, &bytes)
-                .into_iter()
-                .map(|chunk| encode_frame(&ServerMessage::Snapshot(chunk)).map(Bytes::from))
-                .collect(),
-        };
-        let frames = match frames {
+        let frames = match outgoing.frames() {
             Ok(frames) => frames,
             Err(e) => {
                 warn!(error = %e, "control message not encodable");
@@ -362,34 +343,6 @@ async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgo
         }
     }
     let _ = send.finish();
-}
-
-/// Cuts a history into History frames that each fit the message limit.
-fn history_frames(
-    first_tick: Tick,
-    bundles: &[Bundle],
-) -> Result<Vec<Bytes>, lockstep_protocol::EncodeError> {
-    let mut frames = Vec::new();
-    let mut start = 0;
-    while start < bundles.len() {
-        let mut len = HISTORY_CHUNK.min(bundles.len() - start);
-        loop {
-            let message = ServerMessage::History {
-                first_tick: first_tick.plus(start as u32),
-                bundles: bundles[start..start + len].to_vec(),
-            };
-            match encode_frame(&message) {
-                Ok(frame) => {
-                    frames.push(frame.into());
-                    break;
-                }
-                Err(_) if len > 1 => len /= 2,
-                Err(e) => return Err(e),
-            }
-        }
-        start += len;
-    }
-    Ok(frames)
 }
 
 /// Forwards datagrams and control messages until the connection ends;
@@ -482,38 +435,14 @@ async fn relay_control(
                 return why;
             }
             let event = match message {
-                Ok(Some(ClientMessage::Leave)) => Event::Leave(conn_id),
-                Ok(Some(ClientMessage::HashReport { tick, hash })) => {
-                    Event::HashReport(conn_id, tick, hash)
-                }
-                Ok(Some(ClientMessage::Inputs(inputs))) => Event::Inputs(conn_id, inputs),
-                Ok(Some(ClientMessage::TickHashes {
-                    tick,
-                    first_tick,
-                    hashes,
-                })) => Event::TickHashes(conn_id, tick, first_tick, hashes),
-                Ok(Some(ClientMessage::Capacity {
-                    percent,
-                    tick,
-                    behind_us,
-                })) => Event::Capacity(
-                    conn_id,
-                    CapacityReport {
-                        percent,
-                        tick,
-                        behind: Duration::from_micros(u64::from(behind_us)),
-                    },
-                ),
-                Ok(Some(ClientMessage::Ready(ready))) => Event::Ready {
-                    conn: conn_id,
-                    ready,
-                    unix_time: clock::unix_seconds(),
-                },
-                Ok(Some(ClientMessage::GameDone)) => Event::GameDone(conn_id),
-                Ok(Some(ClientMessage::Snapshot(chunk))) => Event::Snapshot(conn_id, chunk),
-                Ok(Some(ClientMessage::Hello(_))) => {
-                    debug!("repeated Hello ignored");
-                    continue;
+                Ok(Some(message)) => {
+                    match Event::from_message(conn_id, message, clock::unix_seconds()) {
+                        Some(event) => event,
+                        None => {
+                            debug!("repeated Hello ignored");
+                            continue;
+                        }
+                    }
                 }
                 Ok(None) => break,
                 Err(e) => {

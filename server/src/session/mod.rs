@@ -9,6 +9,12 @@
 //! joins, events to print) that the driver carries out in order. It reads
 //! no clock and owns no socket, so every rule is tested with explicit time.
 //!
+//! Its driving API is public so that a driver other than the QUIC one can
+//! run it: the in-memory cluster (`lockstep-cluster`) wires it to clients
+//! on a simulated clock. Such a driver turns an [`Outgoing`] into frames
+//! with [`Outgoing::frames`] and a client's control message into an
+//! [`Event`] with [`Event::from_message`], as the QUIC driver does.
+//!
 //! Clients are players or spectators. A player that reconnects under its
 //! name while the game runs takes its slot back: the relay removes the old
 //! connection's slot, then brings the player back a moment later, after it
@@ -37,6 +43,7 @@ mod harness;
 mod laggards;
 mod lobby;
 mod resuming;
+mod wire;
 
 pub use admission::MAX_NAME_CHARS;
 
@@ -62,16 +69,16 @@ use laggards::{LaggardReports, Report};
 /// How often the driver calls [`Session::poll`] to check timeouts and
 /// repeat unacknowledged bundles. Well under one 60 Hz tick, so a lost
 /// datagram during a stall is repaired within about two ticks.
-pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(10);
+pub const POLL_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Identifies one QUIC connection (quinn's `stable_id`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct ConnId(pub usize);
+pub struct ConnId(pub usize);
 
 /// What QUIC knows about a connection's path and the session needs: the
 /// driver reads it when the client joins and again at every poll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct LinkStats {
+pub struct LinkStats {
     /// Smoothed round-trip time: the ping of the lag indicator.
     pub rtt: Duration,
     /// Largest datagram the path carries now (0 if the peer takes none):
@@ -81,7 +88,7 @@ pub(crate) struct LinkStats {
 
 /// What a connection's writer task puts on its control stream.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Outgoing {
+pub enum Outgoing {
     /// One control message.
     Message(ServerMessage),
     /// One control message already encoded as a frame, shared by every
@@ -104,34 +111,34 @@ pub(crate) enum Outgoing {
     },
 }
 
-/// What happened on a connection, as the driver tells the session.
 /// What a client brings when it joins, from its Hello and its connection.
 #[derive(Debug)]
-pub(crate) struct Join {
+pub struct Join {
     /// The name from its Hello.
-    pub(crate) name: String,
+    pub name: String,
     /// Whether it only watches.
-    pub(crate) spectate: bool,
+    pub spectate: bool,
     /// Whether it is ready for the game as it joins (its Hello says).
-    pub(crate) ready: bool,
+    pub ready: bool,
     /// Its machine and build, as its Hello claims (sanitized): shown and
     /// recorded, never trusted.
-    pub(crate) platform: Platform,
+    pub platform: Platform,
     /// The self-test hashes of the games it has; the one of the hosted
     /// game is compared with [`Config::self_test`]
     /// before it gets anything.
-    pub(crate) self_tests: Vec<SelfTest>,
+    pub self_tests: Vec<SelfTest>,
     /// Its path, as QUIC sees it at the join.
-    pub(crate) link: LinkStats,
+    pub link: LinkStats,
     /// Seconds since the Unix epoch: the replay of a game this join starts
     /// is named after it.
-    pub(crate) unix_time: u64,
+    pub unix_time: u64,
     /// The game it kept through a lost connection, from its Hello.
-    pub(crate) resume: Option<Resume>,
+    pub resume: Option<Resume>,
 }
 
+/// What happened on a connection, as the driver tells the session.
 #[derive(Debug)]
-pub(crate) enum Event {
+pub enum Event {
     /// A client said a valid Hello and wants in. The session answers with
     /// [`Action::Reply`]; a refused join is released right after. Boxed:
     /// joins are rare next to the inputs this enum mostly carries.
@@ -171,7 +178,7 @@ pub(crate) enum Event {
 
 /// Which QUIC close code a connection is closed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CloseCode {
+pub enum CloseCode {
     /// [`crate::CLOSE_SHUTDOWN`].
     Shutdown,
     /// [`crate::CLOSE_DROPPED`].
@@ -180,7 +187,7 @@ pub(crate) enum CloseCode {
 
 /// What the session asks the driver to do, in order.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Action {
+pub enum Action {
     /// Queue something on the connection's control stream (dropped, with a
     /// debug line, if the writer's queue is full).
     Control(ConnId, Outgoing),
@@ -248,7 +255,7 @@ struct Client {
 
 /// The lobby, the running game and every client of the server.
 #[derive(Debug)]
-pub(crate) struct Session {
+pub struct Session {
     config: Config,
     clients: BTreeMap<ConnId, Client>,
     /// The running game's roster (names of every slot, for rejoins).
@@ -294,7 +301,10 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(crate) fn new(config: Config) -> Self {
+    /// A session in the lobby, hosting `config`'s game. A game to resume
+    /// ([`Config::resume`]) is not taken from it: the driver hands it to
+    /// [`Session::resume`] with the time it starts at.
+    pub fn new(config: Config) -> Self {
         let speed = SpeedControl::new(config.tick_rate);
         let game = config.game;
         Session {
@@ -324,7 +334,7 @@ impl Session {
     }
 
     /// The next thing the driver should do, oldest first.
-    pub(crate) fn next_action(&mut self) -> Option<Action> {
+    pub fn next_action(&mut self) -> Option<Action> {
         self.actions.0.pop_front()
     }
 
@@ -333,7 +343,7 @@ impl Session {
     }
 
     /// Takes one event that happened at `now`.
-    pub(crate) fn handle(&mut self, event: Event, now: Duration) {
+    pub fn handle(&mut self, event: Event, now: Duration) {
         match event {
             Event::Join(conn, join) => self.admit(conn, *join, now),
             Event::Inputs(conn, datagram) => {
@@ -474,7 +484,7 @@ impl Session {
     }
 
     /// How many players are in and whether they play, for the LAN beacon.
-    pub(crate) fn occupancy(&self) -> crate::Occupancy {
+    pub fn occupancy(&self) -> crate::Occupancy {
         crate::Occupancy {
             players: u8::try_from(self.connected_players().len()).unwrap_or(u8::MAX),
             playing: self.relay.is_some(),
@@ -927,7 +937,7 @@ impl Session {
 
     /// When the session next has work that cannot wait for the periodic
     /// poll: a late input to stand in for ([`Relay::next_stand_in`]).
-    pub(crate) fn next_deadline(&self) -> Option<Duration> {
+    pub fn next_deadline(&self) -> Option<Duration> {
         self.relay.as_ref()?.next_stand_in()
     }
 
@@ -935,7 +945,7 @@ impl Session {
     /// [`Session::next_deadline`]: drops silent players,
     /// stands in for late ones, repeats bundles to clients that lack them,
     /// and sends the lag indicator when no bundle carried it.
-    pub(crate) fn poll(&mut self, now: Duration) {
+    pub fn poll(&mut self, now: Duration) {
         // The players a resumed game still waits for when the wait is over
         // go first, as not back; after that a player back but silent is
         // dropped like any other, or the game could wait for it for ever.
@@ -1053,7 +1063,7 @@ impl Session {
     /// First half of a shutdown: every client is told the server is going.
     /// The driver gives the writers a moment to put that on the wire, then
     /// calls [`Session::shut_down`].
-    pub(crate) fn announce_shutdown(&mut self) {
+    pub fn announce_shutdown(&mut self) {
         self.tell_everyone(&ServerMessage::Ended {
             reason: "the server is shutting down".into(),
         });
@@ -1061,7 +1071,7 @@ impl Session {
 
     /// Closes every connection and the recording, after the verdict of a
     /// game still running.
-    pub(crate) fn shut_down(&mut self) {
+    pub fn shut_down(&mut self) {
         self.settle_pinpoints(None);
         self.report_verdict();
         self.relay = None;

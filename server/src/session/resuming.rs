@@ -38,7 +38,7 @@ impl Session {
     /// drops, until every player still in it has reconnected or
     /// [`Config::resume_wait`] is over; then those still missing are
     /// dropped at an announced tick as always.
-    pub(crate) fn resume(&mut self, game: ResumedGame, now: Duration) {
+    pub fn resume(&mut self, game: ResumedGame, now: Duration) {
         let header = game.header.clone();
         self.games = 1;
         self.seed = header.seed;
