@@ -2,7 +2,7 @@
 //! clients, each a [`Connection`] playing a [`NetGame`] with a bot, wired
 //! together on one simulated clock with seeded network impairment between
 //! them. No sockets, no threads, no real clock: a minute of a four-player
-//! game runs in well under a second, and runs the same every time.
+//! game runs in about half a second, and runs the same every time.
 //!
 //! The model is quinn-proto's test `Pair` (two endpoints exchanging
 //! packets in memory with explicit time) and FoundationDB's simulation
