@@ -40,7 +40,7 @@ pub fn compare(
     b: &Path,
     max: usize,
 ) -> Result<Vec<String>, DesyncDiffError> {
-    let game = games.find(&dump_game(a)?)?;
+    let game = games.find(&dump_game(a)?.name)?;
     let report = game.compare_dumps(a, b, max)?;
     if report.differing == 0 {
         return Ok(report.lines);

@@ -3,8 +3,11 @@
 //!
 //! # How it works
 //!
-//! - The game itself is the `lockstep-sim` crate: a pure, deterministic
-//!   `World` stepped with one input per player per tick, and seeded bots.
+//! - The games are crates of their own (`lockstep-sim`'s ball game,
+//!   `lockstep-tally`); [`games`] is what this side needs of one (its
+//!   scores, and with the window its `scene`), one file per game, and the
+//!   dispatch that runs code generic over the game a server, a replay or
+//!   the command line names. Only the binary lists the games it offers.
 //! - The lockstep core is the `lockstep-engine` crate: the gate, the
 //!   fixed-step accumulator, the input delay, the networked and solo game
 //!   drivers, desync history, replays and the loop strategies. It never
@@ -18,8 +21,9 @@
 //!   driver: the QUIC endpoint, TLS and the trust in the server, and one
 //!   `select!` on its own thread that feeds the connection and carries out
 //!   its actions. [`play`] carries out what the engine's networked game
-//!   asks for, and decodes a snapshot into the world ([`replaced`] tells a
-//!   late player the server stood in for its inputs); [`headless`] and
+//!   asks for, and decodes a snapshot into the game's state ([`replaced`]
+//!   tells a late player the server stood in for its inputs), and says
+//!   what is worth telling as [`notice`]s the binary prints; [`headless`] and
 //!   `window` are the two frontends that drive it; `render` only draws,
 //!   with its score strip, HUD and banner placed apart by `overlay`, and
 //!   `lobby_screen` draws the lobby between games.
@@ -42,9 +46,10 @@
 //!   the lab, and the windows of the others, in every build (without the
 //!   `window` feature they fail with [`window_modes::NoWindow`]).
 //!
-//! `window`, `render`, `overlay`, `lobby_screen`, `lab`, `replay_window`,
-//! `browser_window`, `chart`, `net_graph`, `timeline`, `report_picture`
-//! and `screenshot` exist with the default `window` feature (SDL2) only.
+//! `window`, `render`, `scene`, `overlay`, `lobby_screen`, `lab`,
+//! `replay_window`, `browser_window`, `chart`, `net_graph`, `timeline`,
+//! `report_picture` and `screenshot` exist with the default `window`
+//! feature (SDL2) only.
 #![forbid(unsafe_code)]
 
 pub mod browser;

@@ -15,7 +15,10 @@
 //! game's field ([`Scene::field`]), plus a margin for what it draws around
 //! it and the score line, is scaled to fit the window with its aspect
 //! ratio kept and centred, with black bars on the sides that are left over
-//! ([`Layout`]). [`Renderer::world_to_screen`] exposes that mapping so
+//! ([`Layout`]).
+//!
+//! [`Scene`]: crate::scene::Scene
+//! [`Scene::field`]: crate::scene::Scene::field [`Renderer::world_to_screen`] exposes that mapping so
 //! tests can find where a body was drawn.
 //!
 //! The score strip, the HUD block and the banner are drawn over the arena.
@@ -320,7 +323,8 @@ impl Overlays {
 }
 
 /// Where a game's field lands on a canvas: one scale factor and an
-/// offset. A [`Scene`] draws through it in its own world units.
+/// offset. A [`Scene`](crate::scene::Scene) draws through it in its own
+/// world units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layout {
     /// The field's width and height, in world units.

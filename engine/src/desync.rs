@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{Bundle, PlayerId, Tick};
+use lockstep_protocol::{Bundle, GameSpec, PlayerId, Tick};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -23,8 +23,8 @@ pub const DUMP_FORMAT: u32 = 4;
 pub struct DesyncDump<G> {
     /// [`DUMP_FORMAT`] of the writer.
     pub format: u32,
-    /// The game's name ([`Game::NAME`]).
-    pub game: String,
+    /// The game and its settings, as the Start gave them.
+    pub game: GameSpec,
     /// The writing client's slot; `None` for a spectator.
     pub player: Option<PlayerId>,
     /// The writing client's name.
@@ -118,12 +118,12 @@ pub enum DumpError {
 #[derive(Deserialize)]
 struct DumpHead {
     format: u32,
-    game: String,
+    game: GameSpec,
 }
 
-/// Which game the dump at `path` is of (`.json` as JSON, anything else
-/// as the binary form), without decoding its state.
-pub fn dump_game(path: &Path) -> Result<String, DumpError> {
+/// Which game, with which settings, the dump at `path` is of (`.json` as
+/// JSON, anything else as the binary form), without decoding its state.
+pub fn dump_game(path: &Path) -> Result<GameSpec, DumpError> {
     let head: DumpHead = parse(path, &read(path)?, false)?;
     if head.format != DUMP_FORMAT {
         return Err(DumpError::Format {
@@ -200,10 +200,10 @@ impl<G: Game> DesyncDump<G> {
     /// form.
     pub fn load(path: &Path) -> Result<DesyncDump<G>, DumpError> {
         let game = dump_game(path)?;
-        if game != G::NAME {
+        if game.name != G::NAME {
             return Err(DumpError::Game {
                 path: path.to_path_buf(),
-                found: game,
+                found: game.name,
                 expected: G::NAME,
             });
         }
@@ -224,15 +224,20 @@ mod tests {
         let game: Tally = play(3, 120);
         history.record(&Bundle::default(), &game, game.hash());
         let dump = history
-            .dump(game.tick(), Some(PlayerId(1)), "b/o b")
+            .dump(
+                game.tick(),
+                &crate::testing::spec(),
+                Some(PlayerId(1)),
+                "b/o b",
+            )
             .unwrap();
         let dir = std::env::temp_dir().join(format!("lockstep-dump-{}", std::process::id()));
         let (json, bin) = dump.write(&dir).unwrap();
         assert!(json.ends_with("desync-t120-b_o_b.json"), "{json:?}");
         assert_eq!(DesyncDump::load(&json).unwrap(), dump);
         assert_eq!(DesyncDump::load(&bin).unwrap(), dump);
-        assert_eq!(dump_game(&json).unwrap(), "tally");
-        assert_eq!(dump_game(&bin).unwrap(), "tally");
+        assert_eq!(dump_game(&json).unwrap(), crate::testing::spec());
+        assert_eq!(dump_game(&bin).unwrap(), crate::testing::spec());
         let mut other = dump.clone();
         other.format = 99;
         std::fs::write(&bin, postcard::to_stdvec(&other).unwrap()).unwrap();
@@ -241,7 +246,7 @@ mod tests {
             Err(DumpError::Format { found: 99, .. })
         ));
         let mut balls = dump.clone();
-        balls.game = "balls".into();
+        balls.game = GameSpec::balls(24);
         std::fs::write(&bin, postcard::to_stdvec(&balls).unwrap()).unwrap();
         assert!(matches!(
             DesyncDump::<Tally>::load(&bin),
@@ -263,7 +268,9 @@ mod tests {
         let mut history = History::new(2);
         let game: Tally = play(2, 3);
         history.record(&Bundle::default(), &game, game.hash());
-        let dump = history.dump(Tick(3), None, "spectator").unwrap();
+        let dump = history
+            .dump(Tick(3), &crate::testing::spec(), None, "spectator")
+            .unwrap();
         let json = serde_json::to_string(&dump).unwrap();
         assert!(json.contains("\"player\":null"), "{json}");
     }

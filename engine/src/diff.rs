@@ -332,7 +332,12 @@ mod tests {
             let mut history = History::new(1);
             history.record(&Bundle::default(), game, game.hash());
             history
-                .dump(game.tick(), Some(PlayerId(0)), name)
+                .dump(
+                    game.tick(),
+                    &crate::testing::spec(),
+                    Some(PlayerId(0)),
+                    name,
+                )
                 .unwrap()
                 .write(&dir)
                 .unwrap()
@@ -382,7 +387,9 @@ mod tests {
             game.nudge();
         }
         history.record(&bundle, &game, game.hash());
-        let mut dump = history.dump(Tick(4), Some(PlayerId(0)), name).unwrap();
+        let mut dump = history
+            .dump(Tick(4), &crate::testing::spec(), Some(PlayerId(0)), name)
+            .unwrap();
         dump.phases = history.phases(Tick(4), step);
         dump
     }

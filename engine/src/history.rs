@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use lockstep_protocol::{Bundle, PlayerId, Tick};
+use lockstep_protocol::{Bundle, GameSpec, PlayerId, Tick};
 use serde::{Deserialize, Serialize};
 
 use crate::desync::{DesyncDump, PhaseHash, DUMP_FORMAT};
@@ -111,7 +111,13 @@ impl<G: Game> History<G> {
     /// tick has left the ring (or not happened yet). `player` is the
     /// writer's slot, `None` for a spectator. Its phases are left empty
     /// for [`History::phases`].
-    pub fn dump(&self, tick: Tick, player: Option<PlayerId>, name: &str) -> Option<DesyncDump<G>> {
+    pub fn dump(
+        &self,
+        tick: Tick,
+        spec: &GameSpec,
+        player: Option<PlayerId>,
+        name: &str,
+    ) -> Option<DesyncDump<G>> {
         let at = self.at(tick)?;
         let inputs = self
             .ticks
@@ -121,7 +127,7 @@ impl<G: Game> History<G> {
             .collect();
         Some(DesyncDump {
             format: DUMP_FORMAT,
-            game: G::NAME.to_string(),
+            game: spec.clone(),
             player,
             name: name.to_string(),
             tick,
@@ -136,7 +142,7 @@ impl<G: Game> History<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{play, Tally};
+    use crate::testing::{play, spec, Tally};
 
     #[test]
     fn the_ring_keeps_only_the_last_ticks() {
@@ -148,10 +154,12 @@ mod tests {
         }
         assert!(history.at(Tick(2)).is_none());
         assert_eq!(history.at(Tick(5)).map(|f| f.hash), Some(game.hash()));
-        let dump = history.dump(Tick(4), Some(PlayerId(0)), "ada").unwrap();
+        let dump = history
+            .dump(Tick(4), &spec(), Some(PlayerId(0)), "ada")
+            .unwrap();
         assert_eq!(dump.inputs.len(), 2);
         assert_eq!(dump.world.tick(), Tick(4));
-        assert!(history.dump(Tick(9), None, "ada").is_none());
+        assert!(history.dump(Tick(9), &spec(), None, "ada").is_none());
     }
 
     #[test]

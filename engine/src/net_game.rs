@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use lockstep_protocol::{
-    Bundle, DesyncNotice, Input, Percent, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
+    Bundle, DesyncNotice, GameSpec, Input, Percent, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
 };
 
 use crate::accumulator::{FixedStep, FrameEnd, Policy};
@@ -139,6 +139,9 @@ pub struct NetGame<G> {
     hash_interval: u32,
     fault: Option<Fault>,
     name: String,
+    /// The game and its settings, as the Start gave them: desync dumps
+    /// name them.
+    spec: GameSpec,
     first_input_tick: Tick,
     /// Ticks of history to fast-forward through before playing live.
     catch_up: Option<Tick>,
@@ -197,6 +200,7 @@ impl<G: Game> NetGame<G> {
                 .map_or_else(|| "spectator".to_string(), |r| r.name.clone()),
             first_input_tick: start.first_input_tick,
             catch_up: (start.history > 0).then_some(Tick(start.history)),
+            spec: start.spec.clone(),
         }
     }
 
@@ -525,7 +529,7 @@ impl<G: Game> NetGame<G> {
     /// computes differently would compute differently again; one after the
     /// step is not, as memory written by something else would not be.
     pub fn desync_dump(&self, tick: Tick) -> Option<DesyncDump<G>> {
-        let mut dump = self.history.dump(tick, self.me, &self.name)?;
+        let mut dump = self.history.dump(tick, &self.spec, self.me, &self.name)?;
         dump.phases = self.history.phases(tick, |game, bundle, after| {
             step_with_fault(game, bundle, self.fault, after);
         });
