@@ -79,23 +79,13 @@ fn main() {
             if let Some(DesyncDiffError::Differ { lines, .. }) = e.downcast_ref() {
                 print(lines);
             }
-            eprintln!("lockstep-client: {}", chain(&e));
+            eprintln!(
+                "lockstep-client: {}",
+                lockstep_protocol::error_chain(e.as_ref())
+            );
             std::process::exit(1);
         }
     }
-}
-
-/// `error` and each of its causes that its message does not already end
-/// with: a library error that says its source, wrapped in context, is
-/// said once.
-fn chain(error: &anyhow::Error) -> String {
-    let mut said = error.to_string();
-    for cause in error.chain().skip(1).map(ToString::to_string) {
-        if !said.ends_with(&cause) {
-            said = format!("{said}: {cause}");
-        }
-    }
-    said
 }
 
 /// Prints `lines` on stdout; stops quietly when the reader went away
@@ -284,15 +274,6 @@ mod tests {
         }
         let unknown = Offered.run("chess", Name).unwrap_err();
         assert_eq!(unknown.offered, ["balls", "tally"]);
-    }
-
-    #[test]
-    fn an_error_that_says_its_cause_is_printed_with_the_cause_once() {
-        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
-        let wrapped = anyhow::Error::new(io).context("cannot open x: no such file");
-        assert_eq!(chain(&wrapped), "cannot open x: no such file");
-        let bare = anyhow::Error::new(std::io::Error::other("disk full")).context("writing x");
-        assert_eq!(chain(&bare), "writing x: disk full");
     }
 
     #[test]

@@ -78,6 +78,21 @@ pub use verification::verification_code;
 /// this crate fail until it is bumped and the pinned bytes are updated.
 pub const PROTOCOL_VERSION: u16 = 9;
 
+/// How both binaries print an error: its message, then each of its causes
+/// that the message does not already end with, so a library error that
+/// says its source, wrapped in context, is said once ("cannot open F: No
+/// such file or directory", not the cause twice).
+pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut said = error.to_string();
+    let causes = std::iter::successors(error.source(), |cause| cause.source());
+    for cause in causes.map(ToString::to_string) {
+        if !said.ends_with(&cause) {
+            said = format!("{said}: {cause}");
+        }
+    }
+    said
+}
+
 /// ALPN identifier for the QUIC handshake. It names the protocol family, not
 /// its version: a version mismatch is answered with a readable
 /// [`ServerMessage::Refused`] instead of an opaque TLS alert.
@@ -90,3 +105,29 @@ pub const ALPN: &[u8] = b"lockstep";
 /// the end-to-end tests, which give every client they start a file of its
 /// own, set the very variable the client reads.
 pub const KNOWN_SERVERS_ENV: &str = "LOCKSTEP_KNOWN_SERVERS";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_that_says_its_cause_is_printed_with_the_cause_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("{said}")]
+        struct Wrapped {
+            said: String,
+            source: std::io::Error,
+        }
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let says_it = Wrapped {
+            said: "cannot open x: no such file".into(),
+            source: io(),
+        };
+        assert_eq!(error_chain(&says_it), "cannot open x: no such file");
+        let does_not = Wrapped {
+            said: "cannot open x".into(),
+            source: io(),
+        };
+        assert_eq!(error_chain(&does_not), "cannot open x: no such file");
+    }
+}

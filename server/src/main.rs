@@ -187,22 +187,12 @@ fn default_identity_dir() -> PathBuf {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     if let Err(e) = run().await {
-        eprintln!("lockstep-server: {}", chain(&e));
+        eprintln!(
+            "lockstep-server: {}",
+            lockstep_protocol::error_chain(e.as_ref())
+        );
         std::process::exit(1);
     }
-}
-
-/// `error` and each of its causes that its message does not already end
-/// with: a library error that says its source, wrapped in context, is
-/// said once.
-fn chain(error: &anyhow::Error) -> String {
-    let mut said = error.to_string();
-    for cause in error.chain().skip(1).map(ToString::to_string) {
-        if !said.ends_with(&cause) {
-            said = format!("{said}: {cause}");
-        }
-    }
-    said
 }
 
 async fn run() -> anyhow::Result<()> {
