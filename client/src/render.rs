@@ -15,10 +15,7 @@
 //! game's field ([`Scene::field`]), plus a margin for what it draws around
 //! it and the score line, is scaled to fit the window with its aspect
 //! ratio kept and centred, with black bars on the sides that are left over
-//! ([`Layout`]).
-//!
-//! [`Scene`]: crate::scene::Scene
-//! [`Scene::field`]: crate::scene::Scene::field [`Renderer::world_to_screen`] exposes that mapping so
+//! ([`Layout`]). [`Renderer::world_to_screen`] exposes that mapping so
 //! tests can find where a body was drawn.
 //!
 //! The score strip, the HUD block and the banner are drawn over the arena.
@@ -29,6 +26,9 @@
 //!
 //! Text uses the 8x8 font built into SDL2_gfx, enlarged by whole multiples
 //! (through the canvas scale) so it stays crisp.
+//!
+//! [`Scene`]: crate::scene::Scene
+//! [`Scene::field`]: crate::scene::Scene::field
 
 use glam::Vec2;
 use lockstep_protocol::{Percent, PlayerId};

@@ -6,7 +6,8 @@
 //! whatever game it hosts: it parses and shows the game's settings, runs
 //! the game's preflight to refuse a client whose build computes other
 //! bits, and hashes the snapshots players send before a joiner starts
-//! from one. [`Hosted`] gives every [`Game`] with bots these for free.
+//! from one. [`Hosted`] gives every [`Game`](crate::Game) with bots these
+//! for free.
 
 use std::marker::PhantomData;
 use std::path::Path;
@@ -19,7 +20,7 @@ use crate::game::{settings_of, spec_of, HasBots, SetupError};
 
 /// A game as a host sees it, without its type.
 pub trait HostedGame: Send + Sync {
-    /// Its name ([`Game::NAME`]).
+    /// Its name ([`Game::NAME`](crate::Game::NAME)).
     fn name(&self) -> &'static str;
 
     /// Its default settings, encoded.
