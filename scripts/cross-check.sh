@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cross-architecture check (make cross, after scripts/cross-build.sh):
 #
-# 1. every golden row (client/golden-hashes.txt) and one long crowded game
+# 1. every golden row (sim/golden-hashes.txt) and one long crowded game
 #    on each target and natively, printed as a matrix (target x scenario);
 # 2. a replay recorded by the native server verified on every target;
 # 3. a live game on loopback: a native server and headless bots built for
@@ -29,7 +29,7 @@ failures=()
 columns=(native "${cross_targets[@]}")
 
 # --- 1. the matrix ----------------------------------------------------------
-mapfile -t rows < <(grep -vE '^\s*(#|$)' client/golden-hashes.txt)
+mapfile -t rows < <(grep -vE '^\s*(#|$)' sim/golden-hashes.txt)
 rows+=("4 12345 96 30000 -")
 printf '%-34s' "scenario (players seed balls ticks)"
 printf ' %-16s' golden "${columns[@]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make determinism: builds lockstep-client under several compiler
 # configurations and checks that every build, run with and without AVX2 and
-# FMA visible to glibc, ends every golden game (client/golden-hashes.txt)
+# FMA visible to glibc, ends every golden game (sim/golden-hashes.txt)
 # and one long crowded game on the same hash, and the golden games on their
 # pinned hashes. DETERMINISM.md says why each configuration is here and
 # records a run.
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-table=client/golden-hashes.txt
+table=sim/golden-hashes.txt
 root=target/determinism
 # Not in the table, so the builds must agree with each other without a
 # pinned value to lean on: 30,000 ticks, four bots, a crowded arena.

@@ -1,4 +1,4 @@
-//! The golden table, `client/golden-hashes.txt`: every pinned offline game
+//! The golden table, `sim/golden-hashes.txt`: every pinned offline game
 //! must still end on its pinned hash, so that a change in what the
 //! simulation computes never goes unnoticed or unreviewed.
 
@@ -142,7 +142,7 @@ fn every_golden_scenario_reproduces_its_pinned_hash() {
     }
     report.push_str(
         "\nIf the change is intended, review it and replace the rows of \
-         client/golden-hashes.txt with:\n",
+         sim/golden-hashes.txt with:\n",
     );
     for (scenario, actual) in &results {
         report.push_str(&format!(
