@@ -47,7 +47,7 @@ done
 
 # Its own target directory, so the windowed binary the tests run stays.
 dir=target/headless
-cargo build -q -p lockstep-client --no-default-features --bin lockstep-client --target-dir "$dir"
+cargo build -q -p lockstep-cli --no-default-features --bin lockstep-client --target-dir "$dir"
 bin=$dir/debug/lockstep-client
 if ldd "$bin" | grep -qi sdl; then
   echo "layout: the headless client links SDL2:" >&2

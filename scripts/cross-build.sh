@@ -18,7 +18,7 @@ build() {
   echo "cross: built $name in $(($(date +%s) - start)) s" >&2
 }
 
-client=(-p lockstep-client --no-default-features --bin lockstep-client)
+client=(-p lockstep-cli --no-default-features --bin lockstep-client)
 build aarch64 "${client[@]}"
 build i686 "${client[@]}"
 build windows "${client[@]}"

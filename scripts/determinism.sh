@@ -124,7 +124,7 @@ for config in "${configs[@]}"; do
   log=$root/$name.log
   # Word splitting of $build_env is wanted: it is a list of VAR=value.
   # shellcheck disable=SC2086
-  if ! env $build_env cargo build -p lockstep-client --bin lockstep-client \
+  if ! env $build_env cargo build -p lockstep-cli --bin lockstep-client \
     --profile "$profile" --target-dir "$root/$name" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     echo "determinism: building $name failed (log: $log)" >&2

@@ -1,18 +1,33 @@
 //! Joining a server and playing the networked game to its end: who we are
-//! and how the server is trusted, headless or in a window, and the
-//! `stats ...` and `final ...` lines a finished game prints.
+//! and how the server is trusted, the [`Frontend`] that plays (headless,
+//! or the window crate's), and the `stats ...` and `final ...` lines a
+//! finished game prints.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use lockstep_conditioner::LinkConfig;
 
 use crate::games::Games;
 use crate::net::{NetClient, NetOptions, Trust};
 use crate::play::PlayOptions;
-use crate::window_modes::{self, WindowOptions};
-use crate::{final_line, headless, GameOutcome};
+use crate::{final_line, GameOutcome};
+
+/// What plays the games a connection joins: [`crate::headless::Headless`],
+/// or the window crate's window.
+pub trait Frontend {
+    /// Whether this frontend's player joins ready (its Hello says so).
+    fn joins_ready(&self, play: &PlayOptions) -> bool;
+
+    /// Plays the games `net` joined as the player `name`; how each ended.
+    fn play(
+        self,
+        net: NetClient,
+        name: String,
+        play: PlayOptions,
+    ) -> anyhow::Result<Vec<GameOutcome>>;
+}
 
 /// What `--connect` was asked to do.
 #[derive(Debug, Clone)]
@@ -46,12 +61,8 @@ pub struct ConnectOptions {
     pub reconnect: std::time::Duration,
     /// Impairment of this client's path, for testing bad networks.
     pub link: LinkConfig,
-    /// Play without a window.
-    pub headless: bool,
     /// Bot, last tick, desync dumps, game rules and recording.
     pub play: PlayOptions,
-    /// The window, unless `headless`; its title is the player's name.
-    pub window: WindowOptions,
     /// Set when the server was found on the LAN (`--join`, the browser):
     /// what it advertised, checked against the known-servers file.
     pub advertised: Option<Advertised>,
@@ -90,10 +101,14 @@ pub fn resolve(address: &str) -> anyhow::Result<SocketAddr> {
         .with_context(|| format!("server address {address:?} resolves to nothing"))
 }
 
-/// Joins the server and plays until the game's end, `play.ticks`, or the
-/// window is closed, `play.games` times over; the `stats ...` and
-/// `final ...` lines of each game.
-pub fn run(games: &impl Games, options: ConnectOptions) -> anyhow::Result<Vec<String>> {
+/// Joins the server and plays in `frontend` until the game's end,
+/// `play.ticks`, or the window is closed, `play.games` times over; the
+/// `stats ...` and `final ...` lines of each game.
+pub fn run(
+    games: &impl Games,
+    options: ConnectOptions,
+    frontend: impl Frontend,
+) -> anyhow::Result<Vec<String>> {
     let name = options
         .name
         .or_else(|| std::env::var("USER").ok())
@@ -118,7 +133,7 @@ pub fn run(games: &impl Games, options: ConnectOptions) -> anyhow::Result<Vec<St
         password: options.password,
         protocol_version: options.protocol_version,
         spectate: options.spectate,
-        ready: options.headless || options.window.joins_ready(&options.play),
+        ready: frontend.joins_ready(&options.play),
         platform: crate::platform::current(),
         self_tests: self_tests(games, options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
@@ -127,18 +142,7 @@ pub fn run(games: &impl Games, options: ConnectOptions) -> anyhow::Result<Vec<St
         link: options.link,
     })
     .context("starting the network thread")?;
-    let outcomes = if options.headless {
-        if options.window.screenshot.is_some() {
-            bail!("--screenshot needs a window; drop --headless");
-        }
-        headless::run(games, net, options.play)?
-    } else {
-        let window = WindowOptions {
-            title: name,
-            ..options.window
-        };
-        window_modes::networked(games, net, window, options.play)?
-    };
+    let outcomes = frontend.play(net, name, options.play)?;
     Ok(outcomes.iter().flat_map(report).collect())
 }
 

@@ -50,6 +50,25 @@ fn wait_for_start(net: &NetClient, rematch: bool, notices: &Notices) -> Result<S
     }
 }
 
+/// The headless frontend: it plays whichever of its games the server
+/// hosts, and joins ready.
+pub struct Headless<'a, G: Games>(pub &'a G);
+
+impl<G: Games> crate::connect::Frontend for Headless<'_, G> {
+    fn joins_ready(&self, _: &PlayOptions) -> bool {
+        true
+    }
+
+    fn play(
+        self,
+        net: NetClient,
+        _name: String,
+        play: PlayOptions,
+    ) -> anyhow::Result<Vec<GameOutcome>> {
+        Ok(run(self.0, net, play)?)
+    }
+}
+
 /// Plays `options.games` games of whichever of `games` the server hosts,
 /// each until `options.ticks`, or until the connection ends; how each
 /// game ended, in order.

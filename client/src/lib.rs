@@ -1,13 +1,15 @@
-//! The lockstep client: a deterministic fixed-step game that runs in a
-//! window, headless as a bot, or offline.
+//! The lockstep client without a screen: the link to the server, LAN
+//! discovery, driving a networked game, and the offline tools. It links
+//! no SDL2: the screens are the `lockstep-window` crate, and the
+//! `lockstep-client` binary (`lockstep-cli`) is built with or without it.
 //!
 //! # How it works
 //!
 //! - The games are crates of their own (`lockstep-sim`'s ball game,
 //!   `lockstep-tally`); [`games`] is what this side needs of one (its
-//!   scores, and with the window its `scene`), one file per game, and the
-//!   dispatch that runs code generic over the game a server, a replay or
-//!   the command line names. Only the binary lists the games it offers.
+//!   scores), one file per game, and the dispatch that runs code generic
+//!   over the game a server, a replay or the command line names. Only the
+//!   binary lists the games it offers.
 //! - The lockstep core is the `lockstep-engine` crate: the gate, the
 //!   fixed-step accumulator, the input delay, the networked and solo game
 //!   drivers, desync history, replays and the loop strategies. It never
@@ -23,40 +25,23 @@
 //!   its actions. [`play`] carries out what the engine's networked game
 //!   asks for, and decodes a snapshot into the game's state ([`replaced`]
 //!   tells a late player the server stood in for its inputs), and says
-//!   what is worth telling as [`notice`]s the binary prints; [`headless`] and
-//!   `window` are the two frontends that drive it; `render` only draws,
-//!   with its score strip, HUD and banner placed apart by `overlay`, and
-//!   `lobby_screen` draws the lobby between games.
+//!   what is worth telling as [`notice`]s the binary prints. [`connect`]
+//!   joins a server and plays in a [`connect::Frontend`]: [`headless`], or
+//!   the window crate's.
 //! - [`discovery`] is the table of servers heard on the LAN (pure),
 //!   [`finder`] probes and listens for it, [`list`] prints it, and
-//!   [`browser`] (pure) with `browser_window` is the server browser the
-//!   windowed client opens when it is given no server.
-//! - `lab` shows the engine's game loop strategies side by side in a
-//!   window, paced by [`pacing`].
-//! - Seeing what happened: `chart` draws the strip charts and event
-//!   markers the lab, the in-game `net_graph` (F3), the replay window's
-//!   `timeline` and the report picture share; [`report`] reads a whole
-//!   game out of its replay (re-simulating it for the verdict and the
-//!   goals) and `report_picture` draws it into a PNG without a display.
-//! - The modes of the `lockstep-client` binary that are more than one call
-//!   into the sim or the engine are functions here that return their
-//!   stdout lines, so the binary only parses and prints: [`connect`] joins
-//!   a server and plays, [`verify`] checks a replay, [`desync_diff`]
-//!   compares two desync dumps, and [`window_modes`] offers solo play and
-//!   the lab, and the windows of the others, in every build (without the
-//!   `window` feature they fail with [`window_modes::NoWindow`]).
-//!
-//! `window`, `render`, `scene`, `overlay`, `lobby_screen`, `lab`,
-//! `replay_window`, `browser_window`, `chart`, `net_graph`, `timeline`,
-//! `report_picture` and `screenshot` exist with the default `window`
-//! feature (SDL2) only.
+//!   [`browser`] (pure) is the model of the server browser the window
+//!   crate draws.
+//! - The offline tools return their stdout lines, so the binary only
+//!   parses and prints: [`report`] reads a whole game out of its replay
+//!   (re-simulating it for the verdict and the goals), [`verify`] checks a
+//!   replay, [`desync_diff`] compares two desync dumps.
+//! - [`window_options`] is what the windowed modes are asked to do, as
+//!   plain data, so the binary parses the same command line whether or not
+//!   it has the window.
 #![forbid(unsafe_code)]
 
 pub mod browser;
-#[cfg(feature = "window")]
-pub mod browser_window;
-#[cfg(feature = "window")]
-pub mod chart;
 pub mod clock;
 pub mod connect;
 pub mod connection;
@@ -67,40 +52,17 @@ pub mod games;
 pub mod headless;
 pub mod input_schedule;
 pub mod known_servers;
-#[cfg(feature = "window")]
-pub mod lab;
 pub mod link;
 pub mod list;
-#[cfg(feature = "window")]
-pub mod lobby_screen;
 pub mod net;
-#[cfg(feature = "window")]
-pub mod net_graph;
 pub mod notice;
-#[cfg(feature = "window")]
-mod overlay;
-pub mod pacing;
 pub mod platform;
 pub mod play;
 pub mod recording;
-#[cfg(feature = "window")]
-pub mod render;
 pub mod replaced;
-#[cfg(feature = "window")]
-pub mod replay_window;
 pub mod report;
-#[cfg(feature = "window")]
-pub mod report_picture;
-#[cfg(feature = "window")]
-pub mod scene;
-#[cfg(feature = "window")]
-pub mod screenshot;
-#[cfg(feature = "window")]
-pub mod timeline;
 pub mod verify;
-#[cfg(feature = "window")]
-pub mod window;
-pub mod window_modes;
+pub mod window_options;
 
 use std::time::Duration;
 

@@ -1,6 +1,7 @@
 //! `replay FILE`: checks a replay against the world hashes recorded in it,
-//! either headless as fast as possible with a progress bar on the terminal
-//! (`--verify --headless`), or while showing it in the replay window.
+//! headless as fast as possible with a progress bar on the terminal
+//! (`--verify --headless`), or, through [`Opened`], while the window
+//! crate's replay window shows it.
 //!
 //! A damaged file is still checked up to the damage: what is wrong with it
 //! is said first on stderr, and fails the command at the end even if every
@@ -8,35 +9,41 @@
 //! good one.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lockstep_engine::replay::{self, Verified};
-use lockstep_protocol::Replay;
+use lockstep_protocol::{Replay, ReplayError};
 
 use crate::games::{ClientGame, ForGame, Games};
-use crate::window_modes::{self, ViewOptions, WindowOptions};
 
-/// What `replay` was asked to do.
+/// What `replay --verify --headless` was asked to do.
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {
     /// The replay file.
     pub file: PathBuf,
-    /// Verify without a window.
-    pub headless: bool,
-    /// Speed, first tick and verification of the replay window.
-    pub view: ViewOptions,
-    /// The replay window; its `ticks` also ends a headless verification
-    /// early (to compare with a client that left at that tick).
-    pub window: WindowOptions,
+    /// End the verification at this tick (to compare with a client that
+    /// left there).
+    pub ticks: Option<u32>,
 }
 
-/// Plays or verifies a replay file, as whichever of `games` it recorded:
-/// on success the `verified ticks=N checks=C` summary and the final line;
-/// a divergence, damage to the file, or a game this client does not have
-/// is the error.
-pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<String>> {
-    let file = options.file.clone();
-    let (recording, problem) = replay::open(&file)?;
+/// A replay file, read as far as it reads.
+#[derive(Debug)]
+pub struct Opened {
+    /// The file.
+    pub file: PathBuf,
+    /// What it holds, up to any damage.
+    pub recording: Replay,
+    /// What is wrong with the file, said on stderr when it was opened:
+    /// damage, or no end record.
+    pub note: Option<String>,
+    /// The damage, which fails the check at the end.
+    problem: Option<ReplayError>,
+}
+
+/// Opens a replay file; what is wrong with it, if anything, is said on
+/// stderr at once.
+pub fn open(file: &Path) -> anyhow::Result<Opened> {
+    let (recording, problem) = replay::open(file)?;
     let note = match (&problem, &recording.end) {
         (Some(problem), _) => Some(problem.to_string()),
         (None, None) => {
@@ -47,52 +54,79 @@ pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<Str
     if let Some(note) = &note {
         eprintln!("lockstep-client: {}: {note}", file.display());
     }
-    let name = recording.header.spec.name.clone();
-    let title = format!("replay {}", file.display());
-    let check = Check {
+    Ok(Opened {
+        file: file.to_path_buf(),
         recording,
         note,
-        options,
-        title,
-    };
-    let verified = games
-        .run(&name, check)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))??;
-    Ok(verified.conclude(&file, problem)?.to_vec())
+        problem,
+    })
 }
 
-/// One replay checked as the game it recorded.
+impl Opened {
+    /// The name of the game it recorded.
+    pub fn game(&self) -> &str {
+        &self.recording.header.spec.name
+    }
+
+    /// Checks the replay with `check`, run for the game it recorded out
+    /// of `games` (`run` is [`Games::run`] or the window's own); on
+    /// success the `verified ticks=N checks=C` summary and the final line.
+    /// A divergence, damage to the file, or a game this client does not
+    /// have is the error.
+    pub fn check<E: std::fmt::Display>(
+        self,
+        run: impl FnOnce(&str, Replay) -> Result<anyhow::Result<Verified>, E>,
+    ) -> anyhow::Result<Vec<String>> {
+        let Opened {
+            file,
+            recording,
+            problem,
+            ..
+        } = self;
+        let name = recording.header.spec.name.clone();
+        let verified =
+            run(&name, recording).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))??;
+        Ok(verified.conclude(&file, problem)?.to_vec())
+    }
+}
+
+/// Verifies a replay file headless, as whichever of `games` it recorded,
+/// as fast as possible: the `verified ticks=N checks=C` summary and the
+/// final line; a divergence, damage to the file, or a game this client
+/// does not have is the error.
+pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<String>> {
+    let opened = open(&options.file)?;
+    let file = options.file;
+    let ticks = options.ticks;
+    opened.check(|name, recording| {
+        games.run(
+            name,
+            Check {
+                recording,
+                file,
+                ticks,
+            },
+        )
+    })
+}
+
+/// One replay verified headless as the game it recorded.
 struct Check {
     recording: Replay,
-    note: Option<String>,
-    options: ReplayOptions,
-    /// The replay window's title.
-    title: String,
+    file: PathBuf,
+    ticks: Option<u32>,
 }
 
 impl ForGame for Check {
     type Output = anyhow::Result<Verified>;
 
     fn run<G: ClientGame>(self) -> Self::Output {
-        let Check {
-            recording,
-            note,
-            options,
-            title,
-        } = self;
-        if options.headless {
-            let bar = ProgressBar::new(std::io::stderr().is_terminal());
-            let verified = replay::verify::<G>(recording, options.window.ticks, |done, total| {
-                bar.show(done, total)
-            });
-            bar.done();
-            return verified.map_err(|e| anyhow::anyhow!("{}: {e}", options.file.display()));
-        }
-        let window = WindowOptions {
-            title,
-            ..options.window
-        };
-        window_modes::replay::<G>(recording, note, window, options.view)
+        let bar = ProgressBar::new(std::io::stderr().is_terminal());
+        let verified = replay::verify::<G>(self.recording, self.ticks, |done, total| {
+            bar.show(done, total)
+        });
+        bar.done();
+        verified.map_err(|e| anyhow::anyhow!("{}: {e}", self.file.display()))
     }
 }
 

@@ -3,9 +3,9 @@
 //! The binary lists the games it offers ([`Games`]); the library runs code
 //! generic over the game ([`ForGame`]) for the one a server hosts, a
 //! replay recorded or the command line names. What only one game has on
-//! this side (the ball game's goals, how each game looks in the window)
-//! is that game's [`ClientGame`] impl, one file per game beside this one.
-//! A new game needs its impl here and a line in the binary's list.
+//! this side (the ball game's goals) is that game's [`ClientGame`] impl,
+//! one file per game beside this one. A new game needs its impl here, its
+//! `Scene` in the window crate, and a line in the binary's list.
 
 mod balls;
 mod tally;
@@ -14,18 +14,8 @@ use lockstep_engine::{find_game, HasBots, HostedGame, UnknownGame};
 use lockstep_protocol::{GameSpec, PlayerId, SelfTest};
 
 /// What the client needs of a game beyond the engine's: its scores for
-/// the report and the window's score strip, and, with a window, how it
-/// looks ([`crate::scene::Scene`]).
-#[cfg(feature = "window")]
-pub trait ClientGame: HasBots + crate::scene::Scene + Send + 'static {
-    /// Every player's score, ascending by player (the ball game's goals);
-    /// empty for a game that keeps none.
-    fn scores(&self) -> Vec<(PlayerId, u32)>;
-}
-
-/// What the client needs of a game beyond the engine's: its scores for
-/// the report.
-#[cfg(not(feature = "window"))]
+/// the report and the window's score strip. (How a game looks is the
+/// window crate's `Scene`.)
 pub trait ClientGame: HasBots + Send + 'static {
     /// Every player's score, ascending by player (the ball game's goals);
     /// empty for a game that keeps none.

@@ -1,0 +1,185 @@
+//! The SDL2 screens of the lockstep client: the game window and the lobby
+//! between games, solo play, the server browser, the replay window, the
+//! game loop lab, and the report picture drawn into a PNG.
+//!
+//! # How it works
+//!
+//! - [`screens`] holds one file (or folder) per screen; each runs its own
+//!   SDL2 loop and draws with [`draw`], which never decides anything: the
+//!   renderer with its score strip, HUD and banner, the text helpers, the
+//!   strip charts the lab, the net graph (F3), the replay window's
+//!   timeline and the report picture share, and screenshots.
+//! - [`games`] is how each game looks ([`games::Scene`]), one file per
+//!   game, and the dispatch of window code over the games the binary
+//!   offers.
+//! - [`pacing`] paces the lab's frames.
+//! - What a screen plays comes from the client library
+//!   (`lockstep-client`): the networked game ([`lockstep_client::play`]),
+//!   the server table, the replay checks. What each mode is asked to do
+//!   is its plain data ([`lockstep_client::window_options`]); the
+//!   functions here are the modes the binary calls.
+#![forbid(unsafe_code)]
+
+pub mod draw;
+pub mod games;
+pub mod pacing;
+pub mod screens;
+
+use anyhow::Context;
+use lockstep_client::connect::Frontend;
+use lockstep_client::net::NetClient;
+use lockstep_client::play::PlayOptions;
+use lockstep_client::report::ReportOptions;
+use lockstep_client::verify::Opened;
+use lockstep_client::window_options::{
+    BrowseOptions, Browsed, LabStart, SoloOptions, ViewOptions, WindowOptions,
+    DEFAULT_SCREENSHOT_FRAME,
+};
+use lockstep_client::{final_line, GameOutcome};
+use lockstep_engine::replay::{Playback, Verified};
+use lockstep_protocol::Replay;
+
+use games::{ForWindowGame, WindowGame, WindowGames};
+
+/// Plays alone against bots in a window; the stdout lines of its end.
+pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<String>> {
+    let window = WindowOptions {
+        title: "solo".into(),
+        ..window
+    };
+    let outcome = screens::game::run_solo(solo, window)?;
+    Ok(vec![final_line(outcome.tick, outcome.hash)])
+}
+
+/// `report`: draws the picture of a replay into a PNG (no display
+/// needed, but SDL2 draws it); the line to print.
+pub fn report(
+    games: &impl lockstep_client::games::Games,
+    options: ReportOptions,
+) -> anyhow::Result<Vec<String>> {
+    screens::report::run(games, &options)
+        .with_context(|| format!("drawing the report of {}", options.replay.display()))
+}
+
+/// Runs the game loop lab until Esc or `start.frames`; its report line.
+pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
+    use screens::lab::{self, Knobs, LabOptions};
+
+    let screenshot_frame = start
+        .screenshot_frame
+        .or(start.frames)
+        .unwrap_or(DEFAULT_SCREENSHOT_FRAME);
+    if let (Some(frames), Some(_)) = (start.frames, &start.screenshot) {
+        if screenshot_frame > frames {
+            anyhow::bail!(
+                "--screenshot-frame {screenshot_frame} comes after the last frame \
+                 (--frames {frames})"
+            );
+        }
+    }
+    let mut knobs = Knobs::new(
+        start.strategy,
+        start.tick_rate,
+        start.target_fps,
+        start.balls,
+        start.max_loops,
+    );
+    knobs.settings.networked = start.networked;
+    knobs.tick_cost_ns = start.tick_cost_ns;
+    knobs.spike = start.spike;
+    let report = lab::run(LabOptions {
+        knobs,
+        seed: start.seed,
+        frames: start.frames,
+        screenshot: start.screenshot,
+        screenshot_frame,
+        window: WindowOptions {
+            title: "game loop lab".into(),
+            size: start.size,
+            ..WindowOptions::default()
+        },
+    })?;
+    Ok(vec![report.line()])
+}
+
+/// Shows the servers on the LAN in a window until the player picks one.
+pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
+    screens::browser::run(options)
+}
+
+/// The window as a networked game's frontend: the lobby before each game,
+/// then the game, titled with the player's name.
+pub struct Window<'a, G: WindowGames> {
+    /// The games it shows.
+    pub games: &'a G,
+    /// The window.
+    pub options: WindowOptions,
+}
+
+impl<G: WindowGames> Frontend for Window<'_, G> {
+    fn joins_ready(&self, play: &PlayOptions) -> bool {
+        self.options.joins_ready(play)
+    }
+
+    fn play(
+        self,
+        net: NetClient,
+        name: String,
+        play: PlayOptions,
+    ) -> anyhow::Result<Vec<GameOutcome>> {
+        let window = WindowOptions {
+            title: name,
+            ..self.options
+        };
+        Ok(screens::game::run_networked(self.games, net, window, play)?)
+    }
+}
+
+/// Shows a replay file in the replay window, checking it against its
+/// recorded hashes as it plays, as whichever of `games` it recorded: the
+/// `verified ...` summary and the final line, or why it fails.
+pub fn replay(
+    games: &impl WindowGames,
+    opened: Opened,
+    window: WindowOptions,
+    view: ViewOptions,
+) -> anyhow::Result<Vec<String>> {
+    let note = opened.note.clone();
+    let window = WindowOptions {
+        title: format!("replay {}", opened.file.display()),
+        ..window
+    };
+    opened.check(|name, recording| {
+        games.run_windowed(
+            name,
+            ReplayWindow {
+                recording,
+                note,
+                window,
+                view,
+            },
+        )
+    })
+}
+
+/// One replay shown as the game it recorded.
+struct ReplayWindow {
+    recording: Replay,
+    note: Option<String>,
+    window: WindowOptions,
+    view: ViewOptions,
+}
+
+impl ForWindowGame for ReplayWindow {
+    type Output = anyhow::Result<Verified>;
+
+    fn run<G: WindowGame>(self) -> Self::Output {
+        let playback = Playback::<G>::new(self.recording)?;
+        Ok(screens::replay::run(
+            playback,
+            self.note,
+            self.window,
+            self.view,
+        )?)
+    }
+}
