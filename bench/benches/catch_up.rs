@@ -22,7 +22,7 @@
 
 use std::hint::black_box;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_protocol::{decode, encode, PlayerInput, MAX_SNAPSHOT_SIZE};
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::World;

@@ -36,7 +36,7 @@ mod measure;
 use std::process::Command;
 use std::time::Duration;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 
 use lockstep_testkit::{Client, Server};
 use measure::{env_list, env_or, spread};

@@ -14,7 +14,7 @@ mod measure;
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 
 use measure::{cpu_seconds, env_or, spread};
 

@@ -24,7 +24,7 @@ mod measure;
 
 use std::time::Duration;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_protocol::{encode, Bundle, Input, PlayerId, PlayerInput, MAX_MESSAGE_SIZE};
 
 use lockstep_testkit::{Client, Server};

@@ -91,7 +91,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use bytes::Bytes;
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_conditioner::LinkConfig;
 use lockstep_protocol::quic::FingerprintVerifier;
 use lockstep_protocol::{
@@ -349,7 +349,7 @@ fn client_config(fingerprint: &str) -> anyhow::Result<quinn::ClientConfig> {
     tls.alpn_protocols = vec![ALPN.to_vec()];
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));
-    config.transport_config(Arc::new(lockstep_client::net::transport_config()));
+    config.transport_config(Arc::new(lockstep_client::io::net::transport_config()));
     Ok(config)
 }
 

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::io::BufWriter;
 use std::process::Command;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_engine::recorder::solo_header;
 use lockstep_engine::{apply, replay, Setup};
 use lockstep_protocol::{Bundle, PlayerId, Record, ReplayWriter, RosterEntry, Tick};

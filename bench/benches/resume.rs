@@ -29,7 +29,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_testkit::{read_replay, Client, Server};
 use measure::{env_or, spread};
 

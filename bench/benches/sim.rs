@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::WorldConfig;
 

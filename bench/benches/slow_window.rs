@@ -30,7 +30,7 @@ mod measure;
 
 use std::time::Duration;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_testkit::{windowed, Client, Finished, Server};
 use measure::{env_list, env_or};
 

@@ -28,7 +28,7 @@ mod measure;
 
 use std::time::Duration;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 
 use lockstep_testkit::{Client, Server};
 use measure::{env_or, spread};

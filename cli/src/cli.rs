@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
-use lockstep_client::connect::{self, ConnectOptions};
-use lockstep_client::finder::{Finder, FinderOptions};
-use lockstep_client::known_servers;
-use lockstep_client::notice::Notices;
+use lockstep_client::io::finder::{Finder, FinderOptions};
+use lockstep_client::io::known_servers;
+use lockstep_client::play::connect::{self, ConnectOptions};
+use lockstep_client::play::notice::Notices;
 use lockstep_client::play::{PlayOptions, TickCost};
 use lockstep_client::window_options::{
     BrowseOptions, Browsed, LabStart, SoloOptions, WindowOptions,
@@ -114,7 +114,7 @@ pub(crate) struct PlayArgs {
     /// world kept, shows "server lost, reconnecting", and goes on at the
     /// tick the server announces once it is back (see the server's
     /// --resume). 0 ends the game when the server is lost.
-    #[arg(long, value_name = "SECS", default_value_t = lockstep_client::net::DEFAULT_RECONNECT.as_secs())]
+    #[arg(long, value_name = "SECS", default_value_t = lockstep_client::io::net::DEFAULT_RECONNECT.as_secs())]
     pub(crate) reconnect_secs: u64,
     /// Record the game to this replay file (the server records too; see
     /// its --replay-dir).

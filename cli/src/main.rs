@@ -7,13 +7,14 @@ mod cli;
 mod windowed;
 
 use clap::Parser;
-use lockstep_client::desync_diff::{self, DesyncDiffError};
+use lockstep_client::final_line;
 use lockstep_client::games::{ClientGame, ForGame, Games};
-use lockstep_client::headless::Headless;
-use lockstep_client::notice::{Notice, Notices};
-use lockstep_client::verify::{self, ReplayOptions};
+use lockstep_client::play::connect;
+use lockstep_client::play::headless::Headless;
+use lockstep_client::play::notice::{Notice, Notices};
+use lockstep_client::tools::desync_diff::{self, DesyncDiffError};
+use lockstep_client::tools::verify::{self, ReplayOptions};
 use lockstep_client::window_options::ViewOptions;
-use lockstep_client::{connect, final_line};
 use lockstep_engine::loops::{self, trace};
 use lockstep_engine::{synctest, Bots, Game, Hosted, HostedGame, Setup, UnknownGame};
 use lockstep_protocol::{PlayerId, Tick};
@@ -211,7 +212,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             },
         ),
         Some(Command::Report { replay, out, width }) => {
-            windowed::report(lockstep_client::report::ReportOptions { replay, out, width })
+            windowed::report(lockstep_client::tools::report::ReportOptions { replay, out, width })
         }
         Some(Command::Solo(args)) => {
             let (solo, window) = args.options();
@@ -222,7 +223,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             Some(options) => Ok(trace::run(&options)?),
             None => Ok(loops::ladder()),
         },
-        Some(Command::List(args)) => Ok(lockstep_client::list::run(
+        Some(Command::List(args)) => Ok(lockstep_client::discovery::list::run(
             &args.discovery.options(),
             std::time::Duration::from_secs_f64(args.seconds),
             &args.known_servers,

@@ -9,9 +9,9 @@
 //! what needed the window, instead of not knowing the command. This is
 //! the only file that looks at the feature.
 
-use lockstep_client::connect::ConnectOptions;
-use lockstep_client::report::ReportOptions;
-use lockstep_client::verify::Opened;
+use lockstep_client::play::connect::ConnectOptions;
+use lockstep_client::tools::report::ReportOptions;
+use lockstep_client::tools::verify::Opened;
 use lockstep_client::window_options::{
     BrowseOptions, Browsed, LabStart, SoloOptions, ViewOptions, WindowOptions,
 };
@@ -37,7 +37,7 @@ pub fn connect(options: ConnectOptions, window: WindowOptions) -> anyhow::Result
             games: &Offered,
             options: window,
         };
-        lockstep_client::connect::run(&Offered, options, window)
+        lockstep_client::play::connect::run(&Offered, options, window)
     }
     #[cfg(not(feature = "window"))]
     {

@@ -5,70 +5,51 @@
 //!
 //! # How it works
 //!
-//! - The games are crates of their own (`lockstep-sim`'s ball game,
-//!   `lockstep-tally`); [`games`] is what this side needs of one (its
-//!   scores), one file per game, and the dispatch that runs code generic
-//!   over the game a server, a replay or the command line names. Only the
-//!   binary lists the games it offers.
-//! - The lockstep core is the `lockstep-engine` crate: the gate, the
-//!   fixed-step accumulator, the input delay, the networked and solo game
-//!   drivers, desync history, replays and the loop strategies. It never
-//!   reads a clock or touches a socket.
-//! - [`connection`] is the client's control protocol as a pure state
-//!   machine (events in with `now`, actions out, no socket or clock): the
-//!   Hello, the datagram [`link`] (acks, redundancy, jitter), the local
-//!   player's inputs on the game's schedule when a frame is late
-//!   ([`input_schedule`]), the snapshot a game is joined from (as bytes:
-//!   it knows no game) and reconnecting to a lost server. [`net`] is its
-//!   driver: the QUIC endpoint, TLS and the trust in the server, and one
-//!   `select!` on its own thread that feeds the connection and carries out
-//!   its actions. [`play`] carries out what the engine's networked game
-//!   asks for, and decodes a snapshot into the game's state ([`replaced`]
-//!   tells a late player the server stood in for its inputs), and says
-//!   what is worth telling as [`notice`]s the binary prints. [`connect`]
-//!   joins a server and plays in a [`connect::Frontend`]: [`headless`], or
+//! One folder per job; [`io`] holds everything that owns a socket, a
+//! thread, a file or the clock, and everything outside it is pure.
+//!
+//! - [`link`]: the link to the server as pure state machines: the control
+//!   protocol ([`link::connection`]: events in with `now`, actions out),
+//!   the datagram exchange ([`link::datagrams`]: acks, redundancy,
+//!   jitter) and the inputs sent on the game's schedule when a frame is
+//!   late ([`link::input_schedule`]). [`io::net`] is their driver: the
+//!   QUIC endpoint, TLS and the trust in the server, and one `select!` on
+//!   its own thread.
+//! - [`play`]: driving a networked game. [`play::NetPlay`] carries out
+//!   what the engine's networked game asks for, decodes a snapshot into
+//!   the game's state, and says what is worth telling as
+//!   [`play::notice`]s the binary prints; [`play::connect`] joins a server
+//!   and plays in a [`play::connect::Frontend`]: [`play::headless`], or
 //!   the window crate's.
-//! - [`discovery`] is the table of servers heard on the LAN (pure),
-//!   [`finder`] probes and listens for it, [`list`] prints it, and
-//!   [`browser`] (pure) is the model of the server browser the window
-//!   crate draws.
-//! - The offline tools return their stdout lines, so the binary only
-//!   parses and prints: [`report`] reads a whole game out of its replay
-//!   (re-simulating it for the verdict and the goals), [`verify`] checks a
-//!   replay, [`desync_diff`] compares two desync dumps.
-//! - [`window_options`] is what the windowed modes are asked to do, as
-//!   plain data, so the binary parses the same command line whether or not
-//!   it has the window.
+//! - [`discovery`]: the table of servers heard on the LAN (pure), fed by
+//!   [`io::finder`]; the server browser's model and `list`.
+//! - [`tools`]: the offline tools (report, verify, desync-diff), each
+//!   returning its stdout lines so the binary only parses and prints.
+//! - [`games`]: what this side needs of a game (its scores), one file per
+//!   game, and the dispatch that runs code generic over the game a server,
+//!   a replay or the command line names. Only the binary lists the games.
+//! - [`window_options`]: what the windowed modes are asked to do, as
+//!   plain data, so the binary parses the same command line with or
+//!   without the window.
+//!
+//! The lockstep core (the gate, the accumulator, the input delay, the
+//! networked and solo game drivers, replays) is the `lockstep-engine`
+//! crate, which never reads a clock or touches a socket.
 #![forbid(unsafe_code)]
 
-pub mod browser;
-pub mod clock;
-pub mod connect;
-pub mod connection;
-pub mod desync_diff;
 pub mod discovery;
-pub mod finder;
 pub mod games;
-pub mod headless;
-pub mod input_schedule;
-pub mod known_servers;
+pub mod io;
 pub mod link;
-pub mod list;
-pub mod net;
-pub mod notice;
-pub mod platform;
 pub mod play;
-pub mod recording;
-pub mod replaced;
-pub mod report;
-pub mod verify;
+pub mod tools;
 pub mod window_options;
 
 use std::time::Duration;
 
+use io::net::{Closed, LinkStats};
 use lockstep_engine::net_game::NetGame;
 use lockstep_protocol::Percent;
-use net::{Closed, LinkStats};
 
 /// Why a networked game ended other than by reaching `--ticks` or leaving.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

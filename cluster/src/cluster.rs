@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use lockstep_client::connection::{self, Action, Connection, Failure, NetCommand, NetEvent};
+use lockstep_client::link::connection::{self, Action, Connection, Failure, NetCommand, NetEvent};
 use lockstep_conditioner::LinkConfig;
 use lockstep_engine::net_game::{GameOptions, NetGame};
 use lockstep_engine::HasBots;
@@ -123,7 +123,7 @@ impl<G: HasBots> Cluster<G> {
         };
         let mut cluster = Cluster {
             now: Duration::ZERO,
-            epoch: lockstep_client::clock::now(),
+            epoch: lockstep_client::io::clock::now(),
             seed,
             host: None,
             self_test,
@@ -355,7 +355,7 @@ impl<G: HasBots> Cluster<G> {
     }
 
     /// Carries out everything client `index`'s connection asked for, as
-    /// `lockstep_client::net` does; the frontend's answers go back in.
+    /// `lockstep_client::io::net` does; the frontend's answers go back in.
     fn drive_connection(&mut self, index: usize) {
         let now = self.now;
         while let Some(action) = self.clients[index].connection.poll_action() {

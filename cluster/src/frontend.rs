@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use lockstep_client::connection::{Closed, LinkStats, NetCommand, NetEvent};
+use lockstep_client::link::connection::{Closed, LinkStats, NetCommand, NetEvent};
 use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::HasBots;
 use lockstep_protocol::{decode, encode, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
@@ -21,7 +21,7 @@ use lockstep_protocol::{decode, encode, PeerStatus, Slack, Start, Tick, MAX_SNAP
 const HICCUP: Duration = Duration::from_millis(150);
 
 /// How long a stalled frontend waits at most before it looks again,
-/// unless an event wakes it first (`lockstep_client::headless`'s wait).
+/// unless an event wakes it first (`lockstep_client::play::headless`'s wait).
 const STALL_WAIT: Duration = Duration::from_millis(50);
 
 /// What a frontend asks for and says after one call.

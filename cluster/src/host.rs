@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_client::connection::Failure;
+use lockstep_client::link::connection::Failure;
 use lockstep_protocol::{
     decode, encode_frame, ClientDatagram, ClientMessage, FrameReader, ServerMessage,
     MAX_DATAGRAM_SIZE,

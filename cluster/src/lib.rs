@@ -46,7 +46,7 @@
 //! ```
 //!
 //! [`Session`]: lockstep_server::session::Session
-//! [`Connection`]: lockstep_client::connection::Connection
+//! [`Connection`]: lockstep_client::link::connection::Connection
 //! [`NetGame`]: lockstep_engine::net_game::NetGame
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_client::connection::{Failure, PathStats};
+use lockstep_client::link::connection::{Failure, PathStats};
 use lockstep_conditioner::{Impairment, LinkConfig};
 use lockstep_protocol::MAX_DATAGRAM_SIZE;
 use lockstep_server::session::{ConnId, LinkStats};

@@ -26,11 +26,11 @@ pub mod pacing;
 pub mod screens;
 
 use anyhow::Context;
-use lockstep_client::connect::Frontend;
-use lockstep_client::net::NetClient;
+use lockstep_client::io::net::NetClient;
+use lockstep_client::play::connect::Frontend;
 use lockstep_client::play::PlayOptions;
-use lockstep_client::report::ReportOptions;
-use lockstep_client::verify::Opened;
+use lockstep_client::tools::report::ReportOptions;
+use lockstep_client::tools::verify::Opened;
 use lockstep_client::window_options::{
     BrowseOptions, Browsed, LabStart, SoloOptions, ViewOptions, WindowOptions,
     DEFAULT_SCREENSHOT_FRAME,

@@ -18,11 +18,11 @@
 //!
 //! The loop strategies (`lockstep_engine::loops`) never read a clock: they
 //! only name the deadline, and this module waits for it, reading the clock
-//! through [`lockstep_client::clock`].
+//! through [`lockstep_client::io::clock`].
 
 use std::time::{Duration, Instant};
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 
 /// The margin before any sleep has been measured: well above the
 /// oversleep of a desktop Linux or macOS timer, below a frame.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::WorldConfig;
 use lockstep_testkit::{under_xvfb, Client, Finished, Server, TempDir};

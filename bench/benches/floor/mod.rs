@@ -6,7 +6,7 @@ pub mod forwarder;
 
 use anyhow::Context;
 use bytes::Bytes;
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_conditioner::LinkConfig;
 use lockstep_protocol::{
     decode, encode, ClientDatagram, Input, InputDatagram, Tick, MAX_DATAGRAM_SIZE,

@@ -3,7 +3,7 @@
 //! a drag on it seeks there, backward too (the playback keeps a snapshot
 //! every few seconds and re-simulates from the nearest one).
 //!
-//! The markers come from [`lockstep_client::report::analyse`], the same reading of
+//! The markers come from [`lockstep_client::tools::report::analyse`], the same reading of
 //! the replay the report picture draws, in the colours of [`Mark`].
 
 use lockstep_protocol::Tick;
@@ -13,7 +13,7 @@ use sdl2::render::WindowCanvas;
 
 use crate::draw::chart::{self, Mark};
 use crate::draw::render::{backing, player_colour, text_size, GLYPH};
-use lockstep_client::report::GameReport;
+use lockstep_client::tools::report::GameReport;
 
 /// The played part of the bar.
 const PLAYED: Color = Color::RGB(90, 110, 160);

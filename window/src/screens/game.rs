@@ -23,11 +23,11 @@ use crate::draw::render::{Hud, Renderer, Roster};
 use crate::games::{ForWindowGame, WindowGame, WindowGames};
 use crate::pacing::Pacer;
 use crate::screens::lobby::{LastScores, LobbyView};
-use lockstep_client::clock;
-use lockstep_client::net::{NetClient, NetEvent};
-use lockstep_client::notice::Notice;
+use lockstep_client::io::clock;
+use lockstep_client::io::net::{NetClient, NetEvent};
+use lockstep_client::io::recording::FileRecorder;
+use lockstep_client::play::notice::Notice;
 use lockstep_client::play::{NetPlay, PlayOptions};
-use lockstep_client::recording::FileRecorder;
 use lockstep_client::window_options::{SoloOptions, WindowOptions};
 use lockstep_client::{GameOutcome, PlayError};
 
@@ -450,7 +450,7 @@ fn wait_in_lobby(
     options: &mut WindowOptions,
     game: u32,
     play_options: &PlayOptions,
-) -> Result<Option<lockstep_client::net::Started>, WindowError> {
+) -> Result<Option<lockstep_client::io::net::Started>, WindowError> {
     let shot_here = options.screenshot_lobby == Some(game) && options.screenshot.is_some();
     // Whether this client still has to say it is ready by itself in this
     // lobby: after a game everyone starts not ready; before the first, the

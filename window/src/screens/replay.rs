@@ -13,7 +13,7 @@ use crate::draw::render::{Hud, Roster};
 use crate::draw::timeline::Timeline;
 use crate::games::WindowGame;
 use crate::screens::game::{capture, Screen, WindowError};
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_client::window_options::{ViewOptions, WindowOptions};
 
 /// Slowest and fastest playback speeds.
@@ -50,7 +50,7 @@ pub fn run<G: WindowGame>(
         },
     );
     // The playback was built from the same replay: it is a game of `G`.
-    let report = lockstep_client::report::analyse::<G>("", playback.replay().clone(), None)
+    let report = lockstep_client::tools::report::analyse::<G>("", playback.replay().clone(), None)
         .map_err(|e| WindowError::Sdl(e.to_string()))?;
     let timeline = Timeline::new(&report);
     let mut speed = view.speed.clamp(SPEEDS.0, SPEEDS.1);

@@ -23,7 +23,7 @@ use crate::draw::chart::{self, Mark};
 use crate::draw::render::{player_colour, printable, text, GLYPH, HUD_TEXT};
 use crate::draw::screenshot::{write_png_rgb, ScreenshotError};
 use lockstep_client::games::Games;
-use lockstep_client::report::{GameReport, ReportOptions};
+use lockstep_client::tools::report::{GameReport, ReportOptions};
 
 /// Picture background.
 const BACKGROUND: Color = Color::RGB(16, 17, 24);
@@ -61,7 +61,7 @@ pub const MIN_WIDTH: u32 = 480;
 pub enum ReportError {
     /// The replay could not be read.
     #[error("{0}")]
-    Replay(lockstep_client::report::LoadError),
+    Replay(lockstep_client::tools::report::LoadError),
     /// SDL2 could not draw.
     #[error("drawing the report failed: {0}")]
     Draw(String),
@@ -124,8 +124,8 @@ impl Layout {
 /// `report`: reads the replay, draws it and writes the PNG; the line to
 /// print.
 pub fn run(games: &impl Games, options: &ReportOptions) -> Result<Vec<String>, ReportError> {
-    let report =
-        lockstep_client::report::load(games, &options.replay).map_err(ReportError::Replay)?;
+    let report = lockstep_client::tools::report::load(games, &options.replay)
+        .map_err(ReportError::Replay)?;
     let layout = Layout::new(options.width, report.players.len());
     let pixels = draw(&report, &layout).map_err(ReportError::Draw)?;
     write_png_rgb(&options.out, layout.size.0, layout.size.1, &pixels).map_err(ReportError::Png)?;

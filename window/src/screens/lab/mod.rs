@@ -44,7 +44,7 @@ use self::history::{FrameHistory, FrameSample};
 use crate::draw::render::{backing, text_size, Renderer, Roster, GLYPH, PAD};
 use crate::pacing::Pacer;
 use crate::screens::game::{Screen, WindowError};
-use lockstep_client::clock;
+use lockstep_client::io::clock;
 use lockstep_client::window_options::WindowOptions;
 
 pub use chart::{FRAME_BAR, STEP_BAR};

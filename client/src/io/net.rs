@@ -7,7 +7,7 @@
 //! channels: [`NetCommand`]s in, [`NetEvent`]s out.
 //!
 //! What the client says and when is the pure [`Connection`]: the Hello,
-//! the datagram exchange (the [`Link`](crate::link::Link)), the local
+//! the datagram exchange (the [`Link`](crate::link::datagrams::Link)), the local
 //! inputs on the game's schedule when the frontend is late, the snapshot a
 //! game is joined from, and reconnecting to a server lost during a game.
 //! This module is its driver. It owns the endpoint, the TLS setup and the
@@ -31,11 +31,11 @@ use lockstep_protocol::{
 };
 use tokio::sync::mpsc;
 
-use crate::clock;
-use crate::connection::{self, Action, Connection, Ending, Failure, PathStats};
-pub use crate::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
-use crate::input_schedule::Schedule;
-use crate::known_servers;
+use crate::io::clock;
+use crate::io::known_servers;
+use crate::link::connection::{self, Action, Connection, Ending, Failure, PathStats};
+pub use crate::link::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
+use crate::link::input_schedule::Schedule;
 use lockstep_protocol::quic::FingerprintVerifier;
 
 /// Time allowed for the server to acknowledge our Leave before we close.

@@ -19,8 +19,8 @@ use lockstep_protocol::lan::{self, Network, NetworksError};
 use lockstep_protocol::{encode_beacon, MAX_BEACON_SIZE};
 use tracing::{debug, warn};
 
-use crate::clock;
 use crate::discovery::{self, Discovery, Found, NameLookupError};
+use crate::io::clock;
 
 /// How long a socket read waits before the thread looks at the clock and
 /// the stop flag again: probes go out within this of their time.

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use lockstep_protocol::{Input, Start};
 
-use crate::clock;
 use crate::games::{ClientGame, ForGame, Games};
-use crate::net::{NetClient, NetEvent, Started};
-use crate::notice::{Notice, Notices};
+use crate::io::clock;
+use crate::io::net::{NetClient, NetEvent, Started};
+use crate::play::notice::{Notice, Notices};
 use crate::play::{NetPlay, PlayOptions};
 use crate::{GameOutcome, PlayError};
 
@@ -54,7 +54,7 @@ fn wait_for_start(net: &NetClient, rematch: bool, notices: &Notices) -> Result<S
 /// hosts, and joins ready.
 pub struct Headless<'a, G: Games>(pub &'a G);
 
-impl<G: Games> crate::connect::Frontend for Headless<'_, G> {
+impl<G: Games> crate::play::connect::Frontend for Headless<'_, G> {
     fn joins_ready(&self, _: &PlayOptions) -> bool {
         true
     }

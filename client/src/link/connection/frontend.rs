@@ -9,8 +9,8 @@ use lockstep_protocol::{
     Bundle, DesyncNotice, Input, Lobby, PeerStatus, Percent, PlayerId, Start, Tick,
 };
 
-use crate::input_schedule::Schedule;
-use crate::link::NewBundles;
+use crate::link::datagrams::NewBundles;
+use crate::link::input_schedule::Schedule;
 
 /// Frontend → network.
 #[derive(Debug)]

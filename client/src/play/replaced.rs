@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn the_first_replacement_is_said_at_once_and_later_ones_summed_every_few_seconds() {
-        let start = crate::clock::now();
+        let start = crate::io::clock::now();
         let mut replacements = Replacements::default();
         let first = replacements.replaced(Tick(120), start).unwrap();
         assert!(
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn the_hud_note_stays_a_moment_after_the_latest_replacement() {
-        let start = crate::clock::now();
+        let start = crate::io::clock::now();
         let mut replacements = Replacements::default();
         assert_eq!(replacements.note(start, 0), None);
         replacements.replaced(Tick(7), start);

@@ -107,7 +107,7 @@ impl Harness {
     /// A connection with `config` created at time zero; what it asked for
     /// first (to connect).
     pub(super) fn new(config: Config) -> (Harness, Out) {
-        let epoch = crate::clock::now();
+        let epoch = crate::io::clock::now();
         let mut h = Harness {
             connection: Connection::new(config, epoch),
             now: Duration::ZERO,

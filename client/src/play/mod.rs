@@ -11,8 +11,13 @@
 //! nothing), the network thread is also told that input at every event
 //! pump and the game's schedule after every frame's ticks, so it can send
 //! the inputs that fall due while the frame draws
-//! ([`crate::input_schedule`]). A bot's input depends on the world it has
+//! ([`crate::link::input_schedule`]). A bot's input depends on the world it has
 //! simulated: only the frame can give it.
+
+pub mod connect;
+pub mod headless;
+pub mod notice;
+pub mod replaced;
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -27,11 +32,11 @@ use lockstep_protocol::{
 };
 
 use crate::games::ClientGame;
-use crate::input_schedule::Schedule;
-use crate::net::{LinkStats, NetClient, NetEvent};
-use crate::notice::{Notice, Notices};
-use crate::recording::FileRecorder;
-use crate::replaced::Replacements;
+use crate::io::net::{LinkStats, NetClient, NetEvent};
+use crate::io::recording::FileRecorder;
+use crate::link::input_schedule::Schedule;
+use crate::play::notice::{Notice, Notices};
+use crate::play::replaced::Replacements;
 use crate::{GameOutcome, PlayError};
 
 /// How long the game must wait before the lag line names whom it waits for
@@ -230,8 +235,8 @@ impl<G: ClientGame> NetPlay<G> {
             let header = networked_header(
                 start,
                 &recorder,
-                crate::clock::unix_seconds(),
-                crate::platform::current(),
+                crate::io::clock::unix_seconds(),
+                crate::io::platform::current(),
             );
             let reporter = game.me.unwrap_or(SPECTATOR_REPORTS);
             FileRecorder::create(path, &header, reporter)
@@ -431,9 +436,9 @@ impl<G: ClientGame> NetPlay<G> {
         }
         // How late this frame starts, for the report.
         let (tick, behind) = (self.game.current.tick(), self.game.behind());
-        let busy_from = crate::clock::now();
+        let busy_from = crate::io::clock::now();
         let frame = self.tick_loop(now, busy_from, sample);
-        let busy_ns = crate::clock::since(busy_from).as_nanos() as u64;
+        let busy_ns = crate::io::clock::since(busy_from).as_nanos() as u64;
         if let Some(capacity) = self
             .capacity
             .frame(elapsed.as_nanos() as u64, frame.steps, busy_ns)
@@ -510,7 +515,7 @@ impl<G: ClientGame> NetPlay<G> {
                         finished = true;
                         break;
                     }
-                    if crate::clock::since(busy_from) >= TICK_BUDGET {
+                    if crate::io::clock::since(busy_from) >= TICK_BUDGET {
                         break;
                     }
                 }
@@ -598,7 +603,7 @@ impl<G: ClientGame> NetPlay<G> {
             return Some("waiting for the server to come back".into());
         }
         let since = self.waiting_since?;
-        if crate::clock::since(since) < WAIT_SHOWN_AFTER {
+        if crate::io::clock::since(since) < WAIT_SHOWN_AFTER {
             return None;
         }
         let status = self.peers.as_ref()?;
@@ -648,7 +653,7 @@ impl<G: ClientGame> NetPlay<G> {
                 };
                 self.options.notices.say(Notice::CaughtUp {
                     tick: self.game.current.tick(),
-                    ms: crate::clock::since(self.started_at).as_millis(),
+                    ms: crate::io::clock::since(self.started_at).as_millis(),
                     from,
                 });
             }

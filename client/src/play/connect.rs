@@ -10,11 +10,11 @@ use anyhow::Context;
 use lockstep_conditioner::LinkConfig;
 
 use crate::games::Games;
-use crate::net::{NetClient, NetOptions, Trust};
+use crate::io::net::{NetClient, NetOptions, Trust};
 use crate::play::PlayOptions;
 use crate::{final_line, GameOutcome};
 
-/// What plays the games a connection joins: [`crate::headless::Headless`],
+/// What plays the games a connection joins: [`crate::play::headless::Headless`],
 /// or the window crate's window.
 pub trait Frontend {
     /// Whether this frontend's player joins ready (its Hello says so).
@@ -134,7 +134,7 @@ pub fn run(
         protocol_version: options.protocol_version,
         spectate: options.spectate,
         ready: frontend.joins_ready(&options.play),
-        platform: crate::platform::current(),
+        platform: crate::io::platform::current(),
         self_tests: self_tests(games, options.perturb_self_test),
         inputs_over_stream: options.inputs_over_stream,
         send_delay: options.send_delay,

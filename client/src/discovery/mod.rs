@@ -1,6 +1,8 @@
 //! The servers on the LAN, as the beacons tell of them: a pure table,
-//! given the time and the datagrams received; `finder.rs` owns the
-//! sockets and the clock around it.
+//! given the time and the datagrams received; [`crate::io::finder`] owns
+//! the sockets and the clock around it. [`browser`] is the model of the
+//! server browser the window crate draws (pure), and [`list`] prints the
+//! table for `lockstep-client list`.
 //!
 //! ```text
 //! every PROBE_EVERY (the first at once): probe every network, remember the nonce
@@ -12,6 +14,9 @@
 //! server on this machine answers on loopback and on the LAN): rows are
 //! keyed by name, fingerprint and port, and keep the address first heard.
 //! Two rows with one name are two servers, and `--join` refuses to guess.
+
+pub mod browser;
+pub mod list;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

@@ -1,0 +1,14 @@
+//! Everything in this crate that owns a socket, a thread, a file or the
+//! clock; everything outside `io/` is pure, given time and bytes as
+//! values. [`net`] is the network thread that drives the pure
+//! [`crate::link::connection::Connection`]; [`finder`] probes and listens
+//! for servers on the LAN for the pure [`crate::discovery`] table;
+//! [`known_servers`] and [`recording`] are files; [`platform`] reads the
+//! CPU; [`clock`] is the one place the wall clock is read.
+
+pub mod clock;
+pub mod finder;
+pub mod known_servers;
+pub mod net;
+pub mod platform;
+pub mod recording;

@@ -1,0 +1,11 @@
+//! The link to the server, as pure state machines (events in with `now`,
+//! actions out; the network thread, [`crate::io::net`], drives them):
+//! [`connection`] is the client's control protocol (the Hello, the lobby,
+//! the Start and the snapshot a game is joined from, reconnecting to a
+//! lost server), [`datagrams`] the exchange of input and bundle datagrams
+//! (acks, redundancy, jitter), and [`input_schedule`] sends the local
+//! player's inputs on the game's schedule when a frame is late.
+
+pub mod connection;
+pub mod datagrams;
+pub mod input_schedule;

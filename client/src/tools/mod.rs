@@ -1,0 +1,9 @@
+//! The offline tools, each a function that returns its stdout lines so
+//! the binary only parses and prints: [`report`] reads a whole game out of
+//! its replay (re-simulating it for the verdict and the goals), [`verify`]
+//! checks a replay against its recorded hashes, and [`desync_diff`]
+//! compares two desync dumps field by field.
+
+pub mod desync_diff;
+pub mod report;
+pub mod verify;
