@@ -223,7 +223,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
             Some(options) => Ok(trace::run(&options)?),
             None => Ok(loops::ladder()),
         },
-        Some(Command::List(args)) => Ok(lockstep_client::discovery::list::run(
+        Some(Command::List(args)) => Ok(lockstep_client::tools::list::run(
             &args.discovery.options(),
             std::time::Duration::from_secs_f64(args.seconds),
             &args.known_servers,

@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use lockstep_protocol::PROTOCOL_VERSION;
 
 use crate::discovery::Found;
-use crate::io::known_servers::Standing;
+use crate::discovery::Standing;
 
 /// Longest address that can be typed: a host name and a port.
 const MAX_ADDRESS_CHARS: usize = 80;

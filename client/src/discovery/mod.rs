@@ -1,8 +1,8 @@
 //! The servers on the LAN, as the beacons tell of them: a pure table,
 //! given the time and the datagrams received; [`crate::io::finder`] owns
 //! the sockets and the clock around it. [`browser`] is the model of the
-//! server browser the window crate draws (pure), and [`list`] prints the
-//! table for `lockstep-client list`.
+//! server browser the window crate draws (pure); `lockstep-client list`
+//! prints the table ([`crate::tools::list`]).
 //!
 //! ```text
 //! every PROBE_EVERY (the first at once): probe every network, remember the nonce
@@ -16,7 +16,6 @@
 //! Two rows with one name are two servers, and `--join` refuses to guess.
 
 pub mod browser;
-pub mod list;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -201,6 +200,35 @@ pub fn by_name(servers: &[Found], name: &str, waited: Duration) -> Result<Found,
             name: name.to_string(),
             addrs: several.iter().map(|s| s.addr().to_string()).collect(),
         }),
+    }
+}
+
+/// What the file says about a server found on the LAN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// Neither its address nor its name is on file.
+    New,
+    /// Its fingerprint is on file, under its address, its name or both.
+    Known,
+    /// Its address or its name is on file with another fingerprint: a
+    /// changed server identity or an impostor, refused either way.
+    Changed {
+        /// The fingerprint on file.
+        expected: String,
+        /// The key it is on file under (the address, or `@NAME`).
+        under: String,
+    },
+}
+
+impl Standing {
+    /// One word for `list` lines and the browser: `new`, `known` or
+    /// `changed`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Standing::New => "new",
+            Standing::Known => "known",
+            Standing::Changed { .. } => "changed",
+        }
     }
 }
 

@@ -19,6 +19,8 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::discovery::Standing;
+
 /// Environment variable that overrides the file's location.
 pub const ENV: &str = lockstep_protocol::KNOWN_SERVERS_ENV;
 
@@ -63,35 +65,6 @@ pub fn remember(path: &Path, address: &str, fingerprint: &str) -> io::Result<()>
 /// The key a server's advertised name is remembered under.
 pub fn name_key(name: &str) -> String {
     format!("@{name}")
-}
-
-/// What the file says about a server found on the LAN.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Standing {
-    /// Neither its address nor its name is on file.
-    New,
-    /// Its fingerprint is on file, under its address, its name or both.
-    Known,
-    /// Its address or its name is on file with another fingerprint: a
-    /// changed server identity or an impostor, refused either way.
-    Changed {
-        /// The fingerprint on file.
-        expected: String,
-        /// The key it is on file under (the address, or `@NAME`).
-        under: String,
-    },
-}
-
-impl Standing {
-    /// One word for `list` lines and the browser: `new`, `known` or
-    /// `changed`.
-    pub fn word(&self) -> &'static str {
-        match self {
-            Standing::New => "new",
-            Standing::Known => "known",
-            Standing::Changed { .. } => "changed",
-        }
-    }
 }
 
 /// How the server at `address` called `name`, advertising `fingerprint`,

@@ -660,7 +660,7 @@ async fn connect(
                         source,
                     }
                 })?;
-            if let known_servers::Standing::Changed { expected, under } = standing {
+            if let crate::discovery::Standing::Changed { expected, under } = standing {
                 return Err(NetError::AdvertisedChanged {
                     name: name.clone(),
                     seen: fingerprint.clone(),

@@ -20,10 +20,10 @@ use sdl2::rect::Rect;
 use crate::draw::render::{printable, text, GLYPH, HUD_TEXT};
 use crate::screens::game::{Screen, WindowError};
 use lockstep_client::discovery::browser::{Browser, Choice, Press, Row};
-use lockstep_client::discovery::list::{server_line, standing};
+use lockstep_client::discovery::Standing;
 use lockstep_client::io::clock;
 use lockstep_client::io::finder::Finder;
-use lockstep_client::io::known_servers::Standing;
+use lockstep_client::tools::list::{server_line, standing};
 use lockstep_client::window_options::{
     BrowseOptions, Browsed, WindowOptions, BROWSER_SCREENSHOT_WAIT,
 };

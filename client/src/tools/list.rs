@@ -5,8 +5,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::discovery::Found;
+use crate::discovery::Standing;
 use crate::io::finder::{Finder, FinderError, FinderOptions};
-use crate::io::known_servers::{self, Standing};
+use crate::io::known_servers;
 
 /// Looks for `wait`, then returns one [`server_line`] per server found.
 pub fn run(
