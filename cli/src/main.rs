@@ -3,7 +3,7 @@
 //! stdout lines, or the error on stderr with exit status 1. The games it
 //! plays are listed here, and only here ([`Offered`]).
 
-mod cli;
+mod args;
 mod windowed;
 
 use clap::Parser;
@@ -21,7 +21,9 @@ use lockstep_protocol::{PlayerId, Tick};
 use lockstep_sim::World;
 use lockstep_tally::Tally;
 
-use cli::{Cli, Command, Destination};
+use args::commands::Command;
+use args::join::{Destination, Join};
+use args::Cli;
 
 /// The games this client plays, as hosts see them.
 const HOSTED: &[&dyn HostedGame] = &[&Hosted::<World>::new(), &Hosted::<Tally>::new()];
@@ -230,7 +232,7 @@ fn run(cli: Cli) -> anyhow::Result<Vec<String>> {
         )?),
         None => match cli.play.destination()? {
             Destination::Join(join) => {
-                let cli::Join {
+                let Join {
                     mut options,
                     headless,
                     window,

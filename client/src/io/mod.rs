@@ -4,7 +4,8 @@
 //! [`crate::link::connection::Connection`]; [`finder`] probes and listens
 //! for servers on the LAN for the pure [`crate::discovery`] table;
 //! [`known_servers`] and [`recording`] are files; [`platform`] reads the
-//! CPU; [`clock`] is the one place the wall clock is read.
+//! CPU; [`trust`] checks the server against the known-servers file;
+//! [`clock`] is the one place the wall clock is read.
 
 pub mod clock;
 pub mod finder;
@@ -12,3 +13,4 @@ pub mod known_servers;
 pub mod net;
 pub mod platform;
 pub mod recording;
+pub mod trust;

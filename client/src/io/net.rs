@@ -19,20 +19,18 @@
 //! [`Action`]s it answers with.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use lockstep_protocol::verification_code;
 use lockstep_protocol::{
     encode_frame, FrameReader, Hello, Input, Percent, Platform, ServerMessage, Tick, ALPN,
 };
 use tokio::sync::mpsc;
 
+use super::trust::{remember_first_use, Certificates, Trust, TrustError};
 use crate::io::clock;
-use crate::io::known_servers;
 use crate::link::connection::{self, Action, Connection, Ending, Failure, PathStats};
 pub use crate::link::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
 use crate::link::input_schedule::Schedule;
@@ -92,35 +90,6 @@ pub struct NetOptions {
     /// Impairment of this client's path (both directions), for testing bad
     /// networks; clean by default.
     pub link: lockstep_conditioner::LinkConfig,
-}
-
-/// How the client authenticates the server.
-#[derive(Debug, Clone)]
-pub enum Trust {
-    /// The fingerprint given with `--fingerprint`.
-    Pinned(String),
-    /// Trust on first use: the fingerprint recorded for `address` in the
-    /// known-servers file, or record it now if there is none.
-    FirstUse {
-        /// The known-servers file.
-        file: PathBuf,
-        /// The server address as the user gave it.
-        address: String,
-    },
-    /// A server found on the LAN: it must present the fingerprint it
-    /// advertised, unless the known-servers file holds another one for its
-    /// address or its name (then it is refused before connecting); if the
-    /// file holds neither, the fingerprint is recorded under both.
-    Advertised {
-        /// The known-servers file.
-        file: PathBuf,
-        /// The address it advertised, HOST:PORT.
-        address: String,
-        /// The name it advertised.
-        name: String,
-        /// The fingerprint it advertised.
-        fingerprint: String,
-    },
 }
 
 /// Handle to the network thread.
@@ -228,7 +197,7 @@ impl Drop for NetClient {
 
 /// Error while running the connection, turned into [`Closed::Lost`].
 #[derive(Debug, thiserror::Error)]
-enum NetError {
+pub(crate) enum NetError {
     #[error("cannot open a UDP socket: {0}")]
     Socket(std::io::Error),
     #[error("TLS setup failed: {0}")]
@@ -237,34 +206,23 @@ enum NetError {
     Connect(SocketAddr, quinn::ConnectError),
     #[error("no lockstep server answered at {0} (is lockstep-server running there, and is its UDP port open?)")]
     NoAnswer(SocketAddr),
-    #[error("the server's certificate fingerprint is {seen}, not {expected} as given with --fingerprint; refusing to connect")]
-    FingerprintMismatch { seen: String, expected: String },
-    #[error("refusing to connect: the server at {address} presented certificate {seen}, but {expected} was trusted on first use (see {}); if the server's identity changed on purpose, delete its line there", file.display())]
+    #[error("refusing to connect: the server's certificate is not the one --fingerprint gives")]
+    FingerprintMismatch(#[source] Certificates),
+    #[error("refusing to connect: the server at {address} is not the one trusted on first use")]
     KnownServerChanged {
         address: String,
-        seen: String,
-        expected: String,
-        file: PathBuf,
+        #[source]
+        certificates: Certificates,
     },
-    #[error("refusing to join {name}: it advertises certificate {seen} (code {}), but {expected} (code {}) is on file for {under} in {}; if the server's identity changed on purpose, delete that line", verification_code(seen), verification_code(expected), file.display())]
-    AdvertisedChanged {
-        name: String,
-        seen: String,
-        expected: String,
-        under: String,
-        file: PathBuf,
-    },
-    #[error("the server at {address} presented certificate {seen}, not {expected} as it advertised on the LAN; refusing to connect")]
+    #[error("refusing to connect: the server at {address} is not the one advertised on the LAN")]
     AdvertisedMismatch {
         address: String,
-        seen: String,
-        expected: String,
+        #[source]
+        certificates: Certificates,
     },
-    #[error("cannot use the known-servers file {}: {source}", file.display())]
-    KnownServers {
-        file: PathBuf,
-        source: std::io::Error,
-    },
+
+    #[error(transparent)]
+    Trust(#[from] TrustError),
     #[error("{0}")]
     Connection(#[from] quinn::ConnectionError),
     #[error("control stream failed: {0}")]
@@ -302,78 +260,6 @@ fn client_config(
 /// after `LOST_SERVER_AFTER_MS` of silence.
 pub fn transport_config() -> quinn::TransportConfig {
     lockstep_protocol::quic::transport_config(LOST_SERVER_AFTER_MS)
-}
-
-/// Records a server trusted for the first time; returns what to tell the
-/// user about it.
-fn remember_first_use(
-    trust: &Trust,
-    expected: Option<&str>,
-    seen: Option<String>,
-) -> Option<String> {
-    if let Trust::Advertised {
-        file,
-        address,
-        name,
-        fingerprint,
-    } = trust
-    {
-        return remember_advertised(file, address, name, fingerprint);
-    }
-    let (Trust::FirstUse { file, address }, None, Some(seen)) = (trust, expected, seen) else {
-        return None;
-    };
-    Some(match known_servers::remember(file, address, &seen) {
-        Ok(()) => format!(
-            "trusting the server at {address} on first use: its certificate fingerprint {seen} \
-             is now recorded in {}; compare it with the one the server printed",
-            file.display()
-        ),
-        Err(e) => format!(
-            "the server at {address} is not authenticated (certificate fingerprint {seen}) and \
-             could not be recorded in {}: {e}",
-            file.display()
-        ),
-    })
-}
-
-/// Records a server found on the LAN under its address and its name,
-/// where the file does not have it yet; returns what to tell the user.
-fn remember_advertised(
-    file: &std::path::Path,
-    address: &str,
-    name: &str,
-    fingerprint: &str,
-) -> Option<String> {
-    let mut recorded = Vec::new();
-    for key in [address.to_string(), known_servers::name_key(name)] {
-        match known_servers::lookup(file, &key) {
-            Ok(Some(_)) => {}
-            Ok(None) => match known_servers::remember(file, &key, fingerprint) {
-                Ok(()) => recorded.push(key),
-                Err(e) => {
-                    return Some(format!(
-                        "the server {name} at {address} (code {}) could not be recorded in {}: {e}",
-                        verification_code(fingerprint),
-                        file.display()
-                    ))
-                }
-            },
-            Err(e) => {
-                return Some(format!("cannot read {}: {e}", file.display()));
-            }
-        }
-    }
-    (!recorded.is_empty()).then(|| {
-        format!(
-            "trusting the server {name} at {address} on first use: its certificate fingerprint \
-             {fingerprint} (code {}) is now recorded in {} as {}; compare the code with the one \
-             the server printed",
-            verification_code(fingerprint),
-            file.display(),
-            recorded.join(" and ")
-        )
-    })
 }
 
 /// Readable reason for a lost connection; uses the server's close reason
@@ -639,39 +525,7 @@ async fn connect(
     options: &NetOptions,
     answer_within: Option<Duration>,
 ) -> Result<Quic, NetError> {
-    let expected = match &options.trust {
-        Trust::Pinned(fingerprint) => Some(fingerprint.clone()),
-        Trust::FirstUse { file, address } => {
-            known_servers::lookup(file, address).map_err(|source| NetError::KnownServers {
-                file: file.clone(),
-                source,
-            })?
-        }
-        Trust::Advertised {
-            file,
-            address,
-            name,
-            fingerprint,
-        } => {
-            let standing =
-                known_servers::standing(file, address, name, fingerprint).map_err(|source| {
-                    NetError::KnownServers {
-                        file: file.clone(),
-                        source,
-                    }
-                })?;
-            if let crate::discovery::Standing::Changed { expected, under } = standing {
-                return Err(NetError::AdvertisedChanged {
-                    name: name.clone(),
-                    seen: fingerprint.clone(),
-                    expected,
-                    under,
-                    file: file.clone(),
-                });
-            }
-            Some(fingerprint.clone())
-        }
-    };
+    let expected = options.trust.expected()?;
     let (config, verifier) = client_config(expected.as_deref())?;
     let connecting = endpoint
         .connect_with(config, options.server, "lockstep")
@@ -687,20 +541,26 @@ async fn connect(
             if !verifier.matches(&seen) =>
         {
             match &options.trust {
-                Trust::Pinned(_) => NetError::FingerprintMismatch {
+                Trust::Pinned(_) => NetError::FingerprintMismatch(Certificates {
                     seen,
                     expected: expected.clone(),
-                },
+                    file: None,
+                }),
                 Trust::FirstUse { file, address } => NetError::KnownServerChanged {
                     address: address.clone(),
-                    seen,
-                    expected: expected.clone(),
-                    file: file.clone(),
+                    certificates: Certificates {
+                        seen,
+                        expected: expected.clone(),
+                        file: Some(file.clone()),
+                    },
                 },
                 Trust::Advertised { address, .. } => NetError::AdvertisedMismatch {
                     address: address.clone(),
-                    seen,
-                    expected: expected.clone(),
+                    certificates: Certificates {
+                        seen,
+                        expected: expected.clone(),
+                        file: None,
+                    },
                 },
             }
         }
@@ -761,6 +621,6 @@ fn explain(error: NetError) -> String {
         NetError::Connection(e)
         | NetError::Read(quinn::ReadError::ConnectionLost(e))
         | NetError::Write(quinn::WriteError::ConnectionLost(e)) => describe(&e),
-        e => e.to_string(),
+        e => lockstep_protocol::error_chain(&e),
     }
 }

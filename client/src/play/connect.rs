@@ -10,7 +10,8 @@ use anyhow::Context;
 use lockstep_conditioner::LinkConfig;
 
 use crate::games::Games;
-use crate::io::net::{NetClient, NetOptions, Trust};
+use crate::io::net::{NetClient, NetOptions};
+use crate::io::trust::Trust;
 use crate::play::PlayOptions;
 use crate::{final_line, GameOutcome};
 

@@ -15,29 +15,30 @@
 //! simulated: only the frame can give it.
 
 pub mod connect;
+mod desync;
 pub mod headless;
 pub mod notice;
+mod options;
+mod outcome;
 pub mod replaced;
 
 use std::ops::Range;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lockstep_engine::accumulator::FrameEnd;
 use lockstep_engine::capacity::CapacityMeter;
-use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
+use lockstep_engine::net_game::{Advance, NetGame};
 use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
-use lockstep_protocol::{
-    decode, encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
-};
+use lockstep_protocol::{decode, encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
 
 use crate::games::ClientGame;
 use crate::io::net::{LinkStats, NetClient, NetEvent};
 use crate::io::recording::FileRecorder;
 use crate::link::input_schedule::Schedule;
-use crate::play::notice::{Notice, Notices};
+use crate::play::notice::Notice;
 use crate::play::replaced::Replacements;
-use crate::{GameOutcome, PlayError};
+pub use options::{PlayOptions, TickCost};
+pub use outcome::{GameOutcome, PlayError};
 
 /// How long the game must wait before the lag line names whom it waits for
 /// (shorter waits are ordinary jitter).
@@ -48,91 +49,6 @@ const WAIT_SHOWN_AFTER: Duration = Duration::from_millis(500);
 /// rate owes ticks all the time; without a bound it would run them for
 /// up to a second at once, and learn of a speed change that late.
 const TICK_BUDGET: Duration = Duration::from_millis(50);
-
-/// What the player asked for beyond the server's Start.
-#[derive(Debug, Clone)]
-pub struct PlayOptions {
-    /// Play seeded pseudo-random inputs; `None` uses the frontend's input.
-    pub bot: Option<u64>,
-    /// Leave once the world reaches this tick (or, before the last of
-    /// `games`, say GameDone and wait in the lobby for the next game).
-    pub ticks: Option<u32>,
-    /// Games to play back to back on this connection, each to `ticks`
-    /// (1 plays one game and leaves, as a client always did).
-    pub games: u32,
-    /// Say ready in every lobby at once: bots, headless clients and
-    /// `--ready`. A person in a window otherwise presses a key.
-    pub auto_ready: bool,
-    /// Where desync dumps are written.
-    pub dump_dir: PathBuf,
-    /// Snapshots kept, fault injection and the input delay.
-    pub game: GameOptions,
-    /// Record the game to this replay file.
-    pub record: Option<PathBuf>,
-    /// Let the network thread send the inputs of a player whose input the
-    /// frontend holds when they fall due, however long the frame takes
-    /// (off: only as frames sample them, to measure the difference).
-    pub inputs_on_schedule: bool,
-    /// Where the game's notices go (the binary prints them).
-    pub notices: Notices,
-    /// Make every tick cost extra real time (`--tick-cost-ms`).
-    pub tick_cost: Option<TickCost>,
-    /// Send the server snapshots one ulp off what this client simulated
-    /// (`--corrupt-snapshot`, for tests: the server must refuse them).
-    pub corrupt_snapshot: bool,
-}
-
-impl PlayOptions {
-    /// The options of game `game` (from 1) of a series of `games`: each
-    /// game its own recording, `FILE` for the first and `STEM-gameN.EXT`
-    /// for each later one.
-    #[must_use]
-    pub fn for_game(&self, game: u32) -> PlayOptions {
-        let record = self.record.as_ref().map(|path| {
-            if game <= 1 {
-                return path.clone();
-            }
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-            let name = match path.extension() {
-                Some(ext) => format!("{stem}-game{game}.{}", ext.to_string_lossy()),
-                None => format!("{stem}-game{game}"),
-            };
-            path.with_file_name(name)
-        });
-        PlayOptions {
-            record,
-            ..self.clone()
-        }
-    }
-
-    /// Whether game `game` (from 1) is the last of the series: after it
-    /// the client leaves instead of waiting for the next.
-    #[must_use]
-    pub fn is_last(&self, game: u32) -> bool {
-        game >= self.games
-    }
-}
-
-/// Real time added to every simulated tick: a machine too slow for the
-/// tick rate, played on a fast one, for tests and benchmarks of speed
-/// control. Slept rather than spun, like the loop lab's knob: on one
-/// machine a busy wait would take a core from the other players, which a
-/// slow machine elsewhere would not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TickCost {
-    /// Extra real time per tick.
-    pub per_tick: Duration,
-    /// Only the steps up to this tick cost it, later ones nothing (a
-    /// machine that recovers); `None`: every step.
-    pub until: Option<Tick>,
-}
-
-impl TickCost {
-    /// Whether the step that reached tick `reached` costs extra.
-    fn applies(&self, reached: Tick) -> bool {
-        self.until.is_none_or(|until| reached <= until)
-    }
-}
 
 /// A frame this long after the last means this machine stopped (a
 /// process stopped, swapped out, a frozen window): far longer than any
@@ -709,55 +625,10 @@ impl<G: ClientGame> NetPlay<G> {
         (self.net, outcome, self.game.current)
     }
 
-    /// Announces a desync on stderr and the HUD, writes this client's
-    /// dump of the diverged tick, and answers with its per-tick hashes so
-    /// the server can find where the desync began.
-    fn on_desync(&mut self, notice: &DesyncNotice) {
-        let names = self.game.names(&notice.diverged).join(", ");
-        let message = format!(
-            "desync at tick {}: {names} diverged{}",
-            notice.tick,
-            self.write_dump(notice.tick)
-        );
-        self.options.notices.say(Notice::Desync(message));
-        self.desync = Some(format!("DESYNC at tick {}: {names} diverged", notice.tick));
-        if let Some((first_tick, hashes)) = self.game.tick_hashes(notice) {
-            self.net.send_tick_hashes(notice.tick, first_tick, hashes);
-        }
-    }
-
     /// Writes the recording's End record, saying so if it cannot.
     fn finish_recording(&self, recorder: FileRecorder, reason: &str) {
         if let Err(problem) = recorder.finish(reason) {
             self.options.notices.say(Notice::Recording(problem));
-        }
-    }
-
-    /// Announces where the desync of `tick` began and dumps that tick too.
-    fn on_pinpointed(&mut self, tick: Tick, first: Tick) {
-        let dump = if first == tick {
-            String::new()
-        } else {
-            self.write_dump(first)
-        };
-        self.options
-            .notices
-            .say(Notice::Pinpointed { tick, first, dump });
-        if let Some(banner) = &mut self.desync {
-            banner.push_str(&format!(" (from tick {first})"));
-        }
-    }
-
-    /// Writes this client's dump of `tick`; says where, or why not.
-    fn write_dump(&self, tick: Tick) -> String {
-        match self.game.desync_dump(tick) {
-            Some(dump) => match dump.write(&self.options.dump_dir) {
-                Ok((json, bin)) => {
-                    format!("; dump written to {} and {}", json.display(), bin.display())
-                }
-                Err(e) => format!("; dump not written: {e}"),
-            },
-            None => format!("; tick {tick} is no longer in the history, no dump written"),
         }
     }
 }
@@ -798,96 +669,4 @@ fn check_fault_phase<G: ClientGame>(options: &PlayOptions) -> Result<(), PlayErr
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
-
-    use super::*;
-
-    fn series(record: Option<&str>) -> PlayOptions {
-        PlayOptions {
-            bot: Some(1),
-            ticks: Some(300),
-            games: 3,
-            auto_ready: true,
-            dump_dir: PathBuf::from("desync"),
-            game: Default::default(),
-            record: record.map(PathBuf::from),
-            inputs_on_schedule: true,
-            tick_cost: None,
-            corrupt_snapshot: false,
-            notices: Notices::default(),
-        }
-    }
-
-    #[test]
-    fn each_game_of_a_series_records_to_a_file_of_its_own() {
-        let options = series(Some("out/ada.lsreplay"));
-        let files: Vec<Option<PathBuf>> = (1..=3).map(|g| options.for_game(g).record).collect();
-        assert_eq!(
-            files,
-            [
-                Some(PathBuf::from("out/ada.lsreplay")),
-                Some(PathBuf::from("out/ada-game2.lsreplay")),
-                Some(PathBuf::from("out/ada-game3.lsreplay")),
-            ]
-        );
-        assert_eq!(
-            series(Some("plain")).for_game(2).record,
-            Some(PathBuf::from("plain-game2"))
-        );
-        assert_eq!(series(None).for_game(2).record, None);
-    }
-
-    #[test]
-    fn only_the_last_game_of_a_series_leaves() {
-        let options = series(None);
-        assert!(!options.is_last(1));
-        assert!(!options.is_last(2));
-        assert!(options.is_last(3));
-    }
-
-    #[test]
-    fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
-        use lockstep_engine::{spec_of, Game, Setup};
-        use lockstep_tally::Tally;
-
-        let start = |tick: u32| Start {
-            seed: 1,
-            tick_rate: 60,
-            input_delay: 3,
-            spec: spec_of::<Tally>(&()),
-            roster: Vec::new(),
-            hash_interval: 60,
-            you: None,
-            first_input_tick: Tick(0),
-            history: 0,
-            snapshot: Some(Tick(tick)),
-            resume: None,
-        };
-        let state = Tally::start(&Setup {
-            seed: 1,
-            tick_rate: 60,
-            settings: (),
-            players: Vec::new(),
-        });
-        let bytes = encode(&state, MAX_SNAPSHOT_SIZE as usize).unwrap();
-        let joined: Tally = snapshot_state(&start(0), &bytes).unwrap();
-        assert_eq!(joined.hash(), state.hash());
-        assert_eq!(
-            snapshot_state::<Tally>(&start(30), &bytes).err(),
-            Some(PlayError::Lost(
-                "the server sent a snapshot that is not a tally state of tick 30: it is a \
-                 state of tick 0"
-                    .into()
-            ))
-        );
-        let Err(PlayError::Lost(garbage)) = snapshot_state::<Tally>(&start(30), &[0xff; 8]) else {
-            panic!("garbage taken for a state");
-        };
-        assert!(
-            garbage
-                .starts_with("the server sent a snapshot that is not a tally state of tick 30: "),
-            "{garbage}"
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,96 @@
+//! What the player asked of a networked game beyond the server's Start:
+//! the bot, the last tick, a series of games, dumps, recording, and the
+//! test-only faults.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use lockstep_engine::net_game::GameOptions;
+use lockstep_protocol::Tick;
+
+use super::notice::Notices;
+
+/// What the player asked for beyond the server's Start.
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    /// Play seeded pseudo-random inputs; `None` uses the frontend's input.
+    pub bot: Option<u64>,
+    /// Leave once the world reaches this tick (or, before the last of
+    /// `games`, say GameDone and wait in the lobby for the next game).
+    pub ticks: Option<u32>,
+    /// Games to play back to back on this connection, each to `ticks`
+    /// (1 plays one game and leaves, as a client always did).
+    pub games: u32,
+    /// Say ready in every lobby at once: bots, headless clients and
+    /// `--ready`. A person in a window otherwise presses a key.
+    pub auto_ready: bool,
+    /// Where desync dumps are written.
+    pub dump_dir: PathBuf,
+    /// Snapshots kept, fault injection and the input delay.
+    pub game: GameOptions,
+    /// Record the game to this replay file.
+    pub record: Option<PathBuf>,
+    /// Let the network thread send the inputs of a player whose input the
+    /// frontend holds when they fall due, however long the frame takes
+    /// (off: only as frames sample them, to measure the difference).
+    pub inputs_on_schedule: bool,
+    /// Where the game's notices go (the binary prints them).
+    pub notices: Notices,
+    /// Make every tick cost extra real time (`--tick-cost-ms`).
+    pub tick_cost: Option<TickCost>,
+    /// Send the server snapshots one ulp off what this client simulated
+    /// (`--corrupt-snapshot`, for tests: the server must refuse them).
+    pub corrupt_snapshot: bool,
+}
+
+impl PlayOptions {
+    /// The options of game `game` (from 1) of a series of `games`: each
+    /// game its own recording, `FILE` for the first and `STEM-gameN.EXT`
+    /// for each later one.
+    #[must_use]
+    pub fn for_game(&self, game: u32) -> PlayOptions {
+        let record = self.record.as_ref().map(|path| {
+            if game <= 1 {
+                return path.clone();
+            }
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+            let name = match path.extension() {
+                Some(ext) => format!("{stem}-game{game}.{}", ext.to_string_lossy()),
+                None => format!("{stem}-game{game}"),
+            };
+            path.with_file_name(name)
+        });
+        PlayOptions {
+            record,
+            ..self.clone()
+        }
+    }
+
+    /// Whether game `game` (from 1) is the last of the series: after it
+    /// the client leaves instead of waiting for the next.
+    #[must_use]
+    pub fn is_last(&self, game: u32) -> bool {
+        game >= self.games
+    }
+}
+
+/// Real time added to every simulated tick: a machine too slow for the
+/// tick rate, played on a fast one, for tests and benchmarks of speed
+/// control. Slept rather than spun, like the loop lab's knob: on one
+/// machine a busy wait would take a core from the other players, which a
+/// slow machine elsewhere would not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickCost {
+    /// Extra real time per tick.
+    pub per_tick: Duration,
+    /// Only the steps up to this tick cost it, later ones nothing (a
+    /// machine that recovers); `None`: every step.
+    pub until: Option<Tick>,
+}
+
+impl TickCost {
+    /// Whether the step that reached tick `reached` costs extra.
+    pub(super) fn applies(&self, reached: Tick) -> bool {
+        self.until.is_none_or(|until| reached <= until)
+    }
+}

@@ -1,0 +1,93 @@
+//! A game of a series: its options, its snapshot, its fault phase.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::play::notice::Notices;
+
+fn series(record: Option<&str>) -> PlayOptions {
+    PlayOptions {
+        bot: Some(1),
+        ticks: Some(300),
+        games: 3,
+        auto_ready: true,
+        dump_dir: PathBuf::from("desync"),
+        game: Default::default(),
+        record: record.map(PathBuf::from),
+        inputs_on_schedule: true,
+        tick_cost: None,
+        corrupt_snapshot: false,
+        notices: Notices::default(),
+    }
+}
+
+#[test]
+fn each_game_of_a_series_records_to_a_file_of_its_own() {
+    let options = series(Some("out/ada.lsreplay"));
+    let files: Vec<Option<PathBuf>> = (1..=3).map(|g| options.for_game(g).record).collect();
+    assert_eq!(
+        files,
+        [
+            Some(PathBuf::from("out/ada.lsreplay")),
+            Some(PathBuf::from("out/ada-game2.lsreplay")),
+            Some(PathBuf::from("out/ada-game3.lsreplay")),
+        ]
+    );
+    assert_eq!(
+        series(Some("plain")).for_game(2).record,
+        Some(PathBuf::from("plain-game2"))
+    );
+    assert_eq!(series(None).for_game(2).record, None);
+}
+
+#[test]
+fn only_the_last_game_of_a_series_leaves() {
+    let options = series(None);
+    assert!(!options.is_last(1));
+    assert!(!options.is_last(2));
+    assert!(options.is_last(3));
+}
+
+#[test]
+fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
+    use lockstep_engine::{spec_of, Game, Setup};
+    use lockstep_tally::Tally;
+
+    let start = |tick: u32| Start {
+        seed: 1,
+        tick_rate: 60,
+        input_delay: 3,
+        spec: spec_of::<Tally>(&()),
+        roster: Vec::new(),
+        hash_interval: 60,
+        you: None,
+        first_input_tick: Tick(0),
+        history: 0,
+        snapshot: Some(Tick(tick)),
+        resume: None,
+    };
+    let state = Tally::start(&Setup {
+        seed: 1,
+        tick_rate: 60,
+        settings: (),
+        players: Vec::new(),
+    });
+    let bytes = encode(&state, MAX_SNAPSHOT_SIZE as usize).unwrap();
+    let joined: Tally = snapshot_state(&start(0), &bytes).unwrap();
+    assert_eq!(joined.hash(), state.hash());
+    assert_eq!(
+        snapshot_state::<Tally>(&start(30), &bytes).err(),
+        Some(PlayError::Lost(
+            "the server sent a snapshot that is not a tally state of tick 30: it is a \
+             state of tick 0"
+                .into()
+        ))
+    );
+    let Err(PlayError::Lost(garbage)) = snapshot_state::<Tally>(&start(30), &[0xff; 8]) else {
+        panic!("garbage taken for a state");
+    };
+    assert!(
+        garbage.starts_with("the server sent a snapshot that is not a tally state of tick 30: "),
+        "{garbage}"
+    );
+}
