@@ -3,8 +3,11 @@
 //! strip charts, the net graph, the replay timeline and screenshots.
 
 pub mod chart;
+pub mod colour;
 pub mod net_graph;
 mod overlay;
+pub(crate) mod pixels;
 pub mod render;
 pub mod screenshot;
+pub mod text;
 pub mod timeline;

@@ -25,7 +25,7 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::draw::chart::{self, Mark};
-use crate::draw::render::{backing, text, text_size, GLYPH, HUD_TEXT, PAD};
+use crate::draw::text::{backing, text, text_size, GLYPH, HUD_TEXT, PAD};
 use crate::games::WindowGame;
 use lockstep_client::play::{FrameTicks, NetPlay};
 

@@ -24,22 +24,23 @@
 //! moves below the strip when the strip reaches into its corner, and in a
 //! window too small for everything it leaves out its least needed lines.
 //!
-//! Text uses the 8x8 font built into SDL2_gfx, enlarged by whole multiples
-//! (through the canvas scale) so it stays crisp.
+//! Text is written with [`crate::draw::text`], in the players' colours of
+//! [`crate::draw::colour`].
 //!
 //! [`Scene`]: crate::games::Scene
 //! [`Scene::field`]: crate::games::Scene::field
 
 use glam::Vec2;
 use lockstep_protocol::{Percent, PlayerId};
-use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
-use sdl2::render::{Canvas, RenderTarget, WindowCanvas};
+use sdl2::render::WindowCanvas;
 
-use crate::games::WindowGame;
-
+use crate::draw::colour::player_colour;
 use crate::draw::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
+use crate::draw::pixels::{extent, extent_i32, fill_box, pixel};
+use crate::draw::text::{backing, printable, text, text_size, text_width, GLYPH, HUD_TEXT, PAD};
+use crate::games::WindowGame;
 
 /// What the HUD shows; the frontend fills it every frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -98,37 +99,9 @@ impl Roster {
     }
 }
 
-/// Player colours, indexed by player id. Bright and well apart in hue so
-/// discs and score entries tell players apart at a glance; none of them is
-/// close to the pale ball colour or the gold of the goals.
-const PALETTE: [Color; 8] = [
-    Color::RGB(255, 82, 82),   // red
-    Color::RGB(64, 156, 255),  // blue
-    Color::RGB(80, 220, 100),  // green
-    Color::RGB(190, 110, 255), // violet
-    Color::RGB(0, 220, 220),   // cyan
-    Color::RGB(255, 120, 200), // pink
-    Color::RGB(255, 140, 40),  // orange
-    Color::RGB(170, 230, 40),  // lime
-];
-
-/// The colour of a player's disc and score entry. Stable: it depends only
-/// on the id, so every peer shows each player in the same colour. Ids past
-/// the palette reuse it from the start.
-#[must_use]
-pub fn player_colour(id: PlayerId) -> Color {
-    PALETTE[usize::from(id.0) % PALETTE.len()]
-}
-
 /// Behind everything: the bars left over when the window's shape differs
 /// from the field's.
 pub(crate) const LETTERBOX: Color = Color::RGB(0, 0, 0);
-/// Backing of HUD, score line and banner: dark and see-through, so text is
-/// readable over anything without hiding the game.
-const BACKING: Color = Color::RGBA(0, 0, 0, 170);
-/// HUD text: a colour nothing else is drawn in, so a screenshot test can
-/// tell the HUD's text apart.
-pub const HUD_TEXT: Color = Color::RGB(225, 230, 240);
 /// Banner text.
 pub const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
 
@@ -139,14 +112,6 @@ pub(crate) const MARGIN: f32 = 48.0;
 /// simulation, so they are drawn entirely outside the field: a ball resting
 /// against a wall touches the drawn wall without overlapping it.
 pub(crate) const WALL_THICKNESS: f32 = 8.0;
-/// Side of a glyph of the SDL2_gfx built-in font, in pixels at scale 1.
-pub(crate) const GLYPH: i32 = 8;
-/// Window height, in pixels, per step of text scale: text is 8 px tall in a
-/// window about this high (a 720p window), 16 px at twice it, and so on,
-/// switching halfway between.
-const TEXT_STEP_HEIGHT: f32 = 720.0;
-/// Gap around text inside its backing, in pixels at scale 1.
-pub(crate) const PAD: i32 = 4;
 
 /// Draws frames; keeps only what must stay steady from frame to frame.
 #[derive(Debug, Default)]
@@ -569,117 +534,6 @@ impl Banner {
     }
 }
 
-/// Integer text magnification for an area `height` pixels high: 1 up to
-/// about 720 pixels, then one more per [`TEXT_STEP_HEIGHT`].
-pub(crate) fn text_size(height: u32) -> i32 {
-    ((height as f32 / TEXT_STEP_HEIGHT).round() as i32).max(1)
-}
-
-/// Draws `s` with its top-left corner at pixel (`x`, `y`), magnified
-/// `size` times, then puts the canvas scale back. Text from outside (names,
-/// status, banner) must go through [`printable`] first.
-pub(crate) fn text<T: RenderTarget>(
-    canvas: &mut Canvas<T>,
-    x: i32,
-    y: i32,
-    size: i32,
-    s: &str,
-    colour: Color,
-) -> Result<(), String> {
-    let (old_x, old_y) = canvas.scale();
-    let size = size.max(1);
-    canvas.set_scale(size as f32, size as f32)?;
-    let drawn = canvas.string(coord_i32(x / size), coord_i32(y / size), s, colour);
-    canvas.set_scale(old_x, old_y)?;
-    drawn
-}
-
-/// Fills a `width` x `height` pixel rectangle whose top-left corner is
-/// (`x`, `y`); see-through colours blend. Nothing is drawn for an empty
-/// rectangle.
-fn fill_box<T: RenderTarget>(
-    canvas: &mut Canvas<T>,
-    x: i32,
-    y: i32,
-    width: i32,
-    height: i32,
-    colour: Color,
-) -> Result<(), String> {
-    if width <= 0 || height <= 0 {
-        return Ok(());
-    }
-    // SDL2_gfx boxes include both corners.
-    canvas.box_(
-        coord_i32(x),
-        coord_i32(y),
-        coord_i32(x + width - 1),
-        coord_i32(y + height - 1),
-        colour,
-    )
-}
-
-/// The see-through backing of an overlay or a panel, filling `area`.
-pub(crate) fn backing<T: RenderTarget>(canvas: &mut Canvas<T>, area: Rect) -> Result<(), String> {
-    let (width, height) = (extent_i32(area.width()), extent_i32(area.height()));
-    fill_box(canvas, area.x(), area.y(), width, height, BACKING)
-}
-
-/// Pixel width of `columns` characters at text size `size`.
-pub(crate) fn text_width(columns: usize, size: i32) -> i32 {
-    count_i32(columns) * GLYPH * size
-}
-
-/// `colour` at 55% brightness, for outlines that belong to the same body.
-pub(crate) fn darker(colour: Color) -> Color {
-    let shade = |channel: u8| (u16::from(channel) * 55 / 100) as u8;
-    Color::RGB(shade(colour.r), shade(colour.g), shade(colour.b))
-}
-
-/// Text the built-in font can draw: printable ASCII, anything else shown as
-/// `?`. The font only has single-byte glyphs, and a NUL byte would make the
-/// SDL2 binding panic.
-pub(crate) fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c == ' ' || c.is_ascii_graphic() {
-                c
-            } else {
-                '?'
-            }
-        })
-        .collect()
-}
-
-/// The pixel a coordinate falls on; `as` saturates at the `i32` range.
-pub(crate) fn pixel(v: f32) -> i32 {
-    v.round() as i32
-}
-
-/// A pixel coordinate for SDL2_gfx, which takes `i16`, saturated.
-pub(crate) fn coord(v: f32) -> i16 {
-    v.round() as i16
-}
-
-/// An `i32` pixel coordinate for SDL2_gfx, saturated to `i16`.
-fn coord_i32(v: i32) -> i16 {
-    i16::try_from(v).unwrap_or(if v < 0 { i16::MIN } else { i16::MAX })
-}
-
-/// A small count (lines, characters) as `i32`, saturated.
-fn count_i32(n: usize) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
-
-/// A pixel length as a rectangle's side; nothing is shorter than 0.
-fn extent(length: i32) -> u32 {
-    length.max(0).unsigned_abs()
-}
-
-/// A rectangle's side as a pixel length, saturated.
-fn extent_i32(side: u32) -> i32 {
-    i32::try_from(side).unwrap_or(i32::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use lockstep_sim::World;
@@ -721,15 +575,6 @@ mod tests {
         assert_eq!(top, 0);
         assert!(left > 0);
         assert_eq!(left, 2000 - right);
-    }
-
-    #[test]
-    fn player_colours_are_distinct_and_cycle() {
-        for (i, a) in PALETTE.iter().enumerate() {
-            assert!(!PALETTE[i + 1..].contains(a), "{a:?} appears twice");
-        }
-        let len = PALETTE.len() as u8;
-        assert_eq!(player_colour(PlayerId(len + 1)), player_colour(PlayerId(1)));
     }
 
     #[test]
@@ -903,10 +748,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn names_the_font_cannot_draw_are_made_safe() {
-        assert_eq!(printable("Zoë\0x"), "Zo??x");
     }
 }

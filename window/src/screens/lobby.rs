@@ -13,7 +13,8 @@ use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
-use crate::draw::render::{player_colour, printable, text, text_width, GLYPH, PAD};
+use crate::draw::colour::player_colour;
+use crate::draw::text::{printable, text, text_width, GLYPH, PAD};
 
 /// Behind everything: the arena's surround, so the lobby reads as the
 /// same game.

@@ -20,8 +20,9 @@ use sdl2::surface::Surface;
 use lockstep_protocol::{PlayerId, Tick};
 
 use crate::draw::chart::{self, Mark};
-use crate::draw::render::{player_colour, printable, text, GLYPH, HUD_TEXT};
+use crate::draw::colour::player_colour;
 use crate::draw::screenshot::{write_png_rgb, ScreenshotError};
+use crate::draw::text::{printable, text, GLYPH, HUD_TEXT};
 use lockstep_client::games::Games;
 use lockstep_client::tools::report::{GameReport, ReportOptions};
 
