@@ -26,9 +26,6 @@
 //!
 //! Text is written with [`crate::draw::text`], in the players' colours of
 //! [`crate::draw::colour`].
-//!
-//! [`Scene`]: crate::games::Scene
-//! [`Scene::field`]: crate::games::Scene::field
 
 use glam::Vec2;
 use lockstep_protocol::{Percent, PlayerId};
@@ -36,11 +33,13 @@ use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
+use lockstep_client::games::ClientGame;
+
 use crate::draw::colour::player_colour;
 use crate::draw::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
-use crate::draw::pixels::{extent, extent_i32, fill_box, pixel};
-use crate::draw::text::{backing, printable, text, text_size, text_width, GLYPH, HUD_TEXT, PAD};
-use crate::games::WindowGame;
+use crate::draw::pixels::{extent, extent_i32, pixel};
+use crate::draw::scene::{Layout, Roster, Scene, LETTERBOX, MARGIN, WALL_THICKNESS};
+use crate::draw::text::{backing, printable, text, text_width, GLYPH, HUD_TEXT, PAD};
 
 /// What the HUD shows; the frontend fills it every frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,40 +77,8 @@ pub struct Hud {
     pub banner: Option<String>,
 }
 
-/// Player colours and names in slot order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Roster {
-    /// Every player of the session with their display name.
-    pub players: Vec<(PlayerId, String)>,
-    /// The local player, whose disc gets a white ring; `None` when
-    /// spectating or replaying.
-    pub me: Option<PlayerId>,
-}
-
-impl Roster {
-    /// The display name of `player`; a player missing from the roster is
-    /// still labelled, by id.
-    pub(crate) fn name(&self, player: PlayerId) -> String {
-        self.players
-            .iter()
-            .find(|(id, _)| *id == player)
-            .map_or_else(|| format!("P{player}"), |(_, name)| printable(name))
-    }
-}
-
-/// Behind everything: the bars left over when the window's shape differs
-/// from the field's.
-pub(crate) const LETTERBOX: Color = Color::RGB(0, 0, 0);
 /// Banner text.
 pub const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
-
-/// World units shown around the field on every side: room for the goal nets
-/// behind the side walls and for the score line above the top wall.
-pub(crate) const MARGIN: f32 = 48.0;
-/// Drawn wall thickness, in world units. Walls have no thickness in the
-/// simulation, so they are drawn entirely outside the field: a ball resting
-/// against a wall touches the drawn wall without overlapping it.
-pub(crate) const WALL_THICKNESS: f32 = 8.0;
 
 /// Draws frames; keeps only what must stay steady from frame to frame.
 #[derive(Debug, Default)]
@@ -137,7 +104,7 @@ impl Renderer {
     /// Draws in output pixels: it resets the canvas scale to 1 and expects
     /// no logical size to be set. It does not present the canvas, so a
     /// screenshot can still be taken before [`WindowCanvas::present`].
-    pub fn draw<G: WindowGame>(
+    pub fn draw<G: Scene + ClientGame>(
         &mut self,
         canvas: &mut WindowCanvas,
         previous: &G,
@@ -166,7 +133,7 @@ impl Renderer {
     /// the canvas like [`Self::draw`] fits it into the whole window, so a
     /// frontend with panels of its own (the game loop lab) keeps them
     /// clear. Clears nothing outside the arena view, and does not present.
-    pub fn draw_world<G: WindowGame>(
+    pub fn draw_world<G: Scene + ClientGame>(
         canvas: &mut WindowCanvas,
         area: Rect,
         previous: &G,
@@ -198,7 +165,7 @@ impl Renderer {
     /// drawn over it. Only a banner in a window too flat for both hides
     /// it; then this is where it would have been.
     #[must_use]
-    pub fn score_strip<G: WindowGame>(
+    pub fn score_strip<G: Scene + ClientGame>(
         output: (u32, u32),
         world: &G,
         roster: &Roster,
@@ -234,7 +201,7 @@ impl Overlays {
         statistics_columns: usize,
         banner: Option<&str>,
     ) -> Overlays {
-        let size = layout.text_size;
+        let size = layout.text_size();
         let scores = ScoreStrip::new(layout, scores, roster);
         let banner = banner.map(|message| Banner::new(layout, message));
         let status = lines.len() - 1;
@@ -287,60 +254,6 @@ impl Overlays {
     }
 }
 
-/// Where a game's field lands on a canvas: one scale factor and an
-/// offset. A [`Scene`](crate::games::Scene) draws through it in its own
-/// world units.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Layout {
-    /// The field's width and height, in world units.
-    field: Vec2,
-    /// Pixels per world unit, the same along both axes.
-    scale: f32,
-    /// The pixel world position (0, 0) maps to.
-    origin: Vec2,
-    /// Integer text magnification for this window size.
-    text_size: i32,
-    /// The area the arena is fitted into: the overlays stay inside it.
-    area: Rect,
-}
-
-impl Layout {
-    /// The largest view of the field and its margin that fits `area`,
-    /// centred in it.
-    fn fit(area: Rect, field: Vec2) -> Layout {
-        let size = Vec2::new(area.width() as f32, area.height() as f32);
-        let view = field + Vec2::splat(2.0 * MARGIN);
-        // The tighter axis decides; the other gets bars.
-        let (across, down) = (size.x / view.x, size.y / view.y);
-        let scale = if across < down { across } else { down };
-        let offset = Vec2::new(area.x() as f32, area.y() as f32);
-        let corner = offset + (size - view * scale) * 0.5;
-        Layout {
-            field,
-            scale,
-            origin: corner + Vec2::splat(MARGIN * scale),
-            text_size: text_size(area.height()),
-            area,
-        }
-    }
-
-    /// The pixel position of a world position.
-    pub fn to_screen(self, pos: Vec2) -> Vec2 {
-        self.origin + pos * self.scale
-    }
-
-    /// A world length in pixels.
-    pub fn length(self, world: f32) -> f32 {
-        world * self.scale
-    }
-
-    /// The text magnification for this window size: labels a scene draws
-    /// match the HUD's.
-    pub fn text_size(self) -> i32 {
-        self.text_size
-    }
-}
-
 /// `alpha` inside `[0, 1]`; a NaN (a clock that went wrong) draws the
 /// latest state.
 fn clamped(alpha: f32) -> f32 {
@@ -349,11 +262,6 @@ fn clamped(alpha: f32) -> f32 {
     } else {
         alpha.clamp(0.0, 1.0)
     }
-}
-
-/// Linear interpolation from `a` (alpha 0) to `b` (alpha 1).
-pub(crate) fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
-    a + (b - a) * alpha
 }
 
 /// How much each line of [`hud_lines`] is needed, in the same order (0 is
@@ -384,20 +292,6 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
         format!("hash {:08x}", hud.hash >> 32),
         printable(&hud.status),
     ]
-}
-
-/// Fills the rectangle between two opposite world corners, in either order.
-pub(crate) fn world_rect(
-    canvas: &mut WindowCanvas,
-    layout: &Layout,
-    (a, b): (Vec2, Vec2),
-    colour: Color,
-) -> Result<(), String> {
-    let (a, b) = (layout.to_screen(a), layout.to_screen(b));
-    let (ax, bx) = (pixel(a.x), pixel(b.x));
-    let (ay, by) = (pixel(a.y), pixel(b.y));
-    let (x, y) = (ax.min(bx), ay.min(by));
-    fill_box(canvas, x, y, (bx - ax).abs(), (by - ay).abs(), colour)
 }
 
 /// Pixels from the top of one HUD line to the top of the next.
@@ -457,7 +351,7 @@ impl ScoreStrip {
         let columns = entries.iter().map(|(entry, _)| entry.len()).sum::<usize>()
             + Self::GAP * (entries.len() - 1);
         let outer_width = |size: i32| text_width(columns, size) + 2 * PAD * size;
-        let mut size = 2 * layout.text_size;
+        let mut size = 2 * layout.text_size();
         while size > 1 && outer_width(size) > extent_i32(layout.area.width()) {
             size -= 1;
         }
@@ -508,7 +402,7 @@ impl Banner {
         let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
         let view_right = pixel(layout.to_screen(Vec2::splat(field.x + MARGIN)).x);
         let view_width = view_right - view_left;
-        let mut size = 3 * layout.text_size;
+        let mut size = 3 * layout.text_size();
         while size > 1 && text_width(message.len(), size) + 2 * PAD * size > view_width {
             size -= 1;
         }
@@ -539,7 +433,6 @@ mod tests {
     use lockstep_sim::World;
 
     use super::*;
-    use crate::games::Scene;
 
     /// The ball game's field: any field is laid out alike.
     const FIELD: Vec2 = Vec2::new(1600.0, 900.0);
@@ -629,7 +522,7 @@ mod tests {
         let columns = "FPS 120.0  UPS 120.0".len();
         Overlays::plan(
             &layout,
-            &lockstep_client::games::ClientGame::scores(&game.0),
+            &ClientGame::scores(&game.0),
             &game.1,
             &lines,
             columns,

@@ -7,10 +7,11 @@ use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::render::WindowCanvas;
 
-use super::Scene;
 use crate::draw::colour::{darker, player_colour};
 use crate::draw::pixels::{coord, pixel};
-use crate::draw::render::{lerp, world_rect, Layout, Roster, LETTERBOX, MARGIN, WALL_THICKNESS};
+use crate::draw::scene::{
+    lerp, world_rect, Layout, Roster, Scene, LETTERBOX, MARGIN, WALL_THICKNESS,
+};
 use crate::draw::text::{text, text_width, GLYPH};
 
 impl Scene for World {

@@ -19,7 +19,8 @@ use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
 use crate::draw::net_graph::NetGraph;
-use crate::draw::render::{Hud, Renderer, Roster};
+use crate::draw::render::{Hud, Renderer};
+use crate::draw::scene::Roster;
 use crate::games::{ForWindowGame, WindowGame, WindowGames};
 use crate::pacing::Pacer;
 use crate::screens::lobby::{LastScores, LobbyView};

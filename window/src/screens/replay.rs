@@ -9,7 +9,8 @@ use lockstep_engine::replay::{Playback, Verified};
 use lockstep_protocol::Tick;
 use sdl2::keyboard::Keycode;
 
-use crate::draw::render::{Hud, Roster};
+use crate::draw::render::Hud;
+use crate::draw::scene::Roster;
 use crate::draw::timeline::Timeline;
 use crate::games::WindowGame;
 use crate::screens::game::{capture, Screen, WindowError};
