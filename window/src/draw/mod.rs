@@ -3,8 +3,9 @@
 //! text, the players' colours and pixel arithmetic every screen uses, the
 //! strip charts, the net graph, the replay timeline and screenshots.
 //!
-//! Nothing here imports a screen or a game: a game draws itself through
-//! [`scene::Scene`], which the renderer calls.
+//! Nothing here imports a screen, a game or the networked play: a game
+//! draws itself through [`scene::Scene`], which the renderer calls, and a
+//! screen hands every other drawing the plain figures it shows.
 
 pub mod chart;
 pub mod colour;

@@ -18,7 +18,7 @@ use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
-use crate::draw::net_graph::NetGraph;
+use crate::draw::net_graph::{FrameSample, NetGraph, Observed};
 use crate::draw::render::{Hud, Renderer};
 use crate::draw::scene::Roster;
 use crate::games::{ForWindowGame, WindowGame, WindowGames};
@@ -28,7 +28,7 @@ use lockstep_client::io::clock;
 use lockstep_client::io::net::{NetClient, NetEvent};
 use lockstep_client::io::recording::FileRecorder;
 use lockstep_client::play::notice::Notice;
-use lockstep_client::play::{NetPlay, PlayOptions};
+use lockstep_client::play::{FrameTicks, NetPlay, PlayOptions};
 use lockstep_client::window_options::{SoloOptions, WindowOptions};
 use lockstep_client::{GameOutcome, PlayError};
 
@@ -614,7 +614,8 @@ fn play_in_window<G: WindowGame>(
         let now = frame_start.duration_since(epoch).as_secs_f64();
         let frame_ms = frame_start.duration_since(last_frame).as_secs_f32() * 1000.0;
         last_frame = frame_start;
-        graph.record_play(now, frame_ms, &play, &frame);
+        let (sample, observed) = graph_frame(&play, &frame, frame_ms);
+        graph.record(now, sample, observed);
         if graph.shown {
             graph
                 .draw(&mut screen.canvas, now)
@@ -638,6 +639,46 @@ fn play_in_window<G: WindowGame>(
         }
         screen.pace(frame_start);
     }
+}
+
+/// What the net graph records of the frame of `play` that took
+/// `frame_ms`, read off the game and its link.
+fn graph_frame<G: WindowGame>(
+    play: &NetPlay<G>,
+    frame: &FrameTicks,
+    frame_ms: f32,
+) -> (FrameSample, Observed) {
+    let game = &play.game;
+    let sample = FrameSample {
+        frame_ms,
+        steps: frame.steps,
+        rtt_ms: play.link.rtt.as_secs_f32() * 1000.0,
+        jitter_ms: play.link.jitter.as_secs_f32() * 1000.0,
+        delay: game.input_delay(),
+        playout: game.playout(),
+        held: game.bundles_held(),
+        stalled: frame.stalled,
+        rx_bytes: play.link.rx_bytes,
+        tx_bytes: play.link.tx_bytes,
+    };
+    // The HUD's warning, which waits a moment before it names a late
+    // peer: every lag indicator naming one would mark most frames of a
+    // jittery link.
+    let waiting_for_peer = play.waiting_for().is_some();
+    let observed = Observed {
+        delay: game.input_delay() + u32::from(game.playout()),
+        waiting_for_peer,
+        players: game
+            .roster
+            .iter()
+            .filter(|(player, _)| game.current.has_player(*player))
+            .count(),
+        desync: play.desync.is_some(),
+        replaced: game.stats().replaced_inputs,
+        speed: game.speed().0,
+        stalled: frame.stalled,
+    };
+    (sample, observed)
 }
 
 /// Plays alone against bots: no server, MAX_LOOPS on, pending time
