@@ -18,7 +18,7 @@ use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 
 use crate::draw::text::{printable, text, GLYPH, HUD_TEXT};
-use crate::screens::game::{Screen, WindowError};
+use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::discovery::browser::{Browser, Choice, Press, Row};
 use lockstep_client::discovery::list::{server_line, standing};
 use lockstep_client::io::clock;

@@ -13,7 +13,7 @@ use crate::draw::render::Hud;
 use crate::draw::scene::Roster;
 use crate::draw::timeline::Timeline;
 use crate::games::WindowGame;
-use crate::screens::game::{capture, Screen, WindowError};
+use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::window_options::{ViewOptions, WindowOptions};
 

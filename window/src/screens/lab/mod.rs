@@ -45,7 +45,7 @@ use crate::draw::render::Renderer;
 use crate::draw::scene::Roster;
 use crate::draw::text::{text_size, GLYPH, PAD};
 use crate::pacing::Pacer;
-use crate::screens::game::{Screen, WindowError};
+use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::window_options::WindowOptions;
 
