@@ -48,7 +48,7 @@ pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<Stri
         title: "solo".into(),
         ..window
     };
-    let outcome = screens::game::run_solo(solo, window)?;
+    let outcome = screens::solo::run(solo, window)?;
     Ok(vec![final_line(outcome.tick, outcome.hash)])
 }
 
