@@ -132,7 +132,7 @@ impl<G: WindowGames> Frontend for Window<'_, G> {
             title: name,
             ..self.options
         };
-        Ok(screens::game::run_networked(self.games, net, window, play)?)
+        Ok(screens::game::run(self.games, net, window, play)?)
     }
 }
 

@@ -1,39 +1,31 @@
-//! The networked game window: a series of games, each after its lobby.
-//! Every frame of a game is flipcode's loop: run the ticks that are due
-//! and whose bundle is here, then the IndependentTickRun (events, the
-//! HUD's figures and the net graph's), then draw `previous`→`current` at
-//! alpha.
+//! The networked game window: a series of games, each after its lobby
+//! ([`crate::screens::lobby`]). Every frame of a game is flipcode's loop:
+//! run the ticks that are due and whose bundle is here, then the
+//! IndependentTickRun (events, the HUD's figures and the net graph's),
+//! then draw `previous`→`current` at alpha.
 
 use std::time::{Duration, Instant};
 
 use lockstep_protocol::{Percent, Start};
-use sdl2::controller::Button;
 use sdl2::keyboard::Keycode;
 
 use crate::draw::net_graph::{FrameSample, NetGraph, Observed};
 use crate::draw::render::Hud;
 use crate::draw::scene::Roster;
 use crate::games::{ForWindowGame, WindowGame, WindowGames};
-use crate::screens::lobby::{LastScores, LobbyView};
+use crate::screens::lobby::{self, LastScores, LobbyView};
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
-use lockstep_client::io::net::{NetClient, NetEvent};
-use lockstep_client::play::notice::Notice;
+use lockstep_client::io::net::NetClient;
 use lockstep_client::play::{FrameTicks, NetPlay, PlayOptions};
 use lockstep_client::window_options::WindowOptions;
 use lockstep_client::{GameOutcome, PlayError};
-
-/// The time of one frame at `fps` frames a second; `None` before the
-/// rate is known.
-fn frame_time(fps: f32) -> Option<Duration> {
-    (fps > 0.0).then(|| Duration::from_secs_f32(1.0 / fps))
-}
 
 /// Plays networked games in a window: the lobby screen until a game
 /// starts, the game until `ticks` (or Esc), and, while games of
 /// `play_options.games` remain, the lobby again with the last game's
 /// scores. How each game ended, in order.
-pub fn run_networked(
+pub fn run(
     games: &impl WindowGames,
     mut net: NetClient,
     mut options: WindowOptions,
@@ -46,7 +38,7 @@ pub fn run_networked(
     };
     let mut outcomes = Vec::new();
     for game in 1..=play_options.games.max(1) {
-        let Some((start, started_at, snapshot)) = wait_in_lobby(
+        let Some((start, started_at, snapshot)) = lobby::wait(
             games,
             &mut screen,
             &net,
@@ -133,123 +125,6 @@ impl ForWindowGame for Networked<'_> {
                 .collect(),
         };
         Ok((outcome, Some((next, last))))
-    }
-}
-
-/// Shows the lobby until the server starts game `game`; `None` when the
-/// player quit. R, Space, a click on the button or the controller's A
-/// toggle ready; a player who says ready at once (a bot, `--ready`) says so
-/// in every lobby, after the lobby screenshot if one is asked for.
-fn wait_in_lobby(
-    games: &impl WindowGames,
-    screen: &mut Screen,
-    net: &NetClient,
-    view: &mut LobbyView,
-    options: &mut WindowOptions,
-    game: u32,
-    play_options: &PlayOptions,
-) -> Result<Option<lockstep_client::io::net::Started>, WindowError> {
-    let shot_here = options.screenshot_lobby == Some(game) && options.screenshot.is_some();
-    // Whether this client still has to say it is ready by itself in this
-    // lobby: after a game everyone starts not ready; before the first, the
-    // Hello said it unless a screenshot had to come first.
-    let mut auto_ready_due = play_options.auto_ready && (game > 1 || !view.ready);
-    loop {
-        let frame_start = clock::now();
-        let pumped = screen.pump();
-        if pumped.quit {
-            return Ok(None);
-        }
-        let mut toggle = pumped
-            .keys
-            .iter()
-            .any(|key| matches!(*key, Keycode::R | Keycode::Space | Keycode::Return))
-            || pumped.buttons.contains(&Button::A);
-        let rows = view.lobby.as_ref().map_or(0, |l| l.players.len());
-        let output = screen.canvas.output_size().map_err(WindowError::Sdl)?;
-        toggle |= pumped
-            .clicks
-            .iter()
-            .any(|&(x, y)| crate::screens::lobby::hits_button(output, rows, x, y));
-        while let Ok(event) = net.events().try_recv() {
-            match event {
-                NetEvent::Started {
-                    start,
-                    at,
-                    snapshot,
-                } => return Ok(Some((start, at, snapshot))),
-                NetEvent::Welcome {
-                    player,
-                    first_use,
-                    fingerprint,
-                    ..
-                } => {
-                    if let Some(first_use) = first_use {
-                        play_options.notices.say(Notice::FirstUse(first_use));
-                    }
-                    view.me = Some(player);
-                    view.code = fingerprint.map(|f| lockstep_protocol::verification_code(&f));
-                }
-                NetEvent::Lobby(lobby) => {
-                    view.game = games.describe(&lobby.next.spec);
-                    view.lobby = Some(lobby);
-                }
-                NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
-                _ => {}
-            }
-        }
-        let lobby_shown = view.lobby.as_ref().is_some_and(|l| {
-            l.players.len() >= usize::from(l.next.players_needed) && (game == 1 || l.last.is_some())
-        });
-        if toggle && view.me.is_some() {
-            view.ready = !view.ready;
-            net.ready(view.ready);
-        }
-        let waiting_for_shot = shot_here && options.screenshot.is_some();
-        if auto_ready_due && view.lobby.is_some() && !waiting_for_shot {
-            auto_ready_due = false;
-            view.ready = true;
-            net.ready(true);
-        }
-        view.status = lobby_status(view);
-        crate::screens::lobby::draw(&mut screen.canvas, view).map_err(WindowError::Sdl)?;
-        if shot_here && lobby_shown {
-            if let Some(path) = options.screenshot.take() {
-                crate::draw::screenshot::save_png(&screen.canvas, &path)?;
-            }
-        }
-        screen.present();
-        screen.pace(frame_start);
-    }
-}
-
-/// What the lobby waits for, in words.
-fn lobby_status(view: &LobbyView) -> String {
-    let Some(lobby) = &view.lobby else {
-        return match (view.me, &view.last) {
-            (Some(_), Some(_)) => "the game goes on for the others; waiting for its end...".into(),
-            (Some(_), None) => "waiting for the lobby...".into(),
-            (None, _) => "connecting...".into(),
-        };
-    };
-    if view.me.is_none() {
-        return "watching: the game starts when the players are ready".into();
-    }
-    let missing = usize::from(lobby.next.players_needed).saturating_sub(lobby.players.len());
-    let unready: Vec<&str> = lobby
-        .players
-        .iter()
-        .filter(|p| !p.ready && Some(p.id) != view.me)
-        .map(|p| p.name.as_str())
-        .collect();
-    if !view.ready {
-        "press R, Space or the button when you are ready".into()
-    } else if missing > 0 {
-        format!("waiting for {missing} more player(s) to join")
-    } else if !unready.is_empty() {
-        format!("waiting for {} to be ready", unready.join(", "))
-    } else {
-        "starting...".into()
     }
 }
 
@@ -376,4 +251,10 @@ fn graph_frame<G: WindowGame>(
         stalled: frame.stalled,
     };
     (sample, observed)
+}
+
+/// The time of one frame at `fps` frames a second; `None` before the
+/// rate is known.
+fn frame_time(fps: f32) -> Option<Duration> {
+    (fps > 0.0).then(|| Duration::from_secs_f32(1.0 / fps))
 }
