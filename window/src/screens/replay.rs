@@ -1,7 +1,7 @@
 //! `lockstep-client replay FILE`: a replay played in the window with the
 //! same fixed-step loop and interpolation as a live game, with pause,
 //! single step, speed x0.25 to x16 and seeking: by key, or by a click or
-//! drag on the timeline along the bottom (`timeline.rs`), which marks the
+//! drag on the timeline along the bottom ([`Timeline`]), which marks the
 //! goals, drops, rejoins and desyncs.
 
 use lockstep_engine::accumulator::{FixedStep, Policy};

@@ -32,7 +32,8 @@ const MAX_FPS_VSYNC: u32 = 360;
 /// Why the windowed client stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum WindowError {
-    /// SDL2 could not set up the window or renderer.
+    /// SDL2 failed: setting up the window or its renderer, or drawing in
+    /// it. The string is SDL's own message.
     #[error("cannot open a window: {0}")]
     Sdl(String),
     /// The game ended abnormally.
