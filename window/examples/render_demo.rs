@@ -23,7 +23,9 @@ use glam::Vec2;
 use lockstep_protocol::PlayerId;
 use lockstep_sim::bot::Bots;
 use lockstep_sim::{World, WorldConfig};
-use lockstep_window::draw::render::{player_colour, Hud, Renderer, Roster};
+use lockstep_window::draw::colour::player_colour;
+use lockstep_window::draw::render::{Hud, Renderer};
+use lockstep_window::draw::scene::Roster;
 use lockstep_window::draw::screenshot::{load_png_rgb, save_png};
 
 /// Ticks simulated before the frame is drawn: long enough for the bots to

@@ -6,12 +6,13 @@
 //!
 //! - [`screens`] holds one file (or folder) per screen; each runs its own
 //!   SDL2 loop and draws with [`draw`], which never decides anything: the
-//!   renderer with its score strip, HUD and banner, the text helpers, the
-//!   strip charts the lab, the net graph (F3), the replay window's
-//!   timeline and the report picture share, and screenshots.
-//! - [`games`] is how each game looks ([`games::Scene`]), one file per
-//!   game, and the dispatch of window code over the games the binary
-//!   offers.
+//!   renderer with its score strip, HUD and banner, the scene each game
+//!   draws through, text, the players' colours, the strip charts the lab,
+//!   the net graph (F3), the replay window's timeline and the report
+//!   picture share, and screenshots.
+//! - [`games`] is how each game looks (its [`draw::scene::Scene`]), one
+//!   file per game, and the dispatch of window code over the games the
+//!   binary offers.
 //! - [`pacing`] paces the lab's frames.
 //! - What a screen plays comes from the client library
 //!   (`lockstep-client`): the networked game ([`lockstep_client::play`]),
@@ -47,7 +48,7 @@ pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<Stri
         title: "solo".into(),
         ..window
     };
-    let outcome = screens::game::run_solo(solo, window)?;
+    let outcome = screens::solo::run(solo, window)?;
     Ok(vec![final_line(outcome.tick, outcome.hash)])
 }
 
@@ -131,7 +132,7 @@ impl<G: WindowGames> Frontend for Window<'_, G> {
             title: name,
             ..self.options
         };
-        Ok(screens::game::run_networked(self.games, net, window, play)?)
+        Ok(screens::game::run(self.games, net, window, play)?)
     }
 }
 

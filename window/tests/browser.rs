@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use lockstep_protocol::verification_code;
 use lockstep_testkit::{client_bin, field, under_xvfb, Client, Server, TempDir};
-use lockstep_window::draw::render::HUD_TEXT;
 use lockstep_window::draw::screenshot::load_png_rgb;
+use lockstep_window::draw::text::HUD_TEXT;
 use lockstep_window::screens::browser::{SELECTED, WARNING};
 use sdl2::pixels::Color;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use lockstep_protocol::{verification_code, PlayerId};
 use lockstep_testkit::{click_after_screenshot, headless_bot, windowed, Client, Server, TempDir};
-use lockstep_window::draw::render::player_colour;
+use lockstep_window::draw::colour::player_colour;
 use lockstep_window::draw::screenshot::load_png_rgb;
 use lockstep_window::screens::lobby::{layout, CODE_TEXT, READY_TEXT};
 

@@ -8,8 +8,11 @@ use lockstep_client::io::clock;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::WorldConfig;
 use lockstep_testkit::{under_xvfb, Client, Finished, Server, TempDir};
-use lockstep_window::draw::render::{player_colour, Renderer, Roster, HUD_TEXT};
+use lockstep_window::draw::colour::player_colour;
+use lockstep_window::draw::render::Renderer;
+use lockstep_window::draw::scene::Roster;
 use lockstep_window::draw::screenshot::load_png_rgb;
+use lockstep_window::draw::text::HUD_TEXT;
 
 /// The HUD block (top left) and the score strip (top centre) are drawn over
 /// the arena; points under them are not checked.

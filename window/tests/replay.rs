@@ -181,7 +181,7 @@ fn the_playback_window_verifies_and_shows_the_replay() {
     assert_eq!((w, h), (1280, 720));
     // The three players' colours are on screen.
     for id in 0..3 {
-        let c = lockstep_window::draw::render::player_colour(lockstep_protocol::PlayerId(id));
+        let c = lockstep_window::draw::colour::player_colour(lockstep_protocol::PlayerId(id));
         let found = pixels
             .chunks_exact(3)
             .filter(|p| p[0] == c.r && p[1] == c.g && p[2] == c.b)

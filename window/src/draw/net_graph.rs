@@ -16,7 +16,9 @@
 //! change, the server waiting for a peer, a drop, a rejoin, a desync, a
 //! stand-in for our input, a speed change. Marks come from comparing what
 //! the frontend observed this frame with the last frame ([`Observed`]), so
-//! the game code needs no hooks for them.
+//! the game code needs no hooks for them. The screen that plays the game
+//! reads both off it each frame ([`FrameSample`], [`Observed`]): the graph
+//! is plain figures in, pixels out.
 
 use std::collections::VecDeque;
 
@@ -25,9 +27,7 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::draw::chart::{self, Mark};
-use crate::draw::render::{backing, text, text_size, GLYPH, HUD_TEXT, PAD};
-use crate::games::WindowGame;
-use lockstep_client::play::{FrameTicks, NetPlay};
+use crate::draw::text::{backing, text, text_size, GLYPH, HUD_TEXT, PAD};
 
 /// Seconds of history shown.
 pub const SPAN_S: f64 = 10.0;
@@ -154,48 +154,6 @@ impl NetGraph {
         while self.marks.front().is_some_and(|&(at, _)| at < oldest) {
             self.marks.pop_front();
         }
-    }
-
-    /// Records the frame of `play` that ended at `now` and took
-    /// `frame_ms`: what [`NetGraph::record`] needs, read off the game.
-    pub fn record_play<G: WindowGame>(
-        &mut self,
-        now: f64,
-        frame_ms: f32,
-        play: &NetPlay<G>,
-        frame: &FrameTicks,
-    ) {
-        let game = &play.game;
-        let sample = FrameSample {
-            frame_ms,
-            steps: frame.steps,
-            rtt_ms: play.link.rtt.as_secs_f32() * 1000.0,
-            jitter_ms: play.link.jitter.as_secs_f32() * 1000.0,
-            delay: game.input_delay(),
-            playout: game.playout(),
-            held: game.bundles_held(),
-            stalled: frame.stalled,
-            rx_bytes: play.link.rx_bytes,
-            tx_bytes: play.link.tx_bytes,
-        };
-        // The HUD's warning, which waits a moment before it names a late
-        // peer: every lag indicator naming one would mark most frames of
-        // a jittery link.
-        let waiting_for_peer = play.waiting_for().is_some();
-        let observed = Observed {
-            delay: game.input_delay() + u32::from(game.playout()),
-            waiting_for_peer,
-            players: game
-                .roster
-                .iter()
-                .filter(|(player, _)| game.current.has_player(*player))
-                .count(),
-            desync: play.desync.is_some(),
-            replaced: game.stats().replaced_inputs,
-            speed: game.speed().0,
-            stalled: frame.stalled,
-        };
-        self.record(now, sample, observed);
     }
 
     /// The marks of the last [`SPAN_S`] seconds, oldest first.

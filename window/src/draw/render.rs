@@ -24,22 +24,22 @@
 //! moves below the strip when the strip reaches into its corner, and in a
 //! window too small for everything it leaves out its least needed lines.
 //!
-//! Text uses the 8x8 font built into SDL2_gfx, enlarged by whole multiples
-//! (through the canvas scale) so it stays crisp.
-//!
-//! [`Scene`]: crate::games::Scene
-//! [`Scene::field`]: crate::games::Scene::field
+//! Text is written with [`crate::draw::text`], in the players' colours of
+//! [`crate::draw::colour`].
 
 use glam::Vec2;
 use lockstep_protocol::{Percent, PlayerId};
-use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
-use sdl2::render::{Canvas, RenderTarget, WindowCanvas};
+use sdl2::render::WindowCanvas;
 
-use crate::games::WindowGame;
+use lockstep_client::games::ClientGame;
 
+use crate::draw::colour::player_colour;
 use crate::draw::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
+use crate::draw::pixels::{extent, extent_i32, pixel};
+use crate::draw::scene::{Layout, Roster, Scene, LETTERBOX, MARGIN, WALL_THICKNESS};
+use crate::draw::text::{backing, printable, text, text_width, GLYPH, HUD_TEXT, PAD};
 
 /// What the HUD shows; the frontend fills it every frame.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,76 +77,8 @@ pub struct Hud {
     pub banner: Option<String>,
 }
 
-/// Player colours and names in slot order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Roster {
-    /// Every player of the session with their display name.
-    pub players: Vec<(PlayerId, String)>,
-    /// The local player, whose disc gets a white ring; `None` when
-    /// spectating or replaying.
-    pub me: Option<PlayerId>,
-}
-
-impl Roster {
-    /// The display name of `player`; a player missing from the roster is
-    /// still labelled, by id.
-    pub(crate) fn name(&self, player: PlayerId) -> String {
-        self.players
-            .iter()
-            .find(|(id, _)| *id == player)
-            .map_or_else(|| format!("P{player}"), |(_, name)| printable(name))
-    }
-}
-
-/// Player colours, indexed by player id. Bright and well apart in hue so
-/// discs and score entries tell players apart at a glance; none of them is
-/// close to the pale ball colour or the gold of the goals.
-const PALETTE: [Color; 8] = [
-    Color::RGB(255, 82, 82),   // red
-    Color::RGB(64, 156, 255),  // blue
-    Color::RGB(80, 220, 100),  // green
-    Color::RGB(190, 110, 255), // violet
-    Color::RGB(0, 220, 220),   // cyan
-    Color::RGB(255, 120, 200), // pink
-    Color::RGB(255, 140, 40),  // orange
-    Color::RGB(170, 230, 40),  // lime
-];
-
-/// The colour of a player's disc and score entry. Stable: it depends only
-/// on the id, so every peer shows each player in the same colour. Ids past
-/// the palette reuse it from the start.
-#[must_use]
-pub fn player_colour(id: PlayerId) -> Color {
-    PALETTE[usize::from(id.0) % PALETTE.len()]
-}
-
-/// Behind everything: the bars left over when the window's shape differs
-/// from the field's.
-pub(crate) const LETTERBOX: Color = Color::RGB(0, 0, 0);
-/// Backing of HUD, score line and banner: dark and see-through, so text is
-/// readable over anything without hiding the game.
-const BACKING: Color = Color::RGBA(0, 0, 0, 170);
-/// HUD text: a colour nothing else is drawn in, so a screenshot test can
-/// tell the HUD's text apart.
-pub const HUD_TEXT: Color = Color::RGB(225, 230, 240);
 /// Banner text.
 pub const BANNER_TEXT: Color = Color::RGB(255, 255, 255);
-
-/// World units shown around the field on every side: room for the goal nets
-/// behind the side walls and for the score line above the top wall.
-pub(crate) const MARGIN: f32 = 48.0;
-/// Drawn wall thickness, in world units. Walls have no thickness in the
-/// simulation, so they are drawn entirely outside the field: a ball resting
-/// against a wall touches the drawn wall without overlapping it.
-pub(crate) const WALL_THICKNESS: f32 = 8.0;
-/// Side of a glyph of the SDL2_gfx built-in font, in pixels at scale 1.
-pub(crate) const GLYPH: i32 = 8;
-/// Window height, in pixels, per step of text scale: text is 8 px tall in a
-/// window about this high (a 720p window), 16 px at twice it, and so on,
-/// switching halfway between.
-const TEXT_STEP_HEIGHT: f32 = 720.0;
-/// Gap around text inside its backing, in pixels at scale 1.
-pub(crate) const PAD: i32 = 4;
 
 /// Draws frames; keeps only what must stay steady from frame to frame.
 #[derive(Debug, Default)]
@@ -172,7 +104,7 @@ impl Renderer {
     /// Draws in output pixels: it resets the canvas scale to 1 and expects
     /// no logical size to be set. It does not present the canvas, so a
     /// screenshot can still be taken before [`WindowCanvas::present`].
-    pub fn draw<G: WindowGame>(
+    pub fn draw<G: Scene + ClientGame>(
         &mut self,
         canvas: &mut WindowCanvas,
         previous: &G,
@@ -201,7 +133,7 @@ impl Renderer {
     /// the canvas like [`Self::draw`] fits it into the whole window, so a
     /// frontend with panels of its own (the game loop lab) keeps them
     /// clear. Clears nothing outside the arena view, and does not present.
-    pub fn draw_world<G: WindowGame>(
+    pub fn draw_world<G: Scene + ClientGame>(
         canvas: &mut WindowCanvas,
         area: Rect,
         previous: &G,
@@ -233,7 +165,7 @@ impl Renderer {
     /// drawn over it. Only a banner in a window too flat for both hides
     /// it; then this is where it would have been.
     #[must_use]
-    pub fn score_strip<G: WindowGame>(
+    pub fn score_strip<G: Scene + ClientGame>(
         output: (u32, u32),
         world: &G,
         roster: &Roster,
@@ -269,7 +201,7 @@ impl Overlays {
         statistics_columns: usize,
         banner: Option<&str>,
     ) -> Overlays {
-        let size = layout.text_size;
+        let size = layout.text_size();
         let scores = ScoreStrip::new(layout, scores, roster);
         let banner = banner.map(|message| Banner::new(layout, message));
         let status = lines.len() - 1;
@@ -322,60 +254,6 @@ impl Overlays {
     }
 }
 
-/// Where a game's field lands on a canvas: one scale factor and an
-/// offset. A [`Scene`](crate::games::Scene) draws through it in its own
-/// world units.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Layout {
-    /// The field's width and height, in world units.
-    field: Vec2,
-    /// Pixels per world unit, the same along both axes.
-    scale: f32,
-    /// The pixel world position (0, 0) maps to.
-    origin: Vec2,
-    /// Integer text magnification for this window size.
-    text_size: i32,
-    /// The area the arena is fitted into: the overlays stay inside it.
-    area: Rect,
-}
-
-impl Layout {
-    /// The largest view of the field and its margin that fits `area`,
-    /// centred in it.
-    fn fit(area: Rect, field: Vec2) -> Layout {
-        let size = Vec2::new(area.width() as f32, area.height() as f32);
-        let view = field + Vec2::splat(2.0 * MARGIN);
-        // The tighter axis decides; the other gets bars.
-        let (across, down) = (size.x / view.x, size.y / view.y);
-        let scale = if across < down { across } else { down };
-        let offset = Vec2::new(area.x() as f32, area.y() as f32);
-        let corner = offset + (size - view * scale) * 0.5;
-        Layout {
-            field,
-            scale,
-            origin: corner + Vec2::splat(MARGIN * scale),
-            text_size: text_size(area.height()),
-            area,
-        }
-    }
-
-    /// The pixel position of a world position.
-    pub fn to_screen(self, pos: Vec2) -> Vec2 {
-        self.origin + pos * self.scale
-    }
-
-    /// A world length in pixels.
-    pub fn length(self, world: f32) -> f32 {
-        world * self.scale
-    }
-
-    /// The text magnification for this window size: labels a scene draws
-    /// match the HUD's.
-    pub fn text_size(self) -> i32 {
-        self.text_size
-    }
-}
-
 /// `alpha` inside `[0, 1]`; a NaN (a clock that went wrong) draws the
 /// latest state.
 fn clamped(alpha: f32) -> f32 {
@@ -384,11 +262,6 @@ fn clamped(alpha: f32) -> f32 {
     } else {
         alpha.clamp(0.0, 1.0)
     }
-}
-
-/// Linear interpolation from `a` (alpha 0) to `b` (alpha 1).
-pub(crate) fn lerp(a: Vec2, b: Vec2, alpha: f32) -> Vec2 {
-    a + (b - a) * alpha
 }
 
 /// How much each line of [`hud_lines`] is needed, in the same order (0 is
@@ -419,20 +292,6 @@ fn hud_lines(hud: &Hud) -> [String; 6] {
         format!("hash {:08x}", hud.hash >> 32),
         printable(&hud.status),
     ]
-}
-
-/// Fills the rectangle between two opposite world corners, in either order.
-pub(crate) fn world_rect(
-    canvas: &mut WindowCanvas,
-    layout: &Layout,
-    (a, b): (Vec2, Vec2),
-    colour: Color,
-) -> Result<(), String> {
-    let (a, b) = (layout.to_screen(a), layout.to_screen(b));
-    let (ax, bx) = (pixel(a.x), pixel(b.x));
-    let (ay, by) = (pixel(a.y), pixel(b.y));
-    let (x, y) = (ax.min(bx), ay.min(by));
-    fill_box(canvas, x, y, (bx - ax).abs(), (by - ay).abs(), colour)
 }
 
 /// Pixels from the top of one HUD line to the top of the next.
@@ -492,7 +351,7 @@ impl ScoreStrip {
         let columns = entries.iter().map(|(entry, _)| entry.len()).sum::<usize>()
             + Self::GAP * (entries.len() - 1);
         let outer_width = |size: i32| text_width(columns, size) + 2 * PAD * size;
-        let mut size = 2 * layout.text_size;
+        let mut size = 2 * layout.text_size();
         while size > 1 && outer_width(size) > extent_i32(layout.area.width()) {
             size -= 1;
         }
@@ -543,7 +402,7 @@ impl Banner {
         let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
         let view_right = pixel(layout.to_screen(Vec2::splat(field.x + MARGIN)).x);
         let view_width = view_right - view_left;
-        let mut size = 3 * layout.text_size;
+        let mut size = 3 * layout.text_size();
         while size > 1 && text_width(message.len(), size) + 2 * PAD * size > view_width {
             size -= 1;
         }
@@ -569,123 +428,11 @@ impl Banner {
     }
 }
 
-/// Integer text magnification for an area `height` pixels high: 1 up to
-/// about 720 pixels, then one more per [`TEXT_STEP_HEIGHT`].
-pub(crate) fn text_size(height: u32) -> i32 {
-    ((height as f32 / TEXT_STEP_HEIGHT).round() as i32).max(1)
-}
-
-/// Draws `s` with its top-left corner at pixel (`x`, `y`), magnified
-/// `size` times, then puts the canvas scale back. Text from outside (names,
-/// status, banner) must go through [`printable`] first.
-pub(crate) fn text<T: RenderTarget>(
-    canvas: &mut Canvas<T>,
-    x: i32,
-    y: i32,
-    size: i32,
-    s: &str,
-    colour: Color,
-) -> Result<(), String> {
-    let (old_x, old_y) = canvas.scale();
-    let size = size.max(1);
-    canvas.set_scale(size as f32, size as f32)?;
-    let drawn = canvas.string(coord_i32(x / size), coord_i32(y / size), s, colour);
-    canvas.set_scale(old_x, old_y)?;
-    drawn
-}
-
-/// Fills a `width` x `height` pixel rectangle whose top-left corner is
-/// (`x`, `y`); see-through colours blend. Nothing is drawn for an empty
-/// rectangle.
-fn fill_box<T: RenderTarget>(
-    canvas: &mut Canvas<T>,
-    x: i32,
-    y: i32,
-    width: i32,
-    height: i32,
-    colour: Color,
-) -> Result<(), String> {
-    if width <= 0 || height <= 0 {
-        return Ok(());
-    }
-    // SDL2_gfx boxes include both corners.
-    canvas.box_(
-        coord_i32(x),
-        coord_i32(y),
-        coord_i32(x + width - 1),
-        coord_i32(y + height - 1),
-        colour,
-    )
-}
-
-/// The see-through backing of an overlay or a panel, filling `area`.
-pub(crate) fn backing<T: RenderTarget>(canvas: &mut Canvas<T>, area: Rect) -> Result<(), String> {
-    let (width, height) = (extent_i32(area.width()), extent_i32(area.height()));
-    fill_box(canvas, area.x(), area.y(), width, height, BACKING)
-}
-
-/// Pixel width of `columns` characters at text size `size`.
-pub(crate) fn text_width(columns: usize, size: i32) -> i32 {
-    count_i32(columns) * GLYPH * size
-}
-
-/// `colour` at 55% brightness, for outlines that belong to the same body.
-pub(crate) fn darker(colour: Color) -> Color {
-    let shade = |channel: u8| (u16::from(channel) * 55 / 100) as u8;
-    Color::RGB(shade(colour.r), shade(colour.g), shade(colour.b))
-}
-
-/// Text the built-in font can draw: printable ASCII, anything else shown as
-/// `?`. The font only has single-byte glyphs, and a NUL byte would make the
-/// SDL2 binding panic.
-pub(crate) fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c == ' ' || c.is_ascii_graphic() {
-                c
-            } else {
-                '?'
-            }
-        })
-        .collect()
-}
-
-/// The pixel a coordinate falls on; `as` saturates at the `i32` range.
-pub(crate) fn pixel(v: f32) -> i32 {
-    v.round() as i32
-}
-
-/// A pixel coordinate for SDL2_gfx, which takes `i16`, saturated.
-pub(crate) fn coord(v: f32) -> i16 {
-    v.round() as i16
-}
-
-/// An `i32` pixel coordinate for SDL2_gfx, saturated to `i16`.
-fn coord_i32(v: i32) -> i16 {
-    i16::try_from(v).unwrap_or(if v < 0 { i16::MIN } else { i16::MAX })
-}
-
-/// A small count (lines, characters) as `i32`, saturated.
-fn count_i32(n: usize) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
-
-/// A pixel length as a rectangle's side; nothing is shorter than 0.
-fn extent(length: i32) -> u32 {
-    length.max(0).unsigned_abs()
-}
-
-/// A rectangle's side as a pixel length, saturated.
-fn extent_i32(side: u32) -> i32 {
-    i32::try_from(side).unwrap_or(i32::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use lockstep_sim::World;
 
     use super::*;
-    use crate::games::Scene;
 
     /// The ball game's field: any field is laid out alike.
     const FIELD: Vec2 = Vec2::new(1600.0, 900.0);
@@ -721,15 +468,6 @@ mod tests {
         assert_eq!(top, 0);
         assert!(left > 0);
         assert_eq!(left, 2000 - right);
-    }
-
-    #[test]
-    fn player_colours_are_distinct_and_cycle() {
-        for (i, a) in PALETTE.iter().enumerate() {
-            assert!(!PALETTE[i + 1..].contains(a), "{a:?} appears twice");
-        }
-        let len = PALETTE.len() as u8;
-        assert_eq!(player_colour(PlayerId(len + 1)), player_colour(PlayerId(1)));
     }
 
     #[test]
@@ -784,7 +522,7 @@ mod tests {
         let columns = "FPS 120.0  UPS 120.0".len();
         Overlays::plan(
             &layout,
-            &lockstep_client::games::ClientGame::scores(&game.0),
+            &ClientGame::scores(&game.0),
             &game.1,
             &lines,
             columns,
@@ -903,10 +641,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn names_the_font_cannot_draw_are_made_safe() {
-        assert_eq!(printable("Zoë\0x"), "Zo??x");
     }
 }

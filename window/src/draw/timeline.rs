@@ -12,7 +12,8 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::draw::chart::{self, Mark};
-use crate::draw::render::{backing, player_colour, text_size, GLYPH};
+use crate::draw::colour::player_colour;
+use crate::draw::text::{backing, text_size, GLYPH};
 use lockstep_client::tools::report::GameReport;
 
 /// The played part of the bar.

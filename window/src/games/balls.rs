@@ -7,11 +7,12 @@ use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::render::WindowCanvas;
 
-use super::Scene;
-use crate::draw::render::{
-    coord, darker, lerp, pixel, player_colour, text, text_width, world_rect, Layout, Roster, GLYPH,
-    LETTERBOX, MARGIN, WALL_THICKNESS,
+use crate::draw::colour::{darker, player_colour};
+use crate::draw::pixels::{coord, pixel};
+use crate::draw::scene::{
+    lerp, world_rect, Layout, Roster, Scene, LETTERBOX, MARGIN, WALL_THICKNESS,
 };
+use crate::draw::text::{text, text_width, GLYPH};
 
 impl Scene for World {
     fn field(&self) -> Vec2 {

@@ -1,44 +1,21 @@
-//! How a game looks in the window ([`Scene`]): the one thing a game must
-//! add to be drawn, played and replayed in a window, one file per game
-//! beside this one; and the dispatch that runs window code generic over
-//! the game ([`ForWindowGame`]) for the one a server, a replay or the
+//! Each game as the window shows it: its [`Scene`], one file per game
+//! beside this one (the one thing a game must add to be drawn, played and
+//! replayed in a window); and the dispatch that runs window code generic
+//! over the game ([`ForWindowGame`]) for the one a server, a replay or the
 //! command line names, over the games the binary offers
 //! ([`WindowGames`]).
 //!
-//! [`crate::draw::render::Renderer`] fits the game's field to the window, asks
-//! the game to draw itself between two states, and draws the scores, the
-//! HUD and the banner over it; every game gets the same window, lobby,
-//! replay viewer and network graph.
-
-use glam::Vec2;
-use sdl2::render::WindowCanvas;
+//! [`Scene`] and the [`Layout`](crate::draw::scene::Layout) a scene draws
+//! through belong to the drawing ([`crate::draw::scene`]): the renderer
+//! calls them, so drawing never imports the games.
 
 use lockstep_client::games::{ClientGame, Games};
 use lockstep_engine::UnknownGame;
 
-use crate::draw::render::{Layout, Roster};
+use crate::draw::scene::Scene;
 
 mod balls;
 mod tally;
-
-/// A game that draws itself.
-pub trait Scene: Sized {
-    /// The width and height of the field, in the game's own units: the
-    /// window shows it whole, letterboxed, with a margin around it.
-    fn field(&self) -> Vec2;
-
-    /// Draws the game between `previous` and `current` (`alpha` in
-    /// `[0, 1]`: 0 is `previous`) through `layout`, which maps the game's
-    /// units to pixels. Draws no scores: the renderer draws them over it.
-    fn draw_scene(
-        canvas: &mut WindowCanvas,
-        layout: &Layout,
-        previous: &Self,
-        current: &Self,
-        alpha: f32,
-        roster: &Roster,
-    ) -> Result<(), String>;
-}
 
 /// A game this client can show: the client's game with its [`Scene`].
 pub trait WindowGame: ClientGame + Scene {}

@@ -6,10 +6,10 @@ use lockstep_tally::{Counter, Tally};
 use sdl2::pixels::Color;
 use sdl2::render::WindowCanvas;
 
-use super::Scene;
-use crate::draw::render::{
-    lerp, pixel, player_colour, text, text_width, world_rect, Layout, Roster, GLYPH,
-};
+use crate::draw::colour::player_colour;
+use crate::draw::pixels::pixel;
+use crate::draw::scene::{lerp, world_rect, Layout, Roster, Scene};
+use crate::draw::text::{text, text_width, GLYPH};
 
 /// The field, in Tally's drawing units: 16:9, like the ball game's.
 const FIELD: Vec2 = Vec2::new(1600.0, 900.0);

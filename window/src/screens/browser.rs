@@ -17,8 +17,8 @@ use sdl2::keyboard::Keycode;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 
-use crate::draw::render::{printable, text, GLYPH, HUD_TEXT};
-use crate::screens::game::{Screen, WindowError};
+use crate::draw::text::{printable, text, GLYPH, HUD_TEXT};
+use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::discovery::browser::{Browser, Choice, Press, Row};
 use lockstep_client::discovery::Standing;
 use lockstep_client::io::clock;

@@ -3,17 +3,30 @@
 //! the server's certificate, the last game's scores, and the button that
 //! says ready.
 //!
-//! Like `render`, it only draws: the window's loop gathers what it shows
-//! in a [`LobbyView`]. Every element's place comes from [`layout`], a pure
-//! function of the window size and the number of players, so the screen
-//! and a screenshot test agree on where to look.
+//! Its loop (`wait`, between the games of a series) turns the server's
+//! lobby events and the player's keys, clicks and buttons into a
+//! [`LobbyView`], and says ready when the player does; [`draw`] only draws
+//! that view. Every element's place comes from [`layout`], a pure function
+//! of the window size and the number of players, so the screen and a
+//! screenshot test agree on where to look.
 
-use lockstep_protocol::{Lobby, PlayerId};
+use lockstep_protocol::{verification_code, Lobby, PlayerId};
+use sdl2::controller::Button;
+use sdl2::keyboard::Keycode;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
-use crate::draw::render::{player_colour, printable, text, text_width, GLYPH, PAD};
+use crate::draw::colour::player_colour;
+use crate::draw::text::{printable, text, text_width, GLYPH, PAD};
+use crate::games::WindowGames;
+use crate::screens::screen::{Screen, WindowError};
+use lockstep_client::io::clock;
+use lockstep_client::io::net::{NetClient, NetEvent, Started};
+use lockstep_client::play::notice::Notice;
+use lockstep_client::play::PlayOptions;
+use lockstep_client::window_options::WindowOptions;
+use lockstep_client::PlayError;
 
 /// Behind everything: the arena's surround, so the lobby reads as the
 /// same game.
@@ -64,6 +77,123 @@ pub struct LastScores {
     pub tick: u32,
     /// Every player's goals, in slot order, with its name.
     pub scores: Vec<(PlayerId, String, u32)>,
+}
+
+/// Shows the lobby until the server starts game `game`; `None` when the
+/// player quit. R, Space, a click on the button or the controller's A
+/// toggle ready; a player who says ready at once (a bot, `--ready`) says so
+/// in every lobby, after the lobby screenshot if one is asked for.
+pub(crate) fn wait(
+    games: &impl WindowGames,
+    screen: &mut Screen,
+    net: &NetClient,
+    view: &mut LobbyView,
+    options: &mut WindowOptions,
+    game: u32,
+    play_options: &PlayOptions,
+) -> Result<Option<Started>, WindowError> {
+    let shot_here = options.screenshot_lobby == Some(game) && options.screenshot.is_some();
+    // Whether this client still has to say it is ready by itself in this
+    // lobby: after a game everyone starts not ready; before the first, the
+    // Hello said it unless a screenshot had to come first.
+    let mut auto_ready_due = play_options.auto_ready && (game > 1 || !view.ready);
+    loop {
+        let frame_start = clock::now();
+        let pumped = screen.pump();
+        if pumped.quit {
+            return Ok(None);
+        }
+        let mut toggle = pumped
+            .keys
+            .iter()
+            .any(|key| matches!(*key, Keycode::R | Keycode::Space | Keycode::Return))
+            || pumped.buttons.contains(&Button::A);
+        let rows = view.lobby.as_ref().map_or(0, |l| l.players.len());
+        let output = screen.canvas.output_size().map_err(WindowError::Sdl)?;
+        toggle |= pumped
+            .clicks
+            .iter()
+            .any(|&(x, y)| hits_button(output, rows, x, y));
+        while let Ok(event) = net.events().try_recv() {
+            match event {
+                NetEvent::Started {
+                    start,
+                    at,
+                    snapshot,
+                } => return Ok(Some((start, at, snapshot))),
+                NetEvent::Welcome {
+                    player,
+                    first_use,
+                    fingerprint,
+                    ..
+                } => {
+                    if let Some(first_use) = first_use {
+                        play_options.notices.say(Notice::FirstUse(first_use));
+                    }
+                    view.me = Some(player);
+                    view.code = fingerprint.map(|f| verification_code(&f));
+                }
+                NetEvent::Lobby(lobby) => {
+                    view.game = games.describe(&lobby.next.spec);
+                    view.lobby = Some(lobby);
+                }
+                NetEvent::Closed(closed) => return Err(PlayError::from(closed).into()),
+                _ => {}
+            }
+        }
+        let lobby_shown = view.lobby.as_ref().is_some_and(|l| {
+            l.players.len() >= usize::from(l.next.players_needed) && (game == 1 || l.last.is_some())
+        });
+        if toggle && view.me.is_some() {
+            view.ready = !view.ready;
+            net.ready(view.ready);
+        }
+        let waiting_for_shot = shot_here && options.screenshot.is_some();
+        if auto_ready_due && view.lobby.is_some() && !waiting_for_shot {
+            auto_ready_due = false;
+            view.ready = true;
+            net.ready(true);
+        }
+        view.status = status(view);
+        draw(&mut screen.canvas, view).map_err(WindowError::Sdl)?;
+        if shot_here && lobby_shown {
+            if let Some(path) = options.screenshot.take() {
+                crate::draw::screenshot::save_png(&screen.canvas, &path)?;
+            }
+        }
+        screen.present();
+        screen.pace(frame_start);
+    }
+}
+
+/// What the lobby waits for, in words.
+fn status(view: &LobbyView) -> String {
+    let Some(lobby) = &view.lobby else {
+        return match (view.me, &view.last) {
+            (Some(_), Some(_)) => "the game goes on for the others; waiting for its end...".into(),
+            (Some(_), None) => "waiting for the lobby...".into(),
+            (None, _) => "connecting...".into(),
+        };
+    };
+    if view.me.is_none() {
+        return "watching: the game starts when the players are ready".into();
+    }
+    let missing = usize::from(lobby.next.players_needed).saturating_sub(lobby.players.len());
+    let unready: Vec<&str> = lobby
+        .players
+        .iter()
+        .filter(|p| !p.ready && Some(p.id) != view.me)
+        .map(|p| p.name.as_str())
+        .collect();
+    if !view.ready {
+        "press R, Space or the button when you are ready".into()
+    } else if missing > 0 {
+        format!("waiting for {missing} more player(s) to join")
+    } else if !unready.is_empty() {
+        format!("waiting for {} to be ready", unready.join(", "))
+    } else {
+        "starting...".into()
+    }
 }
 
 /// Where each element of the lobby screen goes, for a window size and a

@@ -1,7 +1,7 @@
 //! `lockstep-client replay FILE`: a replay played in the window with the
 //! same fixed-step loop and interpolation as a live game, with pause,
 //! single step, speed x0.25 to x16 and seeking: by key, or by a click or
-//! drag on the timeline along the bottom (`timeline.rs`), which marks the
+//! drag on the timeline along the bottom ([`Timeline`]), which marks the
 //! goals, drops, rejoins and desyncs.
 
 use lockstep_engine::accumulator::{FixedStep, Policy};
@@ -9,10 +9,11 @@ use lockstep_engine::replay::{Playback, Verified};
 use lockstep_protocol::Tick;
 use sdl2::keyboard::Keycode;
 
-use crate::draw::render::{Hud, Roster};
+use crate::draw::render::Hud;
+use crate::draw::scene::Roster;
 use crate::draw::timeline::Timeline;
 use crate::games::WindowGame;
-use crate::screens::game::{capture, Screen, WindowError};
+use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::window_options::{ViewOptions, WindowOptions};
 

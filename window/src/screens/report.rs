@@ -5,12 +5,13 @@
 //! all on one time axis of game ticks.
 //!
 //! Drawn with SDL2 into a software surface, not with a plotting crate:
-//! the client already draws text (SDL2_gfx's built-in font), strip charts
-//! (`chart.rs`) and writes PNGs (`screenshot.rs`), so the picture looks
-//! like the game's own charts and costs no new dependency. `plotters`
-//! would need its font stack (fontconfig and FreeType, or a bundled TTF)
-//! for text. A software surface needs no window and no video driver, so
-//! `report` runs on a machine without a display.
+//! the client already draws text (SDL2_gfx's built-in font,
+//! [`crate::draw::text`]), strip charts ([`crate::draw::chart`]) and
+//! writes PNGs ([`crate::draw::screenshot`]), so the picture looks like the
+//! game's own charts and costs no new dependency. `plotters` would need its
+//! font stack (fontconfig and FreeType, or a bundled TTF) for text. A
+//! software surface needs no window and no video driver, so `report` runs
+//! on a machine without a display.
 
 use sdl2::pixels::{Color, PixelFormatEnum};
 use sdl2::rect::Rect;
@@ -20,8 +21,9 @@ use sdl2::surface::Surface;
 use lockstep_protocol::{PlayerId, Tick};
 
 use crate::draw::chart::{self, Mark};
-use crate::draw::render::{player_colour, printable, text, GLYPH, HUD_TEXT};
+use crate::draw::colour::player_colour;
 use crate::draw::screenshot::{write_png_rgb, ScreenshotError};
+use crate::draw::text::{printable, text, GLYPH, HUD_TEXT};
 use lockstep_client::games::Games;
 use lockstep_client::tools::report::{GameReport, ReportOptions};
 

@@ -16,7 +16,7 @@ use sdl2::render::WindowCanvas;
 
 use super::history::{FrameHistory, FrameSample};
 use crate::draw::chart::{bars as plot, level, scale_for};
-use crate::draw::render::{text, GLYPH, HUD_TEXT, PAD};
+use crate::draw::text::{backing, text, GLYPH, HUD_TEXT, PAD};
 
 /// Frames shown: four seconds at 60 FPS.
 pub const CHART_FRAMES: usize = 240;
@@ -52,7 +52,7 @@ pub fn draw(
     let frame_scale = scale_for(&FRAME_SCALES_MS, slowest.div_ceil(1_000_000)) * 1_000_000;
     let step_scale = scale_for(&STEP_SCALES, busiest);
 
-    super::backing(canvas, area)?;
+    backing(canvas, area)?;
     let pad = PAD * size;
     let line = (GLYPH + 2) * size;
     let bar_width = ((area.width() as i32 - 2 * pad) / CHART_FRAMES as i32).max(1);

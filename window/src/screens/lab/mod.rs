@@ -41,9 +41,11 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use self::history::{FrameHistory, FrameSample};
-use crate::draw::render::{backing, text_size, Renderer, Roster, GLYPH, PAD};
+use crate::draw::render::Renderer;
+use crate::draw::scene::Roster;
+use crate::draw::text::{text_size, GLYPH, PAD};
 use crate::pacing::Pacer;
-use crate::screens::game::{Screen, WindowError};
+use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::window_options::WindowOptions;
 

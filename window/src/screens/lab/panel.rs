@@ -11,7 +11,7 @@ use sdl2::render::WindowCanvas;
 use super::history::Summary;
 use super::keys;
 use super::knobs::Knobs;
-use crate::draw::render::{printable, text, GLYPH, HUD_TEXT, PAD};
+use crate::draw::text::{backing, printable, text, GLYPH, HUD_TEXT, PAD};
 
 /// Characters a panel line holds; the panel is this wide.
 pub const COLUMNS: usize = 54;
@@ -273,7 +273,7 @@ pub fn draw(
     size: i32,
     lines: &[Line],
 ) -> Result<(), String> {
-    super::backing(canvas, area)?;
+    backing(canvas, area)?;
     let pad = PAD * size;
     let line_height = (GLYPH + 2) * size;
     let mut y = area.y() + pad;
