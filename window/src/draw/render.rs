@@ -28,12 +28,11 @@
 //! [`crate::draw::colour`].
 
 use glam::Vec2;
+use lockstep_client::games::ClientGame;
 use lockstep_protocol::{Percent, PlayerId};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
-
-use lockstep_client::games::ClientGame;
 
 use crate::draw::colour::player_colour;
 use crate::draw::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
