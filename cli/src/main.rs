@@ -7,7 +7,6 @@ mod args;
 mod windowed;
 
 use clap::Parser;
-use lockstep_client::final_line;
 use lockstep_client::games::{ClientGame, ForGame, Games};
 use lockstep_client::play::connect;
 use lockstep_client::play::headless::Headless;
@@ -15,6 +14,7 @@ use lockstep_client::play::notice::{Notice, Notices};
 use lockstep_client::tools::desync_diff::{self, DesyncDiffError};
 use lockstep_client::tools::verify::{self, ReplayOptions};
 use lockstep_client::window_options::ViewOptions;
+use lockstep_engine::final_line;
 use lockstep_engine::loops::{self, trace};
 use lockstep_engine::{synctest, Bots, Game, Hosted, HostedGame, Setup, UnknownGame};
 use lockstep_protocol::{PlayerId, Tick};

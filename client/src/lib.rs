@@ -44,6 +44,3 @@ pub mod link;
 pub mod play;
 pub mod tools;
 pub mod window_options;
-
-pub use lockstep_engine::final_line;
-pub use play::{GameOutcome, PlayError};

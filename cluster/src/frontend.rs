@@ -114,11 +114,9 @@ impl<G: HasBots> Frontend<G> {
             NetEvent::Lobby(_) => {}
             NetEvent::Stats(stats) => self.link = stats,
             NetEvent::Peers(status) => self.peers = Some(status),
-            NetEvent::Started {
-                start,
-                at: when,
-                snapshot,
-            } => self.start(&start, at(when), snapshot, &mut out),
+            NetEvent::Started(started) => {
+                self.start(&started.start, at(started.at), started.snapshot, &mut out)
+            }
             NetEvent::Resumed { start, .. } => {
                 if let Some((game, _)) = &mut self.game {
                     let tick = game.current.tick();

@@ -29,6 +29,7 @@ pub mod screens;
 use anyhow::Context;
 use lockstep_client::io::net::NetClient;
 use lockstep_client::play::connect::Frontend;
+use lockstep_client::play::GameOutcome;
 use lockstep_client::play::PlayOptions;
 use lockstep_client::tools::report::ReportOptions;
 use lockstep_client::tools::verify::Opened;
@@ -36,7 +37,7 @@ use lockstep_client::window_options::{
     BrowseOptions, Browsed, LabStart, SoloOptions, ViewOptions, WindowOptions,
     DEFAULT_SCREENSHOT_FRAME,
 };
-use lockstep_client::{final_line, GameOutcome};
+use lockstep_engine::final_line;
 use lockstep_engine::replay::{Playback, Verified};
 use lockstep_protocol::Replay;
 

@@ -13,7 +13,9 @@ use crate::games::Games;
 use crate::io::net::{NetClient, NetOptions};
 use crate::io::trust::Trust;
 use crate::play::PlayOptions;
-use crate::{final_line, GameOutcome};
+use lockstep_engine::final_line;
+
+use super::GameOutcome;
 
 /// What plays the games a connection joins: [`crate::play::headless::Headless`],
 /// or the window crate's window.

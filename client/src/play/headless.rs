@@ -7,16 +7,16 @@
 //! ready for the next, and plays that one from its Start.
 
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use lockstep_protocol::{Input, Start};
+use lockstep_protocol::Input;
 
+use super::{GameOutcome, PlayError};
 use crate::games::{ClientGame, ForGame, Games};
 use crate::io::clock;
 use crate::io::net::{NetClient, NetEvent, Started};
 use crate::play::notice::{Notice, Notices};
 use crate::play::{NetPlay, PlayOptions};
-use crate::{GameOutcome, PlayError};
 
 /// How long a stalled headless client sleeps at most before looking again;
 /// the bundle it waits for wakes it earlier.
@@ -30,11 +30,7 @@ fn wait_for_start(net: &NetClient, rematch: bool, notices: &Notices) -> Result<S
     let mut said_ready = !rematch;
     loop {
         match net.events().recv() {
-            Ok(NetEvent::Started {
-                start,
-                at,
-                snapshot,
-            }) => return Ok((start, at, snapshot)),
+            Ok(NetEvent::Started(started)) => return Ok(started),
             Ok(NetEvent::Welcome {
                 first_use: Some(first_use),
                 ..
@@ -79,13 +75,11 @@ pub fn run(
 ) -> Result<Vec<GameOutcome>, PlayError> {
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
-        let (start, at, snapshot) = wait_for_start(&net, game > 1, &options.notices)?;
-        let name = start.spec.name.clone();
+        let started = wait_for_start(&net, game > 1, &options.notices)?;
+        let name = started.start.spec.name.clone();
         let one = OneGame {
             net,
-            start,
-            at,
-            snapshot,
+            started,
             options: options.for_game(game),
             last: options.is_last(game),
         };
@@ -102,9 +96,7 @@ pub fn run(
 /// One game of a series, played headless whatever the game.
 struct OneGame {
     net: NetClient,
-    start: Start,
-    at: Instant,
-    snapshot: Option<Vec<u8>>,
+    started: Started,
     options: PlayOptions,
     /// The last of the series: leave after it.
     last: bool,
@@ -116,8 +108,7 @@ impl ForGame for OneGame {
     type Output = Result<(GameOutcome, Option<NetClient>), PlayError>;
 
     fn run<G: ClientGame>(self) -> Self::Output {
-        let play =
-            NetPlay::<G>::start(self.net, &self.start, self.at, self.snapshot, self.options)?;
+        let play = NetPlay::<G>::start(self.net, self.started, self.options)?;
         let play = play_game(play)?;
         if self.last {
             return Ok((play.finish(None), None));

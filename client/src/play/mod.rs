@@ -32,7 +32,7 @@ use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_protocol::{decode, encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
 
 use crate::games::ClientGame;
-use crate::io::net::{LinkStats, NetClient, NetEvent};
+use crate::io::net::{LinkStats, NetClient, NetEvent, Started};
 use crate::io::recording::FileRecorder;
 use crate::link::input_schedule::Schedule;
 use crate::play::notice::Notice;
@@ -117,11 +117,14 @@ impl<G: ClientGame> NetPlay<G> {
     /// state it is joined from, if it is.
     pub fn start(
         net: NetClient,
-        start: &Start,
-        at: Instant,
-        snapshot: Option<Vec<u8>>,
+        started: Started,
         options: PlayOptions,
     ) -> Result<NetPlay<G>, PlayError> {
+        let Started {
+            ref start,
+            at,
+            snapshot,
+        } = started;
         check_fault_phase::<G>(&options)?;
         let snapshot = snapshot
             .map(|bytes| snapshot_state::<G>(start, &bytes))
@@ -220,11 +223,7 @@ impl<G: ClientGame> NetPlay<G> {
                 self.reconnecting = Some("Server lost, reconnecting".into());
             }
             NetEvent::Resumed { start, at } => self.resume(&start, at),
-            NetEvent::Started {
-                start,
-                at,
-                snapshot,
-            } => self.rejoin(&start, at, snapshot)?,
+            NetEvent::Started(started) => self.rejoin(started)?,
             NetEvent::Welcome { .. } | NetEvent::Lobby(_) => {}
         }
         Ok(())
@@ -252,12 +251,12 @@ impl<G: ClientGame> NetPlay<G> {
     /// no longer holds the bundles we lack, or runs another game): the
     /// game starts again from the server's snapshot or tick 0, as a join
     /// would. A recording cannot follow, and stops here.
-    fn rejoin(
-        &mut self,
-        start: &Start,
-        at: Instant,
-        snapshot: Option<Vec<u8>>,
-    ) -> Result<(), PlayError> {
+    fn rejoin(&mut self, started: Started) -> Result<(), PlayError> {
+        let Started {
+            ref start,
+            at,
+            snapshot,
+        } = started;
         let snapshot = snapshot
             .map(|bytes| snapshot_state::<G>(start, &bytes))
             .transpose()?;

@@ -4,9 +4,9 @@
 //! IndependentTickRun (events, the HUD's figures and the net graph's),
 //! then draw `previous`→`current` at alpha.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use lockstep_protocol::{Percent, Start};
+use lockstep_protocol::Percent;
 use sdl2::keyboard::Keycode;
 
 use crate::draw::net_graph::{FrameSample, NetGraph, Observed};
@@ -16,10 +16,10 @@ use crate::games::{ForWindowGame, WindowGame, WindowGames};
 use crate::screens::lobby::{self, LastScores, LobbyView};
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
-use lockstep_client::io::net::NetClient;
+use lockstep_client::io::net::{NetClient, Started};
 use lockstep_client::play::{FrameTicks, NetPlay, PlayOptions};
+use lockstep_client::play::{GameOutcome, PlayError};
 use lockstep_client::window_options::WindowOptions;
-use lockstep_client::{GameOutcome, PlayError};
 
 /// Plays networked games in a window: the lobby screen until a game
 /// starts, the game until `ticks` (or Esc), and, while games of
@@ -38,7 +38,7 @@ pub fn run(
     };
     let mut outcomes = Vec::new();
     for game in 1..=play_options.games.max(1) {
-        let Some((start, started_at, snapshot)) = lobby::wait(
+        let Some(started) = lobby::wait(
             games,
             &mut screen,
             &net,
@@ -54,14 +54,12 @@ pub fn run(
             }
             return Ok(outcomes);
         };
-        let name = start.spec.name.clone();
+        let name = started.start.spec.name.clone();
         let one = Networked {
             screen: &mut screen,
             options: &mut options,
             net,
-            start,
-            at: started_at,
-            snapshot,
+            started,
             play_options: play_options.for_game(game),
             last: play_options.is_last(game),
         };
@@ -83,9 +81,7 @@ struct Networked<'a> {
     screen: &'a mut Screen,
     options: &'a mut WindowOptions,
     net: NetClient,
-    start: Start,
-    at: Instant,
-    snapshot: Option<Vec<u8>>,
+    started: Started,
     play_options: PlayOptions,
     /// The last of the series: leave after it.
     last: bool,
@@ -97,13 +93,7 @@ impl ForWindowGame for Networked<'_> {
     type Output = Result<(GameOutcome, Option<(NetClient, LastScores)>), WindowError>;
 
     fn run<G: WindowGame>(self) -> Self::Output {
-        let play = NetPlay::<G>::start(
-            self.net,
-            &self.start,
-            self.at,
-            self.snapshot,
-            self.play_options,
-        )?;
+        let play = NetPlay::<G>::start(self.net, self.started, self.play_options)?;
         let (play, frame, finished) = play_in_window(self.screen, play, self.options)?;
         if !finished || self.last {
             return Ok((play.finish(frame), None));

@@ -24,9 +24,9 @@ use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::io::net::{NetClient, NetEvent, Started};
 use lockstep_client::play::notice::Notice;
+use lockstep_client::play::PlayError;
 use lockstep_client::play::PlayOptions;
 use lockstep_client::window_options::WindowOptions;
-use lockstep_client::PlayError;
 
 /// Behind everything: the arena's surround, so the lobby reads as the
 /// same game.
@@ -116,11 +116,7 @@ pub(crate) fn wait(
             .any(|&(x, y)| hits_button(output, rows, x, y));
         while let Ok(event) = net.events().try_recv() {
             match event {
-                NetEvent::Started {
-                    start,
-                    at,
-                    snapshot,
-                } => return Ok(Some((start, at, snapshot))),
+                NetEvent::Started(started) => return Ok(Some(started)),
                 NetEvent::Welcome {
                     player,
                     first_use,

@@ -15,8 +15,8 @@ use crate::draw::scene::Roster;
 use crate::games::WindowGame;
 use crate::pacing::Pacer;
 use lockstep_client::io::clock;
+use lockstep_client::play::PlayError;
 use lockstep_client::window_options::WindowOptions;
-use lockstep_client::PlayError;
 
 /// Frames per second drawn at most: the loop sleeps the rest of the frame
 /// instead of spinning, since vsync is off by default.

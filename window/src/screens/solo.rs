@@ -16,8 +16,8 @@ use crate::draw::scene::Roster;
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::io::recording::FileRecorder;
+use lockstep_client::play::GameOutcome;
 use lockstep_client::window_options::{SoloOptions, WindowOptions};
-use lockstep_client::GameOutcome;
 
 /// Plays alone against bots: no server, MAX_LOOPS on, pending time
 /// discarded when the machine cannot keep up.

@@ -86,10 +86,22 @@ pub enum Closed {
     Lost(String),
 }
 
-/// A game's start as the frontend takes it: the server's Start, when it
-/// arrived, and the snapshot's bytes it is joined from (see
-/// [`NetEvent::Started`]).
-pub type Started = (Start, Instant, Option<Vec<u8>>);
+/// A game's start as the frontend takes it ([`NetEvent::Started`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Started {
+    /// Game parameters and roster.
+    pub start: Start,
+    /// When the network thread received it: every client starts its game
+    /// clock from that moment, however long its frontend takes to notice,
+    /// so the clients' clocks agree to within the network delay.
+    pub at: Instant,
+    /// The snapshot the game starts from ([`Start::snapshot`]), once all
+    /// of it arrived: the bytes as the server sent them, in order and of
+    /// the announced length. The connection knows no game, so the frontend
+    /// decodes them and checks they are a world of that tick. `None`: from
+    /// tick 0.
+    pub snapshot: Option<Vec<u8>>,
+}
 
 /// Network → frontend.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,21 +121,8 @@ pub enum NetEvent {
     },
     /// The lobby as the server sees it (between games).
     Lobby(Lobby),
-    /// The game starts. `at` is when Start arrived: every client starts its
-    /// game clock from that moment, however long its frontend takes to
-    /// notice, so the clients' clocks agree to within the network delay.
-    Started {
-        /// Game parameters and roster.
-        start: Start,
-        /// When the network thread received it.
-        at: Instant,
-        /// The snapshot the game starts from ([`Start::snapshot`]), once
-        /// all of it arrived: the bytes as the server sent them, in order
-        /// and of the announced length. The connection knows no game, so
-        /// the frontend decodes them and checks they are a world of that
-        /// tick. `None`: from tick 0.
-        snapshot: Option<Vec<u8>>,
-    },
+    /// The game starts.
+    Started(Started),
     /// The server asks for our world after this tick, to check it against
     /// the hash the majority reported and keep it for joins.
     SnapshotRequest(Tick),

@@ -570,11 +570,11 @@ impl Connection {
                 exchange.link.start_at(tick);
                 exchange.joining = Some(Joining::new(start, now));
             }
-            (None, None) => self.actions.event(NetEvent::Started {
+            (None, None) => self.actions.event(NetEvent::Started(Started {
                 start,
                 at,
                 snapshot: None,
-            }),
+            })),
         }
     }
 
@@ -590,11 +590,11 @@ impl Connection {
             Ok(false) => {}
             Ok(true) => {
                 if let Some(Joining { start, at, bytes }) = exchange.joining.take() {
-                    self.actions.event(NetEvent::Started {
+                    self.actions.event(NetEvent::Started(Started {
                         start,
                         at: self.epoch + at,
                         snapshot: Some(bytes),
-                    });
+                    }));
                 }
             }
             Err(error) => {

@@ -10,7 +10,7 @@ use lockstep_protocol::{
 
 use super::harness::{bundles, config, input, ms, resuming, start, Harness, Out, SILENT};
 use super::{
-    Action, Closed, Config, Ending, Failure, LinkStats, NetCommand, NetEvent, STATS_EVERY,
+    Action, Closed, Config, Ending, Failure, LinkStats, NetCommand, NetEvent, Started, STATS_EVERY,
 };
 use crate::link::datagrams::{HEARTBEAT, RESEND_AFTER};
 use crate::link::input_schedule::Schedule;
@@ -100,11 +100,11 @@ fn a_start_begins_the_exchange_from_tick_0_and_its_timers_run_from_then() {
     let out = h.message(ServerMessage::Start(start(1)));
     assert_eq!(
         out.events(),
-        vec![NetEvent::Started {
+        vec![NetEvent::Started(Started {
             start: start(1),
             at: h.instant(ms(500)),
             snapshot: None
-        }]
+        })]
     );
     let sent = h.input(0, input(1));
     assert_eq!(
@@ -124,7 +124,7 @@ fn a_rematch_start_resets_the_exchange() {
     h.bundles(0, 10, 0);
     h.input(12, input(1));
     let out = h.message(ServerMessage::Start(start(2)));
-    assert!(matches!(out.events()[..], [NetEvent::Started { .. }]));
+    assert!(matches!(out.events()[..], [NetEvent::Started(_)]));
     let heartbeats = h.advance(HEARTBEAT).datagrams();
     assert_eq!(
         heartbeats.last(),
@@ -155,11 +155,11 @@ fn a_start_from_a_snapshot_starts_the_game_once_its_chunks_are_in() {
     let out = h.message(ServerMessage::Snapshot(chunks.next().unwrap()));
     assert_eq!(
         out.events(),
-        vec![NetEvent::Started {
+        vec![NetEvent::Started(Started {
             start: from_snapshot(30),
             at: h.instant(ms(5)),
             snapshot: Some(snapshot)
-        }]
+        })]
     );
     assert_eq!(h.bundles(0, 30, 0).deliveries(), vec![]);
     assert_eq!(h.bundles(30, 2, 0).deliveries(), vec![(30, 2)]);
@@ -189,11 +189,11 @@ fn a_start_resuming_another_game_or_tick_is_a_fresh_join() {
         let out = h.message(ServerMessage::Start(other.clone()));
         assert_eq!(
             out.events(),
-            vec![NetEvent::Started {
+            vec![NetEvent::Started(Started {
                 start: other.clone(),
                 at: h.instant(h.now),
                 snapshot: None
-            }]
+            })]
         );
         assert_eq!(h.bundles(0, 2, 0).deliveries(), vec![(0, 2)], "from tick 0");
         h.fail(Failure::ServerLost);
