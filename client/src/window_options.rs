@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lockstep_engine::loops::Strategy;
+use lockstep_engine::timing::loops::Strategy;
 use lockstep_protocol::Tick;
 
 use crate::play::PlayOptions;

@@ -9,13 +9,19 @@
 
 use lockstep_protocol::{Bundle, Input, PlayerId, PlayerInput, RosterEntry};
 
-use crate::game::{apply, Game, Setup};
+use crate::game::{apply, Bots, Game, HasBots, Setup};
 
 /// Chooses the inputs of the players you play against, from the state they
 /// see (the ball game's seeded bots).
 pub trait Opponents<G> {
     /// One input for each opponent still in the game, for the next tick.
     fn inputs(&mut self, game: &G) -> Vec<PlayerInput>;
+}
+
+impl<G: HasBots> Opponents<G> for Bots<G> {
+    fn inputs(&mut self, game: &G) -> Vec<PlayerInput> {
+        Bots::inputs(self, game)
+    }
 }
 
 /// You against `opponents`, with the two latest states for drawing.

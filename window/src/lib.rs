@@ -38,7 +38,7 @@ use lockstep_client::window_options::{
     DEFAULT_SCREENSHOT_FRAME,
 };
 use lockstep_engine::final_line;
-use lockstep_engine::replay::{Playback, Verified};
+use lockstep_engine::replay::playback::{Playback, Verified};
 use lockstep_protocol::Replay;
 
 use games::{ForWindowGame, WindowGame, WindowGames};

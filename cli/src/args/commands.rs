@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use lockstep_client::io::known_servers;
 use lockstep_client::window_options::{LabStart, SoloOptions, WindowOptions};
-use lockstep_engine::loops::trace::TraceOptions;
-use lockstep_engine::loops::{parse_ms, Settings, Strategy};
+use lockstep_engine::timing::loops::trace::TraceOptions;
+use lockstep_engine::timing::loops::{parse_ms, Settings, Strategy};
 use lockstep_sim::WorldConfig;
 
 use super::shared::{parse_size, DiscoveryArgs, WindowArgs};

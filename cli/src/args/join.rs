@@ -12,9 +12,9 @@ use lockstep_client::play::connect::{self, ConnectOptions};
 use lockstep_client::play::notice::Notices;
 use lockstep_client::play::{PlayOptions, TickCost};
 use lockstep_client::window_options::{BrowseOptions, Browsed, WindowOptions};
-use lockstep_engine::history::DEFAULT_HISTORY;
-use lockstep_engine::loops::parse_ms;
-use lockstep_engine::net_game::{Fault, GameOptions};
+use lockstep_engine::determinism::history::DEFAULT_HISTORY;
+use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
+use lockstep_engine::timing::loops::parse_ms;
 use lockstep_protocol::{Tick, PROTOCOL_VERSION};
 
 use super::shared::{parse_phase, DiscoveryArgs, WindowArgs};

@@ -25,10 +25,10 @@ pub mod replaced;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use lockstep_engine::accumulator::FrameEnd;
-use lockstep_engine::capacity::CapacityMeter;
-use lockstep_engine::net_game::{Advance, NetGame};
-use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
+use lockstep_engine::lockstep::net_game::{Advance, NetGame};
+use lockstep_engine::replay::recorder::{networked_header, SPECTATOR_REPORTS};
+use lockstep_engine::timing::accumulator::FrameEnd;
+use lockstep_engine::timing::capacity::CapacityMeter;
 use lockstep_protocol::{decode, encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
 
 use crate::games::ClientGame;

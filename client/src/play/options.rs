@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lockstep_engine::net_game::GameOptions;
+use lockstep_engine::lockstep::net_game::GameOptions;
 use lockstep_protocol::Tick;
 
 use super::notice::Notices;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use lockstep_engine::net_game::NetGame;
+use lockstep_engine::lockstep::net_game::NetGame;
 use lockstep_protocol::Percent;
 
 use crate::io::net::{Closed, LinkStats};

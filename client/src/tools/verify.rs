@@ -11,7 +11,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use lockstep_engine::replay::{self, Verified};
+use lockstep_engine::replay::playback::{self as replay, Verified};
 use lockstep_protocol::{Replay, ReplayError};
 
 use crate::games::{ClientGame, ForGame, Games};

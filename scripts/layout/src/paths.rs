@@ -50,7 +50,7 @@ mod tests {
     #[test]
     fn paths_in_code_spans_are_found_and_other_code_is_not() {
         let text = "The gate is `engine/src/gate.rs`, see `docs/guide/lan.md#blocked`.\n\
-                    Run `cargo test -p x` and `lockstep_engine::gate`, build to \
+                    Run `cargo test -p x` and `lockstep_engine::lockstep::gate`, build to \
                     `target/release/x`.\n```\n`not/in/a/fence.rs`\n```\n`Cargo.toml` and `client/`\n";
         assert_eq!(
             named_paths(text),

@@ -41,7 +41,7 @@ pub enum WindowError {
     Play(#[from] PlayError),
     /// The recording could not be started.
     #[error(transparent)]
-    Record(#[from] lockstep_engine::replay::PlaybackError),
+    Record(#[from] lockstep_engine::replay::playback::PlaybackError),
     /// The screenshot could not be written.
     #[error(transparent)]
     Screenshot(#[from] crate::draw::screenshot::ScreenshotError),

@@ -3,9 +3,9 @@
 //! (pending time the machine cannot keep up with is discarded), then the
 //! events and HUD figures, then draw `previous`→`current` at alpha.
 
-use lockstep_engine::accumulator::{FixedStep, Policy};
-use lockstep_engine::recorder::solo_header;
+use lockstep_engine::replay::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
+use lockstep_engine::timing::accumulator::{FixedStep, Policy};
 use lockstep_engine::Setup;
 use lockstep_protocol::Percent;
 use lockstep_sim::bot::{Bot, Bots};
