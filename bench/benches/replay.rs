@@ -13,8 +13,9 @@ use std::io::BufWriter;
 use std::process::Command;
 
 use lockstep_client::clock;
-use lockstep_engine::recorder::solo_header;
-use lockstep_engine::{apply, replay, Setup};
+use lockstep_engine::replay::playback as replay;
+use lockstep_engine::replay::recorder::solo_header;
+use lockstep_engine::{apply, Setup};
 use lockstep_protocol::{Bundle, PlayerId, Record, ReplayWriter, RosterEntry, Tick};
 use lockstep_sim::bot::Bots;
 use lockstep_sim::{World, WorldConfig};

@@ -15,10 +15,10 @@ use lockstep_client::play::{PlayOptions, TickCost};
 use lockstep_client::window_modes::{
     self, BrowseOptions, Browsed, LabStart, SoloOptions, WindowOptions,
 };
-use lockstep_engine::history::DEFAULT_HISTORY;
-use lockstep_engine::loops::trace::TraceOptions;
-use lockstep_engine::loops::{parse_ms, Settings, Strategy};
-use lockstep_engine::net_game::{Fault, GameOptions};
+use lockstep_engine::determinism::history::DEFAULT_HISTORY;
+use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
+use lockstep_engine::timing::loops::trace::TraceOptions;
+use lockstep_engine::timing::loops::{parse_ms, Settings, Strategy};
 use lockstep_protocol::{Tick, PROTOCOL_VERSION};
 use lockstep_sim::WorldConfig;
 

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use lockstep_engine::desync::{dump_game, DumpError};
+use lockstep_engine::determinism::desync::{dump_game, DumpError};
 use lockstep_engine::UnknownGame;
 
 use crate::games::Games;

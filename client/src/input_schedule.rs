@@ -41,7 +41,7 @@
 //! Pure: no clock. The network thread passes in times on the link's clock
 //! (time since its epoch) and converts the frontend's instants to it.
 //!
-//! [`NetGame::local_ticks_due`]: lockstep_engine::net_game::NetGame::local_ticks_due
+//! [`NetGame::local_ticks_due`]: lockstep_engine::lockstep::net_game::NetGame::local_ticks_due
 
 use std::time::Duration;
 
@@ -164,8 +164,8 @@ fn nanos(d: Duration) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use lockstep_engine::accumulator::{FixedStep, Policy};
-    use lockstep_engine::gate::InputBuffer;
+    use lockstep_engine::lockstep::gate::InputBuffer;
+    use lockstep_engine::timing::accumulator::{FixedStep, Policy};
     use lockstep_protocol::{Bundle, Buttons, InputDatagram, MAX_DATAGRAM_SIZE};
 
     use super::*;

@@ -104,7 +104,7 @@ pub mod window_modes;
 
 use std::time::Duration;
 
-use lockstep_engine::net_game::NetGame;
+use lockstep_engine::lockstep::net_game::NetGame;
 use lockstep_protocol::Percent;
 use net::{Closed, LinkStats};
 

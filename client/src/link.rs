@@ -49,7 +49,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::Duration;
 
-use lockstep_engine::speed::SpeedSchedule;
+use lockstep_engine::timing::speed::SpeedSchedule;
 use lockstep_protocol::{
     encode, Bundle, BundleDatagram, ClientDatagram, Input, InputDatagram, Percent, Tick,
     MAX_DATAGRAM_SIZE,

@@ -16,7 +16,7 @@
 //! that is more (being late costs a frame, spinning only a little CPU), and
 //! otherwise creeps back down a sixteenth of the way per sleep.
 //!
-//! The loop strategies (`lockstep_engine::loops`) never read a clock: they
+//! The loop strategies (`lockstep_engine::timing::loops`) never read a clock: they
 //! only name the deadline, and this module waits for it, reading the clock
 //! through [`crate::clock`].
 

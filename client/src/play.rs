@@ -18,10 +18,10 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_engine::accumulator::FrameEnd;
-use lockstep_engine::capacity::CapacityMeter;
-use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
-use lockstep_engine::recorder::{networked_header, SPECTATOR_REPORTS};
+use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
+use lockstep_engine::replay::recorder::{networked_header, SPECTATOR_REPORTS};
+use lockstep_engine::timing::accumulator::FrameEnd;
+use lockstep_engine::timing::capacity::CapacityMeter;
 use lockstep_protocol::{
     decode, encode, DesyncNotice, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
 };

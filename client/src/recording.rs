@@ -6,8 +6,8 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use lockstep_engine::recorder::Recorder;
-use lockstep_engine::replay::PlaybackError;
+use lockstep_engine::replay::playback::PlaybackError;
+use lockstep_engine::replay::recorder::Recorder;
 use lockstep_engine::Game;
 use lockstep_protocol::{Bundle, PlayerId, ReplayHeader};
 

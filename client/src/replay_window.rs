@@ -4,8 +4,8 @@
 //! drag on the timeline along the bottom (`timeline.rs`), which marks the
 //! goals, drops, rejoins and desyncs.
 
-use lockstep_engine::accumulator::{FixedStep, Policy};
-use lockstep_engine::replay::{Playback, Verified};
+use lockstep_engine::replay::playback::{Playback, Verified};
+use lockstep_engine::timing::accumulator::{FixedStep, Policy};
 use lockstep_protocol::Tick;
 use sdl2::keyboard::Keycode;
 

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lockstep_engine::replay;
+use lockstep_engine::replay::playback as replay;
 use lockstep_engine::{apply, Setup, SetupError};
 use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
 
@@ -320,7 +320,7 @@ pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockstep_engine::recorder::solo_header;
+    use lockstep_engine::replay::recorder::solo_header;
     use lockstep_engine::Game;
     use lockstep_protocol::{Bundle, RosterEntry};
     use lockstep_sim::bot::Bots;

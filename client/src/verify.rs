@@ -10,7 +10,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use lockstep_engine::replay::{self, Verified};
+use lockstep_engine::replay::playback::{self as replay, Verified};
 use lockstep_protocol::Replay;
 
 use crate::games::{ClientGame, ForGame, Games};

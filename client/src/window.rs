@@ -7,9 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use lockstep_engine::accumulator::{FixedStep, Policy};
-use lockstep_engine::recorder::solo_header;
+use lockstep_engine::replay::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
+use lockstep_engine::timing::accumulator::{FixedStep, Policy};
 use lockstep_engine::Setup;
 use lockstep_protocol::{Buttons, Input, Percent, Start};
 use lockstep_sim::bot::{Bot, Bots};
@@ -53,7 +53,7 @@ pub enum WindowError {
     Play(#[from] PlayError),
     /// The recording could not be started.
     #[error(transparent)]
-    Record(#[from] lockstep_engine::replay::PlaybackError),
+    Record(#[from] lockstep_engine::replay::playback::PlaybackError),
     /// The screenshot could not be written.
     #[error(transparent)]
     Screenshot(#[from] crate::screenshot::ScreenshotError),

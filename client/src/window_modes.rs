@@ -13,8 +13,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lockstep_engine::loops::Strategy;
-use lockstep_engine::replay::Verified;
+use lockstep_engine::replay::playback::Verified;
+use lockstep_engine::timing::loops::Strategy;
 use lockstep_protocol::{Replay, Tick};
 
 use crate::games::{ClientGame, Games};
@@ -307,7 +307,7 @@ pub(crate) fn replay<G: ClientGame>(
 ) -> anyhow::Result<Verified> {
     #[cfg(feature = "window")]
     {
-        use lockstep_engine::replay::Playback;
+        use lockstep_engine::replay::playback::Playback;
 
         let playback = Playback::<G>::new(replay)?;
         Ok(crate::replay_window::run(playback, note, window, view)?)

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use lockstep_client::connection::{self, Action, Connection, Failure, NetCommand, NetEvent};
 use lockstep_conditioner::LinkConfig;
-use lockstep_engine::net_game::{GameOptions, NetGame};
+use lockstep_engine::lockstep::net_game::{GameOptions, NetGame};
 use lockstep_engine::HasBots;
 use lockstep_protocol::{encode_frame, FrameReader, Hello, Platform, SelfTest, ServerMessage};
 use lockstep_server::session::ConnId;

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use lockstep_client::connection::{Closed, LinkStats, NetCommand, NetEvent};
-use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
+use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::HasBots;
 use lockstep_protocol::{decode, encode, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
 

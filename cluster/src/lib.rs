@@ -47,7 +47,7 @@
 //!
 //! [`Session`]: lockstep_server::session::Session
 //! [`Connection`]: lockstep_client::connection::Connection
-//! [`NetGame`]: lockstep_engine::net_game::NetGame
+//! [`NetGame`]: lockstep_engine::lockstep::net_game::NetGame
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -14,8 +14,8 @@ use std::path::Path;
 
 use lockstep_protocol::{decode, GameSpec, Tick, MAX_SNAPSHOT_SIZE};
 
-use crate::desync::DumpError;
-use crate::diff::{compare_dumps, DiffReport};
+use crate::determinism::desync::DumpError;
+use crate::determinism::diff::{compare_dumps, DiffReport};
 use crate::game::{settings_of, spec_of, HasBots, SetupError};
 
 /// A game as a host sees it, without its type.

@@ -4,35 +4,43 @@
 //!
 //! # How it works
 //!
-//! - [`Game`] is the seam: any deterministic game that can start from a
-//!   [`Setup`], step with one input per player, hash and snapshot itself
-//!   plugs in (ggrs's `Config`). The ball game of `lockstep-sim` does; so
-//!   does the Tally of `games/tally`. [`HasBots`] adds seeded computer
-//!   players, and [`host`] is what a server or a tool needs of a game it
-//!   takes by name at run time ([`HostedGame`]).
-//! - [`gate`] is the lockstep gate: tick `t` runs only once the bundle for
-//!   `t` (every player's input) has arrived; it also schedules the local
-//!   inputs `input_delay` ticks ahead.
-//! - [`accumulator`] is the flipcode tip's fixed-step accumulator: given
-//!   the real time a frame took, it says how many ticks are due and the
-//!   interpolation alpha; MAX_LOOPS and discarding in solo play only.
-//! - [`input_delay`] picks the smallest input delay that keeps the game
-//!   from waiting, from the round trip, the jitter and the server's lag
-//!   indicator.
-//! - [`speed`] is the game speed the server announces (slower while a
-//!   player's machine cannot keep up): the accumulator's tick length from
-//!   an announced tick on; [`capacity`] measures what this machine
-//!   sustains, for the server to choose it.
-//! - [`net_game`] glues these into a networked game, [`solo`] is the
-//!   game against the computer; both only answer "what now", the frontend
-//!   carries it out.
-//! - [`history`] keeps the last ticks for [`desync`] dumps, which
-//!   [`diff`] compares field by field; [`synctest`] proves the snapshot and
-//!   the hash cover the whole state.
-//! - [`replay`] plays back and verifies recordings that [`recorder`]
-//!   writes.
-//! - [`loops`] holds every game loop strategy of the seed articles as a
-//!   pure state machine over the same accumulator.
+//! The files are grouped by job, one folder each:
+//!
+//! - At the root, [`Game`] is the seam: any deterministic game that can
+//!   start from a [`Setup`], step with one input per player, hash and
+//!   snapshot itself plugs in (ggrs's `Config`). The ball game of
+//!   `lockstep-sim` does; so does the Tally of `games/tally`. [`HasBots`]
+//!   adds seeded computer players, and [`host`] is what a server or a tool
+//!   needs of a game it takes by name at run time ([`HostedGame`]).
+//!   [`solo`] is the game against the computer.
+//! - [`lockstep`]: the networked game. Its [`gate`](lockstep::gate) runs
+//!   tick `t` only once the bundle for `t` (every player's input) has
+//!   arrived and schedules the local inputs `input_delay` ticks ahead;
+//!   [`input_delay`](lockstep::input_delay) picks the smallest delay that
+//!   keeps the game from waiting; [`playout`](lockstep::playout) holds a
+//!   few bundles in hand when this client's own link is bursty; and
+//!   [`net_game`](lockstep::net_game) glues them to the game and the clock.
+//! - [`timing`]: real time into ticks. The flipcode tip's fixed-step
+//!   [`accumulator`](timing::accumulator) says how many ticks a frame's
+//!   real time makes due and the interpolation alpha (MAX_LOOPS and
+//!   discarding in solo play only); [`speed`](timing::speed) is the game
+//!   speed the server announces, the accumulator's tick length from an
+//!   announced tick on; [`capacity`](timing::capacity) measures what this
+//!   machine sustains, for the server to choose it; and
+//!   [`loops`](timing::loops) holds every game loop strategy of the seed
+//!   articles as a pure state machine over the same accumulator.
+//! - [`determinism`]: proving and diagnosing it. The
+//!   [`history`](determinism::history) keeps the last ticks for
+//!   [`desync`](determinism::desync) dumps, which
+//!   [`diff`](determinism::diff) compares field by field;
+//!   [`synctest`](determinism::synctest) proves the snapshot and the hash
+//!   cover the whole state.
+//! - [`replay`]: [`recorder`](replay::recorder) writes a game as its
+//!   bundles, and [`playback`](replay::playback) plays it back and
+//!   verifies it.
+//!
+//! The networked game and solo play only answer "what now"; the frontend
+//! carries it out.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -41,25 +49,15 @@
 #[cfg(test)]
 extern crate self as lockstep_engine;
 
-pub mod accumulator;
-pub mod capacity;
-pub mod desync;
-pub mod diff;
+pub mod determinism;
 mod game;
-pub mod gate;
-pub mod history;
 pub mod host;
-pub mod input_delay;
-pub mod loops;
-pub mod net_game;
-pub mod playout;
-pub mod recorder;
+pub mod lockstep;
 pub mod replay;
 pub mod solo;
-pub mod speed;
-pub mod synctest;
 #[cfg(test)]
 mod testing;
+pub mod timing;
 
 pub use game::{
     apply, apply_phases, offline, settings_of, spec_of, Bots, Game, HasBots, Setup, SetupError,

@@ -4,8 +4,8 @@
 //! sync test. Built with the `engine` feature, so the simulation itself
 //! builds without the engine (for other architectures, say).
 
+use lockstep_engine::determinism::synctest::{check, SyncTestError};
 use lockstep_engine::solo::Opponents;
-use lockstep_engine::synctest::{check, SyncTestError};
 use lockstep_engine::{Game, HasBots, Setup};
 use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
 use serde::{Deserialize, Serialize};

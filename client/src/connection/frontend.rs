@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use lockstep_engine::input_delay::LinkFigures;
+use lockstep_engine::lockstep::input_delay::LinkFigures;
 use lockstep_protocol::{
     Bundle, DesyncNotice, Input, Lobby, PeerStatus, Percent, PlayerId, Start, Tick,
 };

@@ -9,7 +9,7 @@
 //! line are a steady frame rate, and aliasing shows as steps per frame
 //! alternating between 0, 1 and 2.
 
-use lockstep_engine::loops::{format_ms, Settings};
+use lockstep_engine::timing::loops::{format_ms, Settings};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;

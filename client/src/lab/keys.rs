@@ -7,7 +7,7 @@
 use sdl2::keyboard::Keycode;
 
 use super::knobs::{Change, Command};
-use lockstep_engine::loops::Strategy;
+use lockstep_engine::timing::loops::Strategy;
 
 /// Keys 1 to 7 select the rungs of [`Strategy::ALL`] in order (top row
 /// or keypad).

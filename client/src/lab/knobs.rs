@@ -3,8 +3,8 @@
 //! Pure, so the effect of every key is a unit test; [`super::keys`] maps
 //! SDL keys to these [`Command`]s.
 
-use lockstep_engine::accumulator::SOLO_MAX_LOOPS;
-use lockstep_engine::loops::{Settings, Strategy};
+use lockstep_engine::timing::accumulator::SOLO_MAX_LOOPS;
+use lockstep_engine::timing::loops::{Settings, Strategy};
 
 /// Tick rates the T/Y keys step through: from a slideshow, where temporal
 /// aliasing is obvious, to twice the usual 60 Hz.

@@ -1,6 +1,6 @@
 //! `lockstep-client lab`: the game loop lab. The same solo world (the
 //! player's disc against bots) driven by any loop strategy of
-//! [`lockstep_engine::loops`], switched at run time, with the numbers and a strip
+//! [`lockstep_engine::timing::loops`], switched at run time, with the numbers and a strip
 //! chart that show each loop's behaviour and failure modes.
 //!
 //! # How it works
@@ -30,8 +30,8 @@ mod panel;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_engine::loops::Loop;
 use lockstep_engine::solo::SoloGame;
+use lockstep_engine::timing::loops::Loop;
 use lockstep_engine::Setup;
 use lockstep_protocol::Input;
 use lockstep_sim::bot::Bots;

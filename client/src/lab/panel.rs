@@ -3,7 +3,7 @@
 //!
 //! [`lines`] is pure (tested); [`draw`] only puts the lines on screen.
 
-use lockstep_engine::loops::{format_ms, Strategy};
+use lockstep_engine::timing::loops::{format_ms, Strategy};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use lockstep_engine::net_game::{Advance, GameOptions, NetGame};
+use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::Game;
 use lockstep_protocol::{Bundle, Buttons, Input, PlayerId, PlayerInput, RosterEntry, Start, Tick};
 

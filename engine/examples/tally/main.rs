@@ -16,7 +16,8 @@
 mod game;
 mod lockstep;
 
-use lockstep_engine::{synctest, Game};
+use lockstep_engine::determinism::synctest;
+use lockstep_engine::Game;
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
 
 use game::Tally;

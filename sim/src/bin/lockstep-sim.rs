@@ -12,7 +12,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use lockstep_engine::{final_line, replay};
+use lockstep_engine::final_line;
+use lockstep_engine::replay::playback as replay;
 use lockstep_sim::offline::{self, SimOptions};
 use lockstep_sim::{World, WorldConfig};
 

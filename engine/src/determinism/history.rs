@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use lockstep_protocol::{Bundle, GameSpec, PlayerId, Tick};
 use serde::{Deserialize, Serialize};
 
-use crate::desync::{DesyncDump, PhaseHash, DUMP_FORMAT};
+use crate::determinism::desync::{DesyncDump, PhaseHash, DUMP_FORMAT};
 use crate::game::Game;
 
 /// Ticks of history kept by default: 10 s at 60 Hz, far more than the

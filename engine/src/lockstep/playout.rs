@@ -1,7 +1,7 @@
 //! Playout delay: how many ticks this client's clock runs behind the
 //! game's schedule, so that its own link's gaps do not stall it.
 //!
-//! The input delay ([`crate::input_delay`]) makes this client's inputs
+//! The input delay ([`crate::lockstep::input_delay`]) makes this client's inputs
 //! reach the server in time; it cannot make the bundles reach *this*
 //! client in time. A bundle leaves the server once the last input of its
 //! tick is in (or, late, is stood in for), and when the link down to us
@@ -28,7 +28,7 @@
 //! - Not in the game's first second, while clocks settle.
 //!
 //! Pure: fed ticks, waits and counts of held bundles; returns the changes.
-//! [`crate::net_game::NetGame`] postpones or hurries its clock by them and
+//! [`crate::lockstep::net_game::NetGame`] postpones or hurries its clock by them and
 //! moves the input delay with them.
 
 use std::collections::VecDeque;

@@ -2,7 +2,7 @@
 //! loop): one update per frame whose dt is the frame's measured time,
 //! optionally capped at a maximum step.
 
-use crate::accumulator::FrameEnd;
+use crate::timing::accumulator::FrameEnd;
 
 /// One frame's worth of variable step.
 #[derive(Debug, Clone, PartialEq, Eq)]

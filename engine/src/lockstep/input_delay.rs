@@ -36,7 +36,7 @@
 //! Before the first report (the game's first seconds) the delay is guessed
 //! from the link: round trip plus twice the jitter plus two ticks, raised
 //! only. Pure: fed ticks, durations and reports, returns the delay to use;
-//! [`crate::gate`] applies a change between ticks without skipping or
+//! [`crate::lockstep::gate`] applies a change between ticks without skipping or
 //! repeating one.
 
 use std::time::Duration;

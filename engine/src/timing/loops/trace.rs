@@ -51,7 +51,7 @@ pub fn run(options: &TraceOptions) -> Result<Vec<String>, TraceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loops::Strategy;
+    use crate::timing::loops::Strategy;
 
     const MS: u64 = 1_000_000;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::desync::{DesyncDump, DumpError};
+use crate::determinism::desync::{DesyncDump, DumpError};
 use crate::game::Game;
 
 /// One field that differs between two worlds.
@@ -290,7 +290,7 @@ fn compare_phases<G: Game>(a: &DesyncDump<G>, b: &DesyncDump<G>) -> Vec<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::History;
+    use crate::determinism::history::History;
     use crate::testing::{play, Tally};
     use lockstep_protocol::{Bundle, PlayerId, Tick};
 

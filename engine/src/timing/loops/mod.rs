@@ -12,7 +12,7 @@
 //! clock tests it exactly, and `lockstep-client loops --trace` ([`trace`])
 //! prints what it does frame by frame.
 //!
-//! The fixed-step strategies are [`crate::accumulator::FixedStep`], the
+//! The fixed-step strategies are [`crate::timing::accumulator::FixedStep`], the
 //! accumulator the networked client, solo play and replays run: the lab's
 //! [`Settings`] only choose its [`Policy`], and with `networked` on they
 //! choose exactly the networked client's.
@@ -45,7 +45,7 @@ mod variable;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::accumulator::Policy;
+use crate::timing::accumulator::Policy;
 
 pub use machine::{Loop, Plan, Update};
 pub use millis::{format_ms, parse_ms, ParseMsError};

@@ -14,14 +14,14 @@ use lockstep_protocol::{
     Bundle, DesyncNotice, GameSpec, Input, Percent, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
 };
 
-use crate::accumulator::{FixedStep, FrameEnd, Policy};
-use crate::desync::DesyncDump;
+use crate::determinism::desync::DesyncDump;
+use crate::determinism::history::{History, DEFAULT_HISTORY};
 use crate::game::{apply, apply_phases, Game, Setup, SetupError};
-use crate::gate::{Gate, InputBuffer};
-use crate::history::{History, DEFAULT_HISTORY};
-use crate::input_delay::{DelayController, LinkFigures};
-use crate::playout::Playout;
-use crate::speed::SpeedSchedule;
+use crate::lockstep::gate::{Gate, InputBuffer};
+use crate::lockstep::input_delay::{DelayController, LinkFigures};
+use crate::lockstep::playout::Playout;
+use crate::timing::accumulator::{FixedStep, FrameEnd, Policy};
+use crate::timing::speed::SpeedSchedule;
 
 /// The answer to "may a tick run now?".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -887,7 +887,7 @@ mod tests {
             panic!("tick 5 is in both histories");
         };
         assert_eq!((dump.player, dump.tick), (Some(PlayerId(0)), Tick(5)));
-        let diffs = crate::diff::diff_worlds(&clean.world, &dump.world);
+        let diffs = crate::determinism::diff::diff_worlds(&clean.world, &dump.world);
         assert_eq!(diffs.len(), 1, "{diffs:?}");
         assert_eq!(diffs[0].path, "drift");
         // A change after the step is not redone: every phase agrees with

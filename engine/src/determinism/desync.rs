@@ -1,7 +1,7 @@
 //! Desync dumps: what a client writes when the server reports that tick
 //! `T` diverged, twice: as JSON to read, and as postcard bytes that keep
 //! every float bit. `lockstep-client desync-diff A B` compares two of them
-//! field by field ([`crate::diff`]).
+//! field by field ([`crate::determinism::diff`]).
 
 use std::path::{Path, PathBuf};
 
@@ -215,7 +215,7 @@ impl<G: Game> DesyncDump<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::History;
+    use crate::determinism::history::History;
     use crate::testing::{play, Tally};
 
     #[test]

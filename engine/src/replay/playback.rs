@@ -1,5 +1,5 @@
 //! Replays: playing one back and verifying its hashes (`lockstep-client
-//! replay`); recording is [`crate::recorder`].
+//! replay`); recording is [`crate::replay::recorder`].
 //!
 //! A replay holds the starting parameters and every tick's bundle, so the
 //! whole game re-simulates exactly, entirely inside the fixed-step loop:
@@ -308,7 +308,7 @@ pub fn verify<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recorder::{solo_header, Recorder};
+    use crate::replay::recorder::{solo_header, Recorder};
     use crate::testing::{inputs_at, setup, Tally};
     use lockstep_protocol::{Bundle, RosterEntry};
 

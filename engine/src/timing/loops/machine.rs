@@ -11,7 +11,7 @@
 //! when an input has not arrived, the lab when a frame's updates take too
 //! long to keep the window alive).
 
-use crate::accumulator::{FixedStep, FrameEnd};
+use crate::timing::accumulator::{FixedStep, FrameEnd};
 
 use super::{Settings, VariableStep};
 
@@ -193,8 +193,8 @@ impl Loop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accumulator::Policy;
-    use crate::loops::{Strategy, DEFAULT_MAX_DELTA_NS};
+    use crate::timing::accumulator::Policy;
+    use crate::timing::loops::{Strategy, DEFAULT_MAX_DELTA_NS};
 
     const MS: u64 = 1_000_000;
     /// 10 ms ticks (100 Hz) keep the arithmetic readable.

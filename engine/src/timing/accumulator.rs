@@ -2,7 +2,7 @@
 //! nanoseconds: the one implementation behind every fixed-step loop of the
 //! client, the networked game, solo play, replays and the `fixed`,
 //! `fixed-max`, `fixed-interp` and `mixed` strategies of the game loop lab
-//! (see [`crate::loops`]).
+//! (see [`crate::timing::loops`]).
 //!
 //! Pure: the frontend measures the frame time and passes it in, then asks
 //! [`FixedStep::due`] before each game tick. The loop it drives is:
