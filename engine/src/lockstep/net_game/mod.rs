@@ -7,6 +7,10 @@
 //! the returned alpha. The server's speed announcements
 //! ([`NetGame::set_speed`]) set the clock's tick length for the ticks
 //! from theirs on.
+//!
+//! A game joined late, or resumed after a reconnection, first catches up:
+//! the ticks it missed run as soon as their bundles arrive, and only then
+//! does the clock pace the game ([`NetGame::catching_up`]).
 
 use std::time::Duration;
 
@@ -36,7 +40,7 @@ pub enum Advance {
         report: Option<(Tick, u64)>,
         /// The bundle's tick (`tick - 1`) when our input in it is the
         /// server's stand-in ([`Bundle::substituted`]): ours reached the
-        /// server too late. Not while catching up with history.
+        /// server too late. Not while catching up.
         replaced: Option<Tick>,
     },
     /// A tick is due but its bundle has not arrived.
@@ -110,6 +114,19 @@ impl Fault {
     }
 }
 
+/// Where a game is: fast-forwarding through ticks that were played
+/// without it, or playing live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Every received bundle runs at once, until the world reaches this
+    /// tick and no bundle is left: the history of a game joined late, or
+    /// the bundles a reconnected client lacked. The clock waits, and no
+    /// hash is reported, no stall counted and no playout adapted.
+    CatchingUp(Tick),
+    /// A tick runs when the clock says it is due and its bundle is here.
+    Live,
+}
+
 /// A running networked game.
 #[derive(Debug)]
 pub struct NetGame<G> {
@@ -132,7 +149,7 @@ pub struct NetGame<G> {
     stats: GameStats,
     last_stall: Option<Tick>,
     /// The clock's lag right after the last tick ran: a tick that stalls
-    /// while the game still catches up was due from then, not from its
+    /// while the clock is still behind was due from then, not from its
     /// place in the schedule, and only the wait since counts as its own.
     lag_after_step: u64,
     history: History<G>,
@@ -143,8 +160,8 @@ pub struct NetGame<G> {
     /// name them.
     spec: GameSpec,
     first_input_tick: Tick,
-    /// Ticks of history to fast-forward through before playing live.
-    catch_up: Option<Tick>,
+    /// Whether the game fast-forwards through history or plays live.
+    phase: Phase,
 }
 
 impl<G: Game> NetGame<G> {
@@ -199,7 +216,10 @@ impl<G: Game> NetGame<G> {
                 .find(|r| Some(r.id) == start.you)
                 .map_or_else(|| "spectator".to_string(), |r| r.name.clone()),
             first_input_tick: start.first_input_tick,
-            catch_up: (start.history > 0).then_some(Tick(start.history)),
+            phase: match start.history {
+                0 => Phase::Live,
+                history => Phase::CatchingUp(Tick(history)),
+            },
             spec: start.spec.clone(),
         }
     }
@@ -227,7 +247,7 @@ impl<G: Game> NetGame<G> {
         self.speed = SpeedSchedule::new(start.tick_rate);
         self.last_stall = None;
         self.lag_after_step = 0;
-        self.catch_up = Some(Tick(start.history).next());
+        self.phase = Phase::CatchingUp(Tick(start.history).next());
     }
 
     /// The neutral inputs this client sends for its first ticks (none for
@@ -255,10 +275,14 @@ impl<G: Game> NetGame<G> {
         self.clock.begin_frame(elapsed_ns);
     }
 
-    /// `(done, total)` while fast-forwarding through the history of a game
-    /// joined late.
+    /// `(done, total)` while catching up (through the history of a game
+    /// joined late, or the bundles a reconnection lacked): the world's
+    /// tick, and the tick it catches up to.
     pub fn catching_up(&self) -> Option<(u32, u32)> {
-        self.catch_up.map(|to| (self.current.tick().0, to.0))
+        match self.phase {
+            Phase::CatchingUp(to) => Some((self.current.tick().0, to.0)),
+            Phase::Live => None,
+        }
     }
 
     /// The server's announcement that ticks from `from_tick` on run at
@@ -289,22 +313,48 @@ impl<G: Game> NetGame<G> {
     /// catching up, every received bundle is due at once: game time is
     /// replayed as fast as the machine allows, then the clock takes over.
     pub fn advance(&mut self) -> Advance {
-        if let Some(to) = self.catch_up {
-            if self.current.tick() >= to && self.buffer.buffered() == 0 {
-                self.catch_up = None;
-                // The clock starts now: nothing to forgive.
-                self.speed.enter(self.current.tick());
-                self.clock = FixedStep::with_tick_ns(self.speed.tick_ns(), Policy::NETWORKED);
-                return Advance::NotDue;
+        match self.phase {
+            Phase::CatchingUp(to) => self.advance_catching_up(to),
+            Phase::Live => self.advance_live(),
+        }
+    }
+
+    /// [`NetGame::advance`] while catching up: the next received bundle
+    /// runs at once, and nothing is reported or measured. Once the world
+    /// has reached `to` and no bundle is left, the game goes live.
+    fn advance_catching_up(&mut self, to: Tick) -> Advance {
+        if self.current.tick() >= to && self.buffer.buffered() == 0 {
+            self.phase = Phase::Live;
+            // The clock starts now: nothing to forgive.
+            self.speed.enter(self.current.tick());
+            self.clock = FixedStep::with_tick_ns(self.speed.tick_ns(), Policy::NETWORKED);
+            return Advance::NotDue;
+        }
+        match self.buffer.poll() {
+            Gate::Step(tick, bundle) => {
+                let (now, _) = self.step(tick, &bundle);
+                self.lag_after_step = self.clock.lag_ns();
+                Advance::Ran {
+                    tick: now,
+                    report: None,
+                    replaced: None,
+                }
             }
-        } else {
-            // The world's tick is the next bundle's: it runs at its speed.
-            let postpone = self.speed.enter(self.current.tick());
-            self.clock.set_tick_ns(self.speed.tick_ns());
-            self.clock.postpone(postpone);
-            if !self.clock.due() {
-                return Advance::NotDue;
-            }
+            Gate::Stall(tick) => Advance::Stalled(tick),
+        }
+    }
+
+    /// [`NetGame::advance`] when live: the next tick runs once the clock
+    /// says it is due at its speed and its bundle is here; its hash is
+    /// reported, a stall is counted, and how long it waited feeds the
+    /// playout.
+    fn advance_live(&mut self) -> Advance {
+        // The world's tick is the next bundle's: it runs at its speed.
+        let postpone = self.speed.enter(self.current.tick());
+        self.clock.set_tick_ns(self.speed.tick_ns());
+        self.clock.postpone(postpone);
+        if !self.clock.due() {
+            return Advance::NotDue;
         }
         match self.buffer.poll() {
             Gate::Step(tick, bundle) => {
@@ -313,38 +363,18 @@ impl<G: Game> NetGame<G> {
                 let waited = (self.last_stall == Some(tick))
                     .then(|| self.clock.lag_ns().saturating_sub(due_from));
                 let on_time = self.clock.lag_ns() < 2 * self.clock.tick_ns();
-                self.previous.clone_from(&self.current);
-                match self.fault.filter(|f| f.changes(tick.next())) {
-                    None => apply(&mut self.current, &bundle),
-                    Some(fault) => {
-                        step_with_fault(&mut self.current, &bundle, Some(fault), &mut |_, _| {});
-                        if fault.phase.is_none() {
-                            self.current.nudge();
-                        }
-                    }
-                }
-                let now = self.current.tick();
-                let hash = self.current.hash();
-                self.history.record(&bundle, &self.current, hash);
-                if self.catch_up.is_none() {
-                    self.clock.stepped();
-                }
-                self.stats.ticks += 1;
-                debug_assert_eq!(now, tick.next());
-                let report = (self.me.is_some()
-                    && self.catch_up.is_none()
-                    && now.0.is_multiple_of(self.hash_interval))
-                .then_some((now, hash));
+                let (now, hash) = self.step(tick, &bundle);
+                self.clock.stepped();
+                let report = (self.me.is_some() && now.0.is_multiple_of(self.hash_interval))
+                    .then_some((now, hash));
                 let replaced = self
                     .me
-                    .filter(|me| self.catch_up.is_none() && bundle.substituted.contains(me))
+                    .filter(|me| bundle.substituted.contains(me))
                     .map(|_| tick);
                 if replaced.is_some() {
                     self.stats.replaced_inputs += 1;
                 }
-                if self.catch_up.is_none() {
-                    self.adapt_playout(tick, &bundle, waited, on_time.then_some(held));
-                }
+                self.adapt_playout(tick, &bundle, waited, on_time.then_some(held));
                 self.lag_after_step = self.clock.lag_ns();
                 Advance::Ran {
                     tick: now,
@@ -353,13 +383,35 @@ impl<G: Game> NetGame<G> {
                 }
             }
             Gate::Stall(tick) => {
-                if self.catch_up.is_none() && self.last_stall != Some(tick) {
+                if self.last_stall != Some(tick) {
                     self.last_stall = Some(tick);
                     self.stats.stalled_ticks += 1;
                 }
                 Advance::Stalled(tick)
             }
         }
+    }
+
+    /// Simulates `tick` with its `bundle` (and the injected fault, from
+    /// its tick on), keeps it in the history and counts it; returns the
+    /// world's tick after the step and its hash.
+    fn step(&mut self, tick: Tick, bundle: &Bundle) -> (Tick, u64) {
+        self.previous.clone_from(&self.current);
+        match self.fault.filter(|f| f.changes(tick.next())) {
+            None => apply(&mut self.current, bundle),
+            Some(fault) => {
+                step_with_fault(&mut self.current, bundle, Some(fault), &mut |_, _| {});
+                if fault.phase.is_none() {
+                    self.current.nudge();
+                }
+            }
+        }
+        let now = self.current.tick();
+        let hash = self.current.hash();
+        self.history.record(bundle, &self.current, hash);
+        self.stats.ticks += 1;
+        debug_assert_eq!(now, tick.next());
+        (now, hash)
     }
 
     /// This machine stopped for a while (a frame came long after the last):
@@ -377,9 +429,9 @@ impl<G: Game> NetGame<G> {
 
     /// The ticks that need a local input while the game is stalled: those
     /// the clock's overdue steps would have sampled for (none for a
-    /// spectator, or while fast-forwarding a late join).
+    /// spectator, or while catching up).
     pub fn local_ticks_due_while_stalled(&mut self) -> std::ops::Range<Tick> {
-        if self.me.is_none() || self.catch_up.is_some() {
+        if self.me.is_none() || self.phase != Phase::Live {
             return Tick(0)..Tick(0);
         }
         let overdue = self.overdue_steps();
@@ -407,7 +459,7 @@ impl<G: Game> NetGame<G> {
     /// the server's latest report of our own input slack; a changed delay
     /// applies from the next sample.
     pub fn adapt_delay(&mut self, link: LinkFigures, slack: Option<Slack>) {
-        if self.me.is_none() || self.catch_up.is_some() {
+        if self.me.is_none() || self.phase != Phase::Live {
             return;
         }
         let (tick, next_local) = (self.current.tick(), self.buffer.next_local());
