@@ -36,7 +36,7 @@ pub enum Advance {
         /// The world's tick after the step.
         tick: Tick,
         /// `(tick, hash)` to report to the server: every
-        /// `hash_interval` ticks.
+        /// `hash_interval` ticks, by a player, once caught up.
         report: Option<(Tick, u64)>,
         /// The bundle's tick (`tick - 1`) when our input in it is the
         /// server's stand-in ([`Bundle::substituted`]): ours reached the
@@ -74,7 +74,12 @@ pub struct GameOptions {
     /// One-ulp changes that make this client diverge (fault injection for
     /// desync tests).
     pub fault: Option<Fault>,
-    /// Fix the input delay instead of adapting it (`--input-delay`).
+    /// The input delay in ticks, fixed instead of adapting it
+    /// (`--input-delay`), within [`MIN_DELAY`] and [`MAX_DELAY`]. A pinned
+    /// delay keeps the playout at zero too.
+    ///
+    /// [`MIN_DELAY`]: crate::lockstep::input_delay::MIN_DELAY
+    /// [`MAX_DELAY`]: crate::lockstep::input_delay::MAX_DELAY
     pub pinned_delay: Option<u8>,
 }
 
@@ -99,7 +104,8 @@ impl Default for GameOptions {
 /// (`lockstep_sim`'s tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fault {
-    /// The first tick whose step is changed.
+    /// The first tick whose state is changed: the step that reaches it is
+    /// the first one nudged.
     pub tick: Tick,
     /// After which phase of the step ([`Game::step_phases`]); `None`:
     /// after the whole step, outside the simulation, as a stray write to
@@ -166,8 +172,7 @@ pub struct NetGame<G> {
 
 impl<G: Game> NetGame<G> {
     /// A game as described by the server's Start, if it is a game of `G`
-    /// with settings `G` reads. [`GameOptions::pinned_delay`] fixes the
-    /// input delay instead of adapting it.
+    /// with settings `G` reads, played with this client's `options`.
     pub fn new(start: &Start, options: GameOptions) -> Result<NetGame<G>, SetupError> {
         let setup = Setup::from_start::<G>(start)?;
         Ok(NetGame::from_world(start, options, G::start(&setup)))
@@ -176,7 +181,8 @@ impl<G: Game> NetGame<G> {
     /// A game joined from a snapshot: `world` is the state after
     /// `world.tick()` ticks (the server's verified snapshot), and the
     /// bundles from that tick on follow. Fast-forwarding then costs the
-    /// ticks since the snapshot, not since the game began.
+    /// ticks since the snapshot, not since the game began. `options` as
+    /// for [`NetGame::new`].
     pub fn from_world(start: &Start, options: GameOptions, world: G) -> NetGame<G> {
         let delay = DelayController::new(
             start.input_delay,
@@ -457,7 +463,8 @@ impl<G: Game> NetGame<G> {
 
     /// Feeds the adaptive input delay with the latest link figures and
     /// the server's latest report of our own input slack; a changed delay
-    /// applies from the next sample.
+    /// applies from the next sample. A spectator has no delay to adapt,
+    /// and a game catching up does not measure; a pinned delay stays.
     pub fn adapt_delay(&mut self, link: LinkFigures, slack: Option<Slack>) {
         if self.me.is_none() || self.phase != Phase::Live {
             return;
