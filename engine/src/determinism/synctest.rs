@@ -37,7 +37,8 @@ use lockstep_protocol::PlayerInput;
 
 use crate::game::Game;
 
-/// Which comparison of a sync test failed, and what it points at.
+/// Which comparison of a sync test failed, and what it points at. It
+/// displays as the check's name, which DETERMINISM.md explains too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Check {
     /// A snapshot, deserialized, hashes differently from the state it was
@@ -56,18 +57,9 @@ pub enum Check {
 impl fmt::Display for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Check::RestoredHash => {
-                "the deserialized snapshot hashes differently from the state it was taken from \
-                 (the hash covers something serialization drops)"
-            }
-            Check::ResimulatedHash => {
-                "re-simulating from an earlier snapshot ends on a different hash \
-                 (the snapshot drops state that matters, or a step is not deterministic)"
-            }
-            Check::ResimulatedState => {
-                "re-simulating from an earlier snapshot ends on the same hash but a different \
-                 state (the hash misses state that the snapshot drops too)"
-            }
+            Check::RestoredHash => "the restored hash differs",
+            Check::ResimulatedHash => "the re-simulated hash differs",
+            Check::ResimulatedState => "the re-simulated state differs under the same hash",
         })
     }
 }

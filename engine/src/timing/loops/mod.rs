@@ -195,7 +195,9 @@ impl fmt::Display for Strategy {
 
 /// A strategy name that is not on the ladder.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown loop strategy {0:?}; expected one of variable, variable-target, variable-max, fixed, fixed-max, fixed-interp, mixed")]
+#[error(
+    "unknown loop strategy {0:?}; try variable, variable-target, variable-max, fixed, fixed-max, fixed-interp or mixed"
+)]
 pub struct UnknownStrategy(pub String);
 
 impl FromStr for Strategy {
