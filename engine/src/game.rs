@@ -5,7 +5,8 @@
 //! everyone agrees on, steps it with one input per player per tick,
 //! compares its hash, and snapshots it through serde (postcard keeps every
 //! float bit). The ball game of `lockstep-sim` implements [`Game`]; so does
-//! the counter game in `engine/examples/`, which shows the seam is real.
+//! Tally (`games/tally`), which the engine's unit tests and its example
+//! play: the seam is real.
 
 use std::fmt::Debug;
 
