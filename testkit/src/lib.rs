@@ -216,8 +216,19 @@ impl Server {
 
     /// Waits for a stdout line containing `needle`; returns it.
     pub fn wait_for(&mut self, needle: &str, timeout: Duration) -> String {
+        self.wait_for_line(needle, |line| line.contains(needle), timeout)
+    }
+
+    /// Waits for a stdout line that `matches`; returns it. `what` names
+    /// the line for the failure message.
+    pub fn wait_for_line(
+        &mut self,
+        what: &str,
+        matches: impl Fn(&str) -> bool,
+        timeout: Duration,
+    ) -> String {
         let deadline = clock::now() + timeout;
-        if let Some(line) = self.seen.iter().find(|l| l.contains(needle)) {
+        if let Some(line) = self.seen.iter().find(|l| matches(l)) {
             return line.clone();
         }
         loop {
@@ -225,12 +236,12 @@ impl Server {
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
                     self.seen.push(line.clone());
-                    if line.contains(needle) {
+                    if matches(&line) {
                         return line;
                     }
                 }
                 Err(_) => panic!(
-                    "server never printed {needle:?}; it printed:\n{}",
+                    "server never printed {what:?}; it printed:\n{}",
                     self.seen.join("\n")
                 ),
             }
