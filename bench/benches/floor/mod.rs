@@ -14,10 +14,10 @@ use lockstep_protocol::{
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::{
-    client_config, every_report, pace, record_first, timelines, Join, Outcome, Pace, Schedule,
-    Subject, Timeline,
+use crate::player::{
+    client_config, every_report, record_first, Join, Pace, Schedule, Subject, Timeline,
 };
+use crate::{pace, timelines, Outcome};
 use forwarder::Forwarder;
 
 /// A floor client: what it sent, and how many of the other clients'
