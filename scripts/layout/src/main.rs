@@ -96,9 +96,13 @@ fn check(root: &Path) -> std::io::Result<Vec<String>> {
             ));
         }
     }
+    let roots: Vec<String> = std::fs::read_dir(root)?
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
     for document in documents(root) {
         let text = std::fs::read_to_string(&document)?;
-        for (path, line) in paths::named_paths(&text) {
+        for (path, line) in paths::named_paths(&text, &roots) {
             if !root.join(&path).exists() {
                 problems.push(format!(
                     "{}:{line} names `{path}`, which does not exist",
