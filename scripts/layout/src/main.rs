@@ -168,20 +168,6 @@ fn all_rust_files(root: &Path) -> Vec<PathBuf> {
 /// The documents whose paths are checked.
 fn documents(root: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = DOCUMENTS.iter().map(|name| root.join(name)).collect();
-    let mut stack = vec![root.join("docs")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
+    found.extend(modules::files_under(&root.join("docs"), "md"));
     found
 }

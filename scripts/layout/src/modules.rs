@@ -289,6 +289,12 @@ pub fn cycles(edges: &[Edge]) -> Vec<Vec<Edge>> {
 
 /// Every `.rs` file under `dir`, sorted.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    files_under(dir, "rs")
+}
+
+/// Every file under `dir` whose name ends in `.extension`, outside build
+/// output (`target`), sorted.
+pub fn files_under(dir: &Path, extension: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -301,7 +307,7 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
                 if path.file_name().is_some_and(|name| name != "target") {
                     stack.push(path);
                 }
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
+            } else if path.extension().is_some_and(|ext| ext == extension) {
                 files.push(path);
             }
         }
