@@ -1,6 +1,6 @@
 //! The one place the server reads the wall clock (and the date).
 //!
-//! The session, the relay and the hash check are given `now` as a number
+//! The session, the relay and the desync check are given `now` as a number
 //! and never read a clock (`clippy.toml` forbids it), so their tests run on
 //! explicit time. Only the tasks around them need real time: the driver to
 //! tell the session how long the server has run and to date replays, the

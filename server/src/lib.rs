@@ -26,8 +26,8 @@
 mod advertise;
 mod advertiser;
 pub mod clock;
+mod desync_check;
 mod driver;
-mod hash_check;
 mod identity;
 mod recording;
 mod relay;
@@ -52,7 +52,7 @@ use tracing::{info, warn, Instrument};
 
 pub use advertise::Occupancy;
 pub use advertiser::AdvertiseOptions;
-pub use hash_check::{Desync, HashCheck, MAX_PENDING_TICKS};
+pub use desync_check::{Desync, DesyncCheck, MAX_PENDING_TICKS};
 pub use identity::{Identity, IdentityError};
 pub use relay::{
     Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,

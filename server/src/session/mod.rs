@@ -58,7 +58,7 @@ use lockstep_protocol::{
 };
 use tracing::{debug, info, warn};
 
-use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
+use crate::desync_check::{DesyncCheck, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
 use crate::snapshots::{Offer, Snapshots};
@@ -264,7 +264,7 @@ pub struct Session {
     /// starting players', updated when a player comes back on another.
     platforms: Vec<(PlayerId, Platform)>,
     relay: Option<Relay>,
-    hashes: HashCheck,
+    hashes: DesyncCheck,
     /// Desyncs waiting for the players' per-tick hashes, oldest first;
     /// each is announced once pinpointed.
     pinpoints: VecDeque<Pinpoint>,
@@ -314,7 +314,7 @@ impl Session {
             roster: Vec::new(),
             platforms: Vec::new(),
             relay: None,
-            hashes: HashCheck::new(),
+            hashes: DesyncCheck::new(),
             pinpoints: VecDeque::new(),
             speed,
             speed_from: Tick(0),
@@ -585,7 +585,7 @@ impl Session {
             self.config.tick_rate,
         ));
         self.departures_seen = 0;
-        self.hashes = HashCheck::new();
+        self.hashes = DesyncCheck::new();
         self.snapshots = Snapshots::new(
             self.config.game,
             u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate),

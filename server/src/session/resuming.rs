@@ -11,7 +11,7 @@ use lockstep_protocol::{PlayerId, Tick};
 use tracing::{info, warn};
 
 use super::{Client, ConnId, Role, Session};
-use crate::hash_check::HashCheck;
+use crate::desync_check::DesyncCheck;
 use crate::recording::Recorder;
 use crate::relay::{DropReason, Relay};
 use crate::resume::ResumedGame;
@@ -59,7 +59,7 @@ impl Session {
             header.tick_rate,
         ));
         self.departures_seen = 0;
-        self.hashes = HashCheck::new();
+        self.hashes = DesyncCheck::new();
         self.snapshots = Snapshots::new(
             self.config.game,
             u32::from(self.config.snapshot_secs) * u32::from(header.tick_rate),
