@@ -1,8 +1,9 @@
 //! The server's side of the cluster: the real [`Session`], and what the
-//! QUIC driver (`lockstep_server`'s `driver.rs` and `server.rs`) does
-//! around it, in memory: a connection's first frame is its Hello and
-//! becomes a join, later frames and datagrams are decoded with the real
-//! codec into events, and the session's actions go out on the wire.
+//! QUIC driver (`lockstep_server`'s `io/session.rs` and
+//! `io/connection.rs`) does around it, in memory: a connection's first
+//! frame is its Hello and becomes a join, later frames and datagrams are
+//! decoded with the real codec into events, and the session's actions go
+//! out on the wire.
 //!
 //! Left to the real server and its own tests: the handshake's checks
 //! before a join (protocol version, password), the rate limits and the

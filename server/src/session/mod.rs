@@ -1,13 +1,16 @@
 //! The session: the lobby and the [`Relay`] of the running game, as a pure
 //! state machine in the quinn-proto style.
 //!
-//! The driver feeds it [`Event`]s (already decoded, and stamped with the
-//! connection they came from, so nobody can speak for another player) and
-//! calls [`Session::poll`] every [`POLL_INTERVAL`], each time with `now`,
-//! the time since the server started. The session answers with
-//! [`Action`]s (control messages, bundle datagrams, closes, replies to
-//! joins, events to print) that the driver carries out in order. It reads
-//! no clock and owns no socket, so every rule is tested with explicit time.
+//! The driver (`io/session.rs`) feeds it [`Event`]s (already decoded, and
+//! stamped with the connection they came from, so nobody can speak for
+//! another player) and calls [`Session::poll`] every [`POLL_INTERVAL`],
+//! each time with `now`, the time since the server started. The session
+//! answers with [`Action`]s (control messages, bundle datagrams, closes,
+//! replies to joins, events to print) that the driver carries out in
+//! order. It reads no clock and owns no socket, so every rule is tested
+//! with explicit time; the one thing it does itself is write each game's
+//! replay, through `io/recording.rs`, so a bundle is on disk before it is
+//! sent.
 //!
 //! Its driving API is public so that a driver other than the QUIC one can
 //! run it: the in-memory cluster (`lockstep-cluster`) wires it to clients
@@ -59,7 +62,7 @@ use lockstep_protocol::{
 use tracing::{debug, info, warn};
 
 use crate::desync_check::{DesyncCheck, Pinpoint, PINPOINT_WAIT};
-use crate::recording::Recorder;
+use crate::io::recording::Recorder;
 use crate::relay::{Departure, DropReason, Relay};
 use crate::snapshots::{Offer, Snapshots};
 use crate::speed::{lead_ticks, CapacityReport, SpeedChange, SpeedControl};

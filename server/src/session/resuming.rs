@@ -12,7 +12,7 @@ use tracing::{info, warn};
 
 use super::{Client, ConnId, Role, Session};
 use crate::desync_check::DesyncCheck;
-use crate::recording::Recorder;
+use crate::io::recording::Recorder;
 use crate::relay::{DropReason, Relay};
 use crate::resume::ResumedGame;
 use crate::snapshots::Snapshots;

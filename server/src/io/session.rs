@@ -1,4 +1,4 @@
-//! The driver: the one task around the pure [`Session`].
+//! The session's driver: the one task around the pure [`Session`].
 //!
 //! It owns what the session must not: each joined connection's
 //! `quinn::Connection`, its control writer's queue and the answer to its
@@ -24,8 +24,8 @@ use lockstep_protocol::{Platform, Refusal};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::debug;
 
-use crate::advertise::Occupancy;
-use crate::clock::{self, Uptime};
+use super::clock::{self, Uptime};
+use crate::beacon::Occupancy;
 use crate::session::{
     Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
 };
