@@ -294,9 +294,9 @@ impl Harness {
     /// The relay's next tick to bundle (0 before the game).
     pub(super) fn next_tick(&self) -> Tick {
         self.session
-            .relay
+            .game
             .as_ref()
-            .map_or(Tick(0), |r| r.next_tick())
+            .map_or(Tick(0), |game| game.relay.next_tick())
     }
 
     /// Every action the session has queued.

@@ -9,7 +9,7 @@ use lockstep_protocol::{
 
 use super::harness::{ms, platform, Harness, Out, TRIPLE};
 use super::CloseCode;
-use super::PINPOINT_WAIT;
+use crate::desync_check::PINPOINT_WAIT;
 use crate::{Config, OnDesync};
 
 fn roster(names: &[&str]) -> Vec<RosterEntry> {
