@@ -100,8 +100,8 @@ impl DesyncCheck {
     }
 
     /// Judges every tick, oldest first, whose reports are complete;
-    /// `expected(player_tick)` lists who must report a tick. Returns the
-    /// new desyncs.
+    /// `expected(tick)` lists who must report `tick`. Returns the new
+    /// desyncs.
     pub fn judge(&mut self, expected: impl Fn(Tick) -> Vec<PlayerId>) -> Vec<Desync> {
         let mut found = Vec::new();
         while let Some((&tick, reports)) = self.pending.first_key_value() {

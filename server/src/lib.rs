@@ -30,7 +30,7 @@
 //!
 //! # Where things are
 //!
-//! The pure state machines:
+//! Outside `io/`, the pure code:
 //! - `session/`: the lobby and the running game, every client of the
 //!   server; events in with `now`, actions out.
 //! - `relay/`: the running game's inputs, bundled tick by tick.

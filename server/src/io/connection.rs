@@ -163,6 +163,10 @@ enum HandshakeError {
     Decode(#[from] lockstep_protocol::DecodeError),
 }
 
+/// One connection from its QUIC handshake to its end: the Hello within
+/// the deadline, the version and password checks, the join the session
+/// answers, then its traffic until it ends. `ticket` holds its place
+/// among the connections without a Hello until it has joined.
 pub(crate) async fn handle_connection(
     incoming: quinn::Incoming,
     ticket: Ticket,
@@ -326,6 +330,8 @@ async fn refuse(
     conn.close(CLOSE_REFUSED, reason.as_bytes());
 }
 
+/// Writes what the session queues for this client on its control stream,
+/// in order, until the queue closes or the stream fails.
 async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>) {
     while let Some(outgoing) = rx.recv().await {
         let frames = match outgoing.frames() {

@@ -64,8 +64,8 @@ impl Harness {
 
     /// A server whose games need `players` players, recording nothing and
     /// waiting for late inputs as long as it takes (the tests of waits,
-    /// drops and takeovers need the wait; `Config::default` stands in for
-    /// inputs 50 ms late).
+    /// drops and takeovers need the wait; [`Config::new`] stands in for
+    /// inputs [`crate::DEFAULT_LAGGARD_TOLERANCE`] late).
     pub(super) fn players(players: u8) -> Harness {
         Harness::new(Config {
             players,

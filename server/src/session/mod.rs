@@ -131,8 +131,7 @@ pub struct Join {
     /// recorded, never trusted.
     pub platform: Platform,
     /// The self-test hashes of the games it has; the one of the hosted
-    /// game is compared with [`Config::self_test`]
-    /// before it gets anything.
+    /// game is compared with [`Config::self_test`] before it gets anything.
     pub self_tests: Vec<SelfTest>,
     /// Its path, as QUIC sees it at the join.
     pub link: LinkStats,
