@@ -19,7 +19,7 @@ use lockstep_protocol::{
     MAX_DATAGRAM_SIZE,
 };
 use lockstep_server::session::{Action, ConnId, Event, Join, Session, POLL_INTERVAL};
-use lockstep_server::Config;
+use lockstep_server::{Config, Recorder};
 
 use crate::log::{Log, SERVER};
 use crate::network::{Delivery, Path, ToClient, ToServer, Wire};
@@ -43,6 +43,8 @@ struct Conn {
 pub(crate) struct Host {
     session: Session,
     conns: BTreeMap<ConnId, Conn>,
+    /// Writes the replays the session asks for, as the real server does.
+    recorder: Recorder,
     /// When the periodic poll is next due.
     next_poll: Duration,
 }
@@ -54,6 +56,7 @@ impl Host {
         let mut host = Host {
             session: Session::new(config),
             conns: BTreeMap::new(),
+            recorder: Recorder::new(),
             next_poll: now + POLL_INTERVAL,
         };
         if let Some(game) = resume {
@@ -215,6 +218,11 @@ impl Host {
                     }
                 }
                 Action::Report(event) => log.push(now, SERVER, event.to_string()),
+                Action::Record(recording) => {
+                    if let Some(event) = self.recorder.record(recording) {
+                        log.push(now, SERVER, event.to_string());
+                    }
+                }
             }
         }
     }

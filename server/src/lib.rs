@@ -6,8 +6,8 @@
 //! everything else is a pure state machine driven with explicit time. A
 //! module in `io/` named like a pure one drives it, as quinn drives
 //! quinn-proto: `io/session.rs` drives `session/`, `io/beacon.rs` drives
-//! `beacon.rs`, and `io/resume.rs` reads the replay `resume.rs` goes on
-//! from.
+//! `beacon.rs`, `io/recording.rs` writes what `recording.rs` asks for, and
+//! `io/resume.rs` reads the replay `resume.rs` goes on from.
 //!
 //! [`run`] accepts QUIC connections on an [`quinn::Endpoint`] (built by
 //! [`endpoint`] with the on-disk [`Identity`]). Each connection gets a task
@@ -40,6 +40,7 @@
 //! - `speed.rs`: the game speed the slowest machine sustains; `slack.rs`:
 //!   how early each input arrived.
 //! - `beacon.rs`: what the LAN beacon says, to whom and when.
+//! - `recording.rs`: what a game's replay gets, and when.
 //! - `resume.rs`: the game a replay says a server that died was running.
 //! - `events.rs`: what the server tells whoever runs it.
 //!
@@ -49,10 +50,9 @@
 //! files), `resume.rs` (reading one back), `identity.rs` (the certificate
 //! on disk) and `clock.rs` (the one place the clock is read).
 //!
-//! One call crosses the line the other way: the session writes each
-//! game's replay through `io/recording.rs` as the game goes, so a bundle is
-//! on disk before anyone is sent it and a resumed game never lacks a
-//! bundle a client holds.
+//! The session writes nothing itself: it asks for each write to the
+//! game's replay among its other actions, and the driver carries them out
+//! in order, so a bundle is on disk before anyone is sent it.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -60,6 +60,7 @@ mod beacon;
 mod desync_check;
 mod events;
 mod io;
+mod recording;
 mod relay;
 mod resume;
 pub mod session;
@@ -81,7 +82,9 @@ pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
 pub use io::connection::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use io::identity::{Identity, IdentityError};
+pub use io::recording::Recorder;
 pub use io::server::{endpoint, run, transport_config, EndpointError};
+pub use recording::Recording;
 pub use relay::{
     Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,
     MAX_UNACKED_BUNDLES,

@@ -1,8 +1,8 @@
 //! Resuming a game after the server died (`lockstep-server --resume
 //! REPLAY`).
 //!
-//! Everything needed is already on disk: the recorder writes each bundle
-//! to the replay before anyone is sent it (`io/recording.rs`), so no client
+//! Everything needed is already on disk: each bundle is written to the
+//! replay before anyone is sent it (`recording.rs`), so no client
 //! can hold a bundle the file lacks, and the file's last whole bundle is
 //! the last one anybody may have played. [`ResumedGame::load`]
 //! (`io/resume.rs`) reads the file up to its last whole record and

@@ -4,12 +4,12 @@
 //! the files, and carry out what the machines ask for.
 //!
 //! A module here named like a pure one drives it: `io/session.rs` drives
-//! `session/`, `io/beacon.rs` drives `beacon.rs`, and `io/resume.rs` reads
-//! the replay `resume.rs` goes on from. The others have no machine of
-//! their own: `server.rs` (the endpoint and the accept loop),
-//! `connection.rs` (one task per connection), `recording.rs` (the replay
-//! files), `identity.rs` (the certificate on disk) and `clock.rs` (the one
-//! place the clock is read).
+//! `session/`, `io/beacon.rs` drives `beacon.rs`, `io/recording.rs` writes
+//! the replay files `recording.rs` asks for, and `io/resume.rs` reads the
+//! replay `resume.rs` goes on from. The others have no machine of their
+//! own: `server.rs` (the endpoint and the accept loop), `connection.rs`
+//! (one task per connection), `identity.rs` (the certificate on disk) and
+//! `clock.rs` (the one place the clock is read).
 
 pub(crate) mod beacon;
 pub mod clock;

@@ -1,5 +1,6 @@
 //! Server-side recording: one replay file per game in the replay
-//! directory, named after the game's start time (UTC).
+//! directory, named after the game's start time (UTC), written as the
+//! session asks ([`Recording`], `recording.rs`).
 //!
 //! Recording must never stop the game: if the disk fails, the recorder logs
 //! one warning and goes quiet.
@@ -9,22 +10,86 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use lockstep_protocol::{
-    Bundle, GameEvent, Peer, PlayerId, PlayerStatus, Record, ReplayError, ReplayHeader,
-    ReplayWriter, Tick,
+    Peer, PlayerStatus, Record, ReplayError, ReplayHeader, ReplayWriter, Tick,
 };
-use tracing::warn;
+use tracing::{info, warn};
 
-/// An open recording.
+use crate::recording::Recording;
+use crate::ServerEvent;
+
+/// Writes the replays a session asks for
+/// ([`Action::Record`](crate::session::Action::Record)): the driver of a
+/// session hands it every such action, in order with the others.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    /// The running game's replay, if one is open.
+    file: Option<ReplayFile>,
+}
+
+impl Recorder {
+    /// A recorder with no replay open.
+    pub fn new() -> Recorder {
+        Recorder::default()
+    }
+
+    /// Carries out one write. Returns what to tell whoever runs the
+    /// server when a replay was opened ([`ServerEvent::Recording`]); a
+    /// replay that cannot be opened costs a warning, and the game goes on
+    /// unrecorded.
+    pub fn record(&mut self, recording: Recording) -> Option<ServerEvent> {
+        match recording {
+            Recording::Create { dir, header } => match ReplayFile::create(&dir, &header) {
+                Ok(file) => self.opened(file),
+                Err(e) => {
+                    warn!(dir = %dir.display(), error = %e, "cannot record this game");
+                    None
+                }
+            },
+            Recording::Resume {
+                path,
+                valid_len,
+                next_tick,
+            } => match ReplayFile::append(&path, valid_len, next_tick) {
+                Ok(file) => self.opened(file),
+                Err(e) => {
+                    warn!(path = %path.display(), error = %e, "cannot go on recording the resumed game");
+                    None
+                }
+            },
+            Recording::Finish(reason) => {
+                if let Some(file) = self.file.take() {
+                    file.finish(&reason);
+                }
+                None
+            }
+            write => {
+                if let Some(file) = &mut self.file {
+                    file.write(write);
+                }
+                None
+            }
+        }
+    }
+
+    fn opened(&mut self, file: ReplayFile) -> Option<ServerEvent> {
+        let path = file.path.clone();
+        info!(path = %path.display(), "recording");
+        self.file = Some(file);
+        Some(ServerEvent::Recording { path })
+    }
+}
+
+/// An open replay file.
 #[derive(Debug)]
-pub(crate) struct Recorder {
+struct ReplayFile {
     writer: Option<ReplayWriter<BufWriter<File>>>,
     path: PathBuf,
 }
 
-impl Recorder {
+impl ReplayFile {
     /// Creates `DIR/<start time>.lsreplay` (with a numeric suffix if that
     /// name exists) and writes the header.
-    pub(crate) fn create(dir: &Path, header: &ReplayHeader) -> std::io::Result<Recorder> {
+    fn create(dir: &Path, header: &ReplayHeader) -> std::io::Result<ReplayFile> {
         std::fs::create_dir_all(dir)?;
         let stem = utc_stamp(header.started_unix);
         let (file, path) = (0..1000)
@@ -51,7 +116,7 @@ impl Recorder {
             })?;
         let writer = ReplayWriter::new(BufWriter::new(file), header)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
-        Ok(Recorder {
+        Ok(ReplayFile {
             writer: Some(writer),
             path,
         })
@@ -61,24 +126,15 @@ impl Recorder {
     /// crash: cuts it to `valid_len` (the end of its last whole record; a
     /// record the crash cut short goes) and appends from the bundle of
     /// `next_tick` on, so the one file holds the whole game.
-    pub(crate) fn append(
-        path: &Path,
-        valid_len: u64,
-        next_tick: Tick,
-    ) -> std::io::Result<Recorder> {
+    fn append(path: &Path, valid_len: u64, next_tick: Tick) -> std::io::Result<ReplayFile> {
         let file = OpenOptions::new().write(true).open(path)?;
         file.set_len(valid_len)?;
         let mut file = file;
         std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
-        Ok(Recorder {
+        Ok(ReplayFile {
             writer: Some(ReplayWriter::resume(BufWriter::new(file), next_tick)),
             path: path.to_path_buf(),
         })
-    }
-
-    /// The file being written.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Runs one write; the first failure stops the recording.
@@ -95,58 +151,54 @@ impl Recorder {
         }
     }
 
-    /// Records the bundle of `tick`, on disk before the function returns
-    /// (and so before anyone is sent the bundle).
-    pub(crate) fn bundle(&mut self, tick: Tick, bundle: &Bundle) {
-        self.run(|w| w.write_bundle(tick, bundle));
-    }
-
-    /// Records a hash report. It reaches the disk with the next bundle: a
-    /// crash loses at most the reports of the last tick.
-    pub(crate) fn hash(&mut self, tick: Tick, player: PlayerId, hash: u64) {
-        self.run(|w| w.append(&Record::Hash { tick, player, hash }));
-    }
-
-    /// Records a departure.
-    pub(crate) fn left(&mut self, tick: Tick, player: PlayerId, reason: &str) {
-        self.run(|w| {
-            w.write(&Record::Left {
+    /// Writes one record. A bundle is on disk before this returns (and so
+    /// before anyone is sent it), as are a departure and an event; a hash
+    /// report or a status is appended and reaches the disk with the next
+    /// bundle, so a crash loses at most the last tick's.
+    fn write(&mut self, recording: Recording) {
+        match recording {
+            Recording::Bundle(tick, bundle) => self.run(|w| w.write_bundle(tick, &bundle)),
+            Recording::Hash { tick, player, hash } => {
+                self.run(|w| w.append(&Record::Hash { tick, player, hash }))
+            }
+            Recording::Left {
                 tick,
                 player,
-                reason: reason.to_string(),
-            })
-        });
-    }
-
-    /// Records what the lag indicator says of every player at `tick`, for
-    /// the report picture. Appended like a hash report: a crash loses at
-    /// most the last tick's sample.
-    pub(crate) fn status(&mut self, tick: Tick, peers: &[Peer]) {
-        let players = peers
-            .iter()
-            .map(|p| PlayerStatus {
-                player: p.player,
-                ping_ms: p.ping_ms,
-                slack: p.slack,
-                waited_for: p.waited_for,
-                ticks_behind: p.ticks_behind,
-            })
-            .collect();
-        self.run(|w| w.append(&Record::Status { tick, players }));
-    }
-
-    /// Records a speed change or a desync, on disk at once.
-    pub(crate) fn event(&mut self, tick: Tick, event: GameEvent) {
-        self.run(|w| w.write(&Record::Event { tick, event }));
+                reason,
+            } => self.run(|w| {
+                w.write(&Record::Left {
+                    tick,
+                    player,
+                    reason: reason.as_str().to_string(),
+                })
+            }),
+            Recording::Status { tick, peers } => {
+                let players = peers.iter().map(status_of).collect();
+                self.run(|w| w.append(&Record::Status { tick, players }))
+            }
+            Recording::Event(tick, event) => self.run(|w| w.write(&Record::Event { tick, event })),
+            Recording::Create { .. } | Recording::Resume { .. } | Recording::Finish(_) => {}
+        }
     }
 
     /// Writes the End record and closes the file.
-    pub(crate) fn finish(mut self, reason: &str) {
+    fn finish(mut self, reason: &str) {
         if let Some(writer) = self.writer.take() {
             if let Err(e) = writer.finish(reason) {
                 warn!(path = %self.path.display(), error = %e, "recording not finished");
             }
         }
+    }
+}
+
+/// What the lag indicator said of one player, as the replay keeps it.
+fn status_of(peer: &Peer) -> PlayerStatus {
+    PlayerStatus {
+        player: peer.player,
+        ping_ms: peer.ping_ms,
+        slack: peer.slack,
+        waited_for: peer.waited_for,
+        ticks_behind: peer.ticks_behind,
     }
 }
 

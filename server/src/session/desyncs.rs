@@ -10,8 +10,9 @@ use std::time::Duration;
 use lockstep_protocol::{DesyncNotice, PlayerId, ServerMessage, Tick};
 use tracing::{debug, info, warn};
 
-use super::{ConnId, Role, Session};
+use super::{Action, ConnId, Role, Session};
 use crate::desync_check::{Pinpoint, PINPOINT_WAIT};
+use crate::recording::Recording;
 use crate::{OnDesync, ServerEvent};
 
 impl Session {
@@ -24,10 +25,9 @@ impl Session {
         let Some(game) = &mut self.game else {
             return;
         };
-        if game.hashes.report(player, tick, hash) {
-            if let Some(recorder) = &mut game.recorder {
-                recorder.hash(tick, player, hash);
-            }
+        if game.hashes.report(player, tick, hash) && game.recording {
+            let recording = Recording::Hash { tick, player, hash };
+            self.actions.push(Action::Record(recording));
         }
         self.judge_hashes(now);
     }
@@ -116,10 +116,11 @@ impl Session {
             let desync = pinpoint.desync;
             let names: Vec<String> = desync.diverged.iter().map(|&id| self.name_of(id)).collect();
             warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, first = ?first, "desync");
-            if let Some(recorder) = self.game.as_mut().and_then(|g| g.recorder.as_mut()) {
+            if self.game.as_ref().is_some_and(|g| g.recording) {
                 let diverged = desync.diverged.clone();
                 let event = lockstep_protocol::GameEvent::Desync { diverged, first };
-                recorder.event(desync.tick, event);
+                let recording = Recording::Event(desync.tick, event);
+                self.actions.push(Action::Record(recording));
             }
             self.emit(ServerEvent::Desync {
                 tick: desync.tick,

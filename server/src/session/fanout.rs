@@ -17,6 +17,7 @@ use lockstep_protocol::{encode_frame, Peer, PeerStatus, ServerMessage, Tick, MAX
 use tracing::warn;
 
 use super::{Action, ConnId, Outgoing, Role, Session};
+use crate::recording::Recording;
 use crate::relay::Standing;
 
 /// Repeat unacknowledged bundles to a client we have sent nothing to for
@@ -53,9 +54,10 @@ impl Session {
         if relay.complete() == 0 {
             return;
         }
-        if let Some(recorder) = &mut game.recorder {
+        if game.recording {
             for (tick, bundle) in relay.bundles_from(from) {
-                recorder.bundle(tick, bundle);
+                let recording = Recording::Bundle(tick, bundle.clone());
+                self.actions.push(Action::Record(recording));
             }
         }
         // Queued before the bundles, so each client's status and bundle
@@ -122,8 +124,12 @@ impl Session {
                 game.waiting_warned.remove(&s.player);
             }
         }
-        if let Some(recorder) = &mut game.recorder {
-            recorder.status(next_tick, &peers);
+        if game.recording {
+            let recording = Recording::Status {
+                tick: next_tick,
+                peers: peers.clone(),
+            };
+            self.actions.push(Action::Record(recording));
         }
         let status = ServerMessage::PeerStatus(PeerStatus { next_tick, peers });
         let frame = match encode_frame(&status) {

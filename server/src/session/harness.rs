@@ -16,7 +16,7 @@ use lockstep_protocol::{
 };
 
 use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
-use crate::{CapacityReport, Config, ServerEvent};
+use crate::{CapacityReport, Config, Recorder, ServerEvent};
 
 /// The path every test client has unless a test says otherwise.
 pub(super) const LINK: LinkStats = LinkStats {
@@ -52,6 +52,8 @@ pub(super) fn conn(id: usize) -> ConnId {
 pub(super) struct Harness {
     pub(super) session: Session,
     pub(super) now: Duration,
+    /// Writes the replays the session asks for, as the driver's does.
+    recorder: Recorder,
 }
 
 impl Harness {
@@ -59,6 +61,7 @@ impl Harness {
         Harness {
             session: Session::new(config),
             now: Duration::ZERO,
+            recorder: Recorder::new(),
         }
     }
 
@@ -299,9 +302,20 @@ impl Harness {
             .map_or(Tick(0), |game| game.relay.next_tick())
     }
 
-    /// Every action the session has queued.
+    /// Every action the session has queued. The replay writes among them
+    /// are carried out as the driver does, in order, and the report of a
+    /// replay opened follows the write that opened it.
     pub(super) fn actions(&mut self) -> Out {
-        Out(std::iter::from_fn(|| self.session.next_action()).collect())
+        let mut out = Vec::new();
+        while let Some(action) = self.session.next_action() {
+            let opened = match &action {
+                Action::Record(recording) => self.recorder.record(recording.clone()),
+                _ => None,
+            };
+            out.push(action);
+            out.extend(opened.map(Action::Report));
+        }
+        Out(out)
     }
 }
 

@@ -7,16 +7,16 @@
 //! each time with `now`, the time since the server started. The session
 //! answers with [`Action`]s (control messages, bundle datagrams, closes,
 //! replies to joins, events to print) that the driver carries out in
-//! order. It reads no clock and owns no socket, so every rule is tested
-//! with explicit time; the one thing it does itself is write each game's
-//! replay, through `io/recording.rs`, so a bundle is on disk before it is
-//! sent.
+//! order. It reads no clock and owns no socket or file, so every rule is
+//! tested with explicit time; even the game's replay is written by the
+//! driver, as the session asks ([`Action::Record`]).
 //!
 //! Its driving API is public so that a driver other than the QUIC one can
 //! run it: the in-memory cluster (`lockstep-cluster`) wires it to clients
 //! on a simulated clock. Such a driver turns an [`Outgoing`] into frames
-//! with [`Outgoing::frames`] and a client's control message into an
-//! [`Event`] with [`Event::from_message`], as the QUIC driver does.
+//! with [`Outgoing::frames`], a client's control message into an
+//! [`Event`] with [`Event::from_message`], and writes the replay with a
+//! [`crate::Recorder`], as the QUIC driver does.
 //!
 //! Clients are players or spectators. A player that reconnects under its
 //! name while the game runs takes its slot back: the relay removes the old
@@ -66,6 +66,7 @@ use lockstep_protocol::{
 };
 use tracing::{debug, info, warn};
 
+use crate::recording::Recording;
 use crate::relay::DropReason;
 use crate::snapshots::Offer;
 use crate::speed::{lead_ticks, CapacityReport, SpeedChange};
@@ -209,6 +210,9 @@ pub enum Action {
     Release(ConnId),
     /// Tell whoever runs the server.
     Report(ServerEvent),
+    /// Write to the running game's replay, before carrying out the next
+    /// action (a [`crate::Recorder`] does it).
+    Record(Recording),
 }
 
 /// Actions waiting for the driver. A field of its own, so handlers can
@@ -385,9 +389,11 @@ impl Session {
         let tick = Duration::from_nanos(change.percent.tick_ns(full_ns));
         let sent = Duration::from_micros(postpone.as_micros().min(u128::from(u32::MAX)) as u64);
         game.relay.change_pace(from_tick, tick, sent);
-        if let Some(recorder) = &mut game.recorder {
+        if game.recording {
             let percent = change.percent;
-            recorder.event(from_tick, lockstep_protocol::GameEvent::Speed { percent });
+            let event = lockstep_protocol::GameEvent::Speed { percent };
+            self.actions
+                .push(Action::Record(Recording::Event(from_tick, event)));
         }
         let slowest = self.name_of(change.slowest);
         info!(
@@ -649,21 +655,21 @@ impl Session {
         });
     }
 
-    /// Closes every connection and the recording, after the verdict of a
+    /// Closes the recording and every connection, after the verdict of a
     /// game still running.
     pub fn shut_down(&mut self) {
         self.settle_pinpoints(None);
         self.report_verdict();
-        let game = self.game.take();
+        if self.game.take().is_some_and(|game| game.recording) {
+            let finish = Recording::Finish("the server shut down".into());
+            self.actions.push(Action::Record(finish));
+        }
         for conn in std::mem::take(&mut self.clients).into_keys() {
             self.actions.push(Action::Close(
                 conn,
                 CloseCode::Shutdown,
                 "the server is shutting down",
             ));
-        }
-        if let Some(recorder) = game.and_then(|game| game.recorder) {
-            recorder.finish("the server shut down");
         }
     }
 }

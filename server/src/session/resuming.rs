@@ -7,27 +7,15 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use lockstep_protocol::{PlayerId, Tick};
-use tracing::{info, warn};
+use lockstep_protocol::PlayerId;
+use tracing::info;
 
-use super::running::RunningGame;
-use super::{Client, ConnId, Role, Session};
-use crate::io::recording::Recorder;
+use super::running::{Resuming, RunningGame};
+use super::{Action, Client, ConnId, Role, Session};
+use crate::recording::Recording;
 use crate::relay::{DropReason, Relay};
 use crate::resume::ResumedGame;
 use crate::ServerEvent;
-
-/// A game resumed after a restart, until it runs again: who has not
-/// reconnected yet, and until when they may.
-#[derive(Debug)]
-pub(super) struct Resuming {
-    /// The first tick of the resumed game.
-    pub(super) tick: Tick,
-    /// Players of the game not back yet.
-    pub(super) waiting: BTreeSet<PlayerId>,
-    /// When those still missing are dropped.
-    pub(super) until: Duration,
-}
 
 impl Session {
     /// Goes on with a game the server was running when it died, from its
@@ -61,18 +49,13 @@ impl Session {
             relay,
             next,
         );
-        match Recorder::append(&game.path, game.valid_len, next) {
-            Ok(recorder) => {
-                running.recorder = Some(recorder);
-                self.emit(ServerEvent::Recording {
-                    path: game.path.clone(),
-                });
-            }
-            Err(e) => {
-                warn!(path = %game.path.display(), error = %e, "cannot go on recording the resumed game")
-            }
-        }
+        running.recording = true;
         self.game = Some(running);
+        self.actions.push(Action::Record(Recording::Resume {
+            path: game.path.clone(),
+            valid_len: game.valid_len,
+            next_tick: next,
+        }));
         if let Some(tail) = &game.damaged_tail {
             info!(path = %game.path.display(), tail = %tail, "cut off the record the crash left half written");
         }

@@ -12,10 +12,9 @@ use tracing::{info, warn};
 
 use super::laggards::{LaggardReports, Report};
 use super::lobby::game_seed;
-use super::resuming::Resuming;
 use super::{Action, CloseCode, ConnId, Role, Session};
 use crate::desync_check::{DesyncCheck, Pinpoint};
-use crate::io::recording::Recorder;
+use crate::recording::Recording;
 use crate::relay::{Departure, Relay};
 use crate::snapshots::Snapshots;
 use crate::speed::SpeedControl;
@@ -44,9 +43,9 @@ pub(super) struct RunningGame {
     pub(super) speed: SpeedControl,
     /// The tick the speed in force was announced from.
     pub(super) speed_from: Tick,
-    /// The game's replay; `None` when the server records nothing or the
-    /// file could not be created.
-    pub(super) recorder: Option<Recorder>,
+    /// Whether the game's replay is written ([`Action::Record`]): the
+    /// server records its games, or the game was resumed from its replay.
+    pub(super) recording: bool,
     /// The latest verified snapshot and the request for the next.
     pub(super) snapshots: Snapshots,
     /// Players the server has warned it waits for (once per episode).
@@ -57,6 +56,18 @@ pub(super) struct RunningGame {
     pub(super) departures_seen: u64,
     /// Set while a game resumed after a restart waits for its players.
     pub(super) resuming: Option<Resuming>,
+}
+
+/// A game resumed after a restart, until it runs again: who has not
+/// reconnected yet, and until when they may (`resuming.rs`).
+#[derive(Debug)]
+pub(super) struct Resuming {
+    /// The first tick of the resumed game.
+    pub(super) tick: Tick,
+    /// Players of the game not back yet.
+    pub(super) waiting: BTreeSet<PlayerId>,
+    /// When those still missing are dropped.
+    pub(super) until: std::time::Duration,
 }
 
 impl RunningGame {
@@ -80,7 +91,7 @@ impl RunningGame {
             pinpoints: VecDeque::new(),
             speed: SpeedControl::new(config.tick_rate),
             speed_from,
-            recorder: None,
+            recording: false,
             snapshots: Snapshots::new(
                 config.game,
                 u32::from(config.snapshot_secs) * u32::from(config.tick_rate),
@@ -187,7 +198,7 @@ impl Session {
         });
     }
 
-    /// Opens the running game's replay in the replay directory, if the
+    /// Asks for the running game's replay in the replay directory, if the
     /// server records.
     fn start_recording(&mut self, roster: Vec<RosterEntry>, unix_time: u64) {
         let (Some(dir), Some(game)) = (&self.config.replay_dir, &mut self.game) else {
@@ -206,15 +217,11 @@ impl Session {
             roster,
             platforms: game.platforms.clone(),
         };
-        match Recorder::create(dir, &header) {
-            Ok(recorder) => {
-                info!(path = %recorder.path().display(), "recording");
-                let path = recorder.path().to_path_buf();
-                game.recorder = Some(recorder);
-                self.emit(ServerEvent::Recording { path });
-            }
-            Err(e) => warn!(dir = %dir.display(), error = %e, "cannot record this game"),
-        }
+        game.recording = true;
+        self.actions.push(Action::Record(Recording::Create {
+            dir: dir.clone(),
+            header: Box::new(header),
+        }));
     }
 
     /// `player` of the running game plays on `platform` from now on: it
@@ -259,8 +266,12 @@ impl Session {
             out_of_window_ignored = totals.out_of_window,
             "player dropped"
         );
-        if let Some(recorder) = &mut game.recorder {
-            recorder.left(departure.tick, departure.player, departure.reason.as_str());
+        if game.recording {
+            self.actions.push(Action::Record(Recording::Left {
+                tick: departure.tick,
+                player: departure.player,
+                reason: departure.reason,
+            }));
         }
         for pinpoint in &mut game.pinpoints {
             pinpoint.forget(departure.player);
@@ -356,6 +367,18 @@ impl Session {
     pub(super) fn finish_game(&mut self, tick: Tick, reason: &str) {
         self.settle_pinpoints(None);
         self.report_verdict();
+        // The replay is closed before anyone hears the game is over.
+        if let Some(game) = self.game.take() {
+            self.lobby.last_game = Some(GameSummary {
+                game: self.lobby.games,
+                seed: game.seed,
+                ticks: tick,
+            });
+            if game.recording {
+                let finish = Recording::Finish(reason.to_string());
+                self.actions.push(Action::Record(finish));
+            }
+        }
         let ended = ServerMessage::Ended {
             reason: reason.to_string(),
         };
@@ -375,16 +398,6 @@ impl Session {
         for client in self.clients.values_mut() {
             client.done = false;
             client.ready = false;
-        }
-        if let Some(game) = self.game.take() {
-            self.lobby.last_game = Some(GameSummary {
-                game: self.lobby.games,
-                seed: game.seed,
-                ticks: tick,
-            });
-            if let Some(recorder) = game.recorder {
-                recorder.finish(reason);
-            }
         }
         self.emit(ServerEvent::GameOver { tick });
         if !self.clients.is_empty() {
