@@ -1,8 +1,9 @@
 //! The server's side of the cluster: the real [`Session`], and what the
-//! QUIC driver (`lockstep_server`'s `driver.rs` and `server.rs`) does
-//! around it, in memory: a connection's first frame is its Hello and
-//! becomes a join, later frames and datagrams are decoded with the real
-//! codec into events, and the session's actions go out on the wire.
+//! QUIC driver (`lockstep_server`'s `io/session.rs` and
+//! `io/connection.rs`) does around it, in memory: a connection's first
+//! frame is its Hello and becomes a join, later frames and datagrams are
+//! decoded with the real codec into events, and the session's actions go
+//! out on the wire.
 //!
 //! Left to the real server and its own tests: the handshake's checks
 //! before a join (protocol version, password), the rate limits and the
@@ -18,7 +19,7 @@ use lockstep_protocol::{
     MAX_DATAGRAM_SIZE,
 };
 use lockstep_server::session::{Action, ConnId, Event, Join, Session, POLL_INTERVAL};
-use lockstep_server::Config;
+use lockstep_server::{Config, Recorder};
 
 use crate::log::{Log, SERVER};
 use crate::network::{Delivery, Path, ToClient, ToServer, Wire};
@@ -42,6 +43,8 @@ struct Conn {
 pub(crate) struct Host {
     session: Session,
     conns: BTreeMap<ConnId, Conn>,
+    /// Writes the replays the session asks for, as the real server does.
+    recorder: Recorder,
     /// When the periodic poll is next due.
     next_poll: Duration,
 }
@@ -53,6 +56,7 @@ impl Host {
         let mut host = Host {
             session: Session::new(config),
             conns: BTreeMap::new(),
+            recorder: Recorder::new(),
             next_poll: now + POLL_INTERVAL,
         };
         if let Some(game) = resume {
@@ -214,6 +218,11 @@ impl Host {
                     }
                 }
                 Action::Report(event) => log.push(now, SERVER, event.to_string()),
+                Action::Record(recording) => {
+                    if let Some(event) = self.recorder.record(recording) {
+                        log.push(now, SERVER, event.to_string());
+                    }
+                }
             }
         }
     }

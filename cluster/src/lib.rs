@@ -25,7 +25,7 @@
 //!   drives it, minus what measures the real machine (capacity reports,
 //!   recordings, dumps).
 //! - Left to the process tests: sockets, TLS, signals, the handshake's
-//!   checks and rate limits in the server's `server.rs`, the window.
+//!   checks and rate limits in the server's `io/connection.rs`, the window.
 //!
 //! # How time and delivery work
 //! The clock advances in fixed [`STEP`]s of a millisecond. In each step,

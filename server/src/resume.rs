@@ -1,18 +1,20 @@
 //! Resuming a game after the server died (`lockstep-server --resume
 //! REPLAY`).
 //!
-//! Everything needed is already on disk: the recorder writes each bundle
-//! to the replay before anyone is sent it (`recording.rs`), so no client
+//! Everything needed is already on disk: each bundle is written to the
+//! replay before anyone is sent it (`recording.rs`), so no client
 //! can hold a bundle the file lacks, and the file's last whole bundle is
-//! the last one anybody may have played. [`ResumedGame::load`] reads the
-//! file, cuts off a record the crash left half written, and works out who
-//! was still playing; the session then rebuilds the relay from those
-//! bundles, waits for the players to reconnect (each keeps its world and
-//! is sent only the bundles it lacks), and goes on writing the same file.
+//! the last one anybody may have played. [`ResumedGame::load`]
+//! (`io/resume.rs`) reads the file up to its last whole record and
+//! [`ResumedGame::from_replay`] works out who was still playing; the
+//! session then rebuilds the relay from those bundles, waits for the
+//! players to reconnect (each keeps its world and is sent only the bundles
+//! it lacks), and goes on writing the same file from its last whole
+//! record.
 
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{Bundle, PlayerId, Replay, ReplayError, ReplayHeader, Tick};
+use lockstep_protocol::{Bundle, PlayerId, ReadOutcome, Replay, ReplayError, ReplayHeader, Tick};
 
 /// A game read back from its replay, ready to go on.
 #[derive(Debug, Clone)]
@@ -72,14 +74,12 @@ pub enum ResumeError {
 }
 
 impl ResumedGame {
-    /// Reads the game recorded in `path` up to its last whole record.
-    pub fn load(path: &Path) -> Result<ResumedGame, ResumeError> {
-        let read_error = |source| ResumeError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(|e| read_error(ReplayError::Io(e)))?;
-        let outcome = Replay::read(std::io::BufReader::new(file)).map_err(read_error)?;
+    /// The game in `outcome`, the replay at `path` read up to its last
+    /// whole record (`io/resume.rs` reads it: [`ResumedGame::load`]).
+    pub(crate) fn from_replay(
+        path: &Path,
+        outcome: ReadOutcome,
+    ) -> Result<ResumedGame, ResumeError> {
         let replay = outcome.replay;
         if let Some((_, reason)) = replay.end {
             return Err(ResumeError::Ended {

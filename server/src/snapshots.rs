@@ -3,7 +3,7 @@
 //! the majority reported.
 //!
 //! The server never simulates. It does know, from the hash reports
-//! ([`crate::hash_check`]), which hash the majority of the players
+//! ([`crate::desync_check`]), which hash the majority of the players
 //! computed for a tick. Every [`Snapshots::interval`] ticks it asks one
 //! player (in turn) for its world after the latest such confirmed tick;
 //! the player sends the postcard of its game state in chunks, and the server

@@ -68,7 +68,7 @@ impl Session {
             self.actions.push(Action::Release(conn));
         }
         if !refused {
-            self.unix_time = unix_time;
+            self.lobby.unix_time = unix_time;
             self.lobby_changed(now, unix_time);
         }
     }
@@ -126,7 +126,7 @@ impl Session {
             }
             return Ok(());
         }
-        if self.relay.is_some() {
+        if self.game.is_some() {
             return self.rejoin(conn, client, now);
         }
         if client.resume.is_some() {
@@ -176,8 +176,9 @@ impl Session {
     /// has been bundled out.
     fn rejoin(&mut self, conn: ConnId, mut client: Client, now: Duration) -> Result<(), Refusal> {
         let Some(player) = self
-            .roster
+            .game
             .iter()
+            .flat_map(|game| &game.roster)
             .find(|r| r.name == client.name)
             .map(|r| r.id)
         else {
@@ -214,9 +215,10 @@ impl Session {
     /// connection is still alive after [`TAKEOVER_PATIENCE`]. Returns
     /// whether a slot was dropped.
     pub(super) fn take_over_slots(&mut self, now: Duration) -> bool {
-        let Some(relay) = &self.relay else {
+        let Some(game) = &self.game else {
             return false;
         };
+        let relay = &game.relay;
         let mut takeovers = Vec::new();
         let mut refused = Vec::new();
         for (&conn, client) in self.clients.iter().filter(|(_, c)| c.rejoining) {
@@ -259,10 +261,12 @@ impl Session {
                     ));
                 }
             }
-            if let Some(relay) = &mut self.relay {
-                if let Some(departure) = relay.remove(player, DropReason::Reconnected) {
-                    self.report_departure(departure);
-                }
+            let departure = self
+                .game
+                .as_mut()
+                .and_then(|game| game.relay.remove(player, DropReason::Reconnected));
+            if let Some(departure) = departure {
+                self.report_departure(departure);
             }
         }
         dropped
@@ -279,7 +283,8 @@ impl Session {
         you: Option<PlayerId>,
         first_input_tick: Tick,
     ) -> Option<Tick> {
-        let relay = self.relay.as_ref()?;
+        let game = self.game.as_ref()?;
+        let relay = &game.relay;
         let next = relay.next_tick();
         // A client that kept its world from this game gets the bundles it
         // lacks, if the relay still holds them all.
@@ -287,28 +292,27 @@ impl Session {
             .clients
             .get(&conn)
             .and_then(|c| c.resume)
-            .filter(|r| r.seed == self.seed)
+            .filter(|r| r.seed == game.seed)
             .map(|r| r.next_bundle)
             .filter(|&from| relay.first_kept() <= from && from <= next);
         // Else from the verified snapshot when there is one (the relay may
         // no longer hold the bundles before it), else from tick 0.
         let snapshot = match kept {
             Some(_) => None,
-            None => self.snapshots.latest().cloned(),
+            None => game.snapshots.latest().cloned(),
         };
         let from = kept.unwrap_or(snapshot.as_ref().map_or(Tick(0), |s| s.tick));
         let (first_tick, history) = relay.history(from, next);
         let history = history.to_vec();
-        let mut start = self.start_message(you, first_input_tick, next);
+        let mut start = game.start_message(&self.config, you, first_input_tick, next);
         start.snapshot = snapshot.as_ref().map(|s| s.tick);
         start.resume = kept;
         if let Some(from) = kept {
             info!(%from, bundles = history.len(), "sending a reconnected client the bundles it lacks");
         }
+        let (percent, from_tick) = (game.speed.speed(), game.speed_from);
         self.actions.send(conn, ServerMessage::Start(start));
-        let percent = self.speed.speed();
         if percent != Percent::FULL {
-            let from_tick = self.speed_from;
             // Its clock starts now: nothing to forgive.
             let speed = ServerMessage::Speed {
                 from_tick,
@@ -340,14 +344,15 @@ impl Session {
     /// Finishes the rejoins whose old slot is gone: the player comes back
     /// after a lead long enough to fast-forward through the history.
     pub(super) fn complete_rejoins(&mut self, now: Duration) {
-        let Some(relay) = &mut self.relay else {
+        let Some(game) = &mut self.game else {
             return;
         };
+        let relay = &mut game.relay;
         let next = relay.next_tick();
         // One second of game, plus a tick for every thousand ticks of
         // history to replay (a catch-up runs at about a million ticks/s):
         // those since the verified snapshot the joiner starts from.
-        let from = self.snapshots.latest().map_or(Tick(0), |s| s.tick);
+        let from = game.snapshots.latest().map_or(Tick(0), |s| s.tick);
         let lead = u32::from(self.config.tick_rate) + next.since(from) / 1000;
         let mut started = Vec::new();
         for (&conn, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {
@@ -363,9 +368,7 @@ impl Session {
         for (conn, player, first) in started {
             if let Some(client) = self.clients.get(&conn) {
                 let platform = client.platform.clone();
-                if let Some(slot) = self.platforms.iter_mut().find(|(id, _)| *id == player) {
-                    slot.1 = platform;
-                }
+                self.set_platform(player, platform);
                 self.send_game_so_far(conn, Some(player), first);
             }
             let name = self.name_of(player);

@@ -17,6 +17,8 @@ use lockstep_protocol::{encode_frame, Peer, PeerStatus, ServerMessage, Tick, MAX
 use tracing::warn;
 
 use super::{Action, ConnId, Outgoing, Role, Session};
+use crate::recording::Recording;
+use crate::relay::Standing;
 
 /// Repeat unacknowledged bundles to a client we have sent nothing to for
 /// this long. Longer than a tick (new bundles carry the repeats for free
@@ -44,16 +46,18 @@ type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
 impl Session {
     /// Bundles every complete tick, records the new bundles and sends them.
     pub(super) fn bundle_ready(&mut self, now: Duration) {
-        let Some(relay) = &mut self.relay else {
+        let Some(game) = &mut self.game else {
             return;
         };
+        let relay = &mut game.relay;
         let from = relay.next_tick();
         if relay.complete() == 0 {
             return;
         }
-        if let Some(recorder) = &mut self.recorder {
+        if game.recording {
             for (tick, bundle) in relay.bundles_from(from) {
-                recorder.bundle(tick, bundle);
+                let recording = Recording::Bundle(tick, bundle.clone());
+                self.actions.push(Action::Record(recording));
             }
         }
         // Queued before the bundles, so each client's status and bundle
@@ -76,10 +80,11 @@ impl Session {
     /// how each player's link looks; the log says it too, once per wait.
     fn send_status(&mut self, now: Duration) {
         self.last_status = now;
-        let Some(relay) = &self.relay else {
+        let Some(game) = &self.game else {
             return;
         };
-        let standings = relay.standings(now);
+        let next_tick = game.relay.next_tick();
+        let standings = game.relay.standings(now);
         let peers: Vec<Peer> = standings
             .iter()
             .map(|s| Peer {
@@ -96,28 +101,37 @@ impl Session {
                 slack: s.slack,
             })
             .collect();
-        for s in &standings {
-            let waited_long = s.waited_for && s.silent >= SILENCE_WARNING;
-            if waited_long && self.waiting_warned.insert(s.player) {
+        let waited_long = |s: &&Standing| s.waited_for && s.silent >= SILENCE_WARNING;
+        for s in standings.iter().filter(waited_long) {
+            if !game.waiting_warned.contains(&s.player) {
                 warn!(
                     player = %s.player,
                     name = %self.name_of(s.player),
-                    tick = %relay.next_tick(),
+                    tick = %next_tick,
                     silent_ms = s.silent.as_millis() as u64,
                     ticks_behind = s.ticks_behind,
                     "waiting for player"
                 );
-            } else if !s.waited_for {
-                self.waiting_warned.remove(&s.player);
             }
         }
-        if let Some(recorder) = &mut self.recorder {
-            recorder.status(relay.next_tick(), &peers);
+        let Some(game) = &mut self.game else {
+            return;
+        };
+        for s in &standings {
+            if waited_long(&s) {
+                game.waiting_warned.insert(s.player);
+            } else if !s.waited_for {
+                game.waiting_warned.remove(&s.player);
+            }
         }
-        let status = ServerMessage::PeerStatus(PeerStatus {
-            next_tick: relay.next_tick(),
-            peers,
-        });
+        if game.recording {
+            let recording = Recording::Status {
+                tick: next_tick,
+                peers: peers.clone(),
+            };
+            self.actions.push(Action::Record(recording));
+        }
+        let status = ServerMessage::PeerStatus(PeerStatus { next_tick, peers });
         let frame = match encode_frame(&status) {
             Ok(frame) => Bytes::from(frame),
             Err(e) => {
@@ -140,9 +154,10 @@ impl Session {
     }
 
     pub(super) fn resend_stale(&mut self, now: Duration) {
-        let Some(relay) = &self.relay else {
+        let Some(game) = &self.game else {
             return;
         };
+        let relay = &game.relay;
         let next = relay.next_tick();
         let stale: Vec<ConnId> = self
             .clients
@@ -164,9 +179,10 @@ impl Session {
     /// datagrams already built in this round, since clients that acked the
     /// same bundles get the same bytes.
     fn send_bundles(&mut self, id: ConnId, encoded: &mut Encoded, now: Duration) {
-        let (Some(relay), Some(client)) = (&self.relay, self.clients.get_mut(&id)) else {
+        let (Some(game), Some(client)) = (&self.game, self.clients.get_mut(&id)) else {
             return;
         };
+        let relay = &game.relay;
         if client.rejoining {
             return;
         }

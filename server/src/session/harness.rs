@@ -16,7 +16,7 @@ use lockstep_protocol::{
 };
 
 use super::{Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL};
-use crate::{CapacityReport, Config, ServerEvent};
+use crate::{CapacityReport, Config, Recorder, ServerEvent};
 
 /// The path every test client has unless a test says otherwise.
 pub(super) const LINK: LinkStats = LinkStats {
@@ -52,6 +52,8 @@ pub(super) fn conn(id: usize) -> ConnId {
 pub(super) struct Harness {
     pub(super) session: Session,
     pub(super) now: Duration,
+    /// Writes the replays the session asks for, as the driver's does.
+    recorder: Recorder,
 }
 
 impl Harness {
@@ -59,13 +61,14 @@ impl Harness {
         Harness {
             session: Session::new(config),
             now: Duration::ZERO,
+            recorder: Recorder::new(),
         }
     }
 
     /// A server whose games need `players` players, recording nothing and
     /// waiting for late inputs as long as it takes (the tests of waits,
-    /// drops and takeovers need the wait; `Config::default` stands in for
-    /// inputs 50 ms late).
+    /// drops and takeovers need the wait; [`Config::new`] stands in for
+    /// inputs [`crate::DEFAULT_LAGGARD_TOLERANCE`] late).
     pub(super) fn players(players: u8) -> Harness {
         Harness::new(Config {
             players,
@@ -294,14 +297,25 @@ impl Harness {
     /// The relay's next tick to bundle (0 before the game).
     pub(super) fn next_tick(&self) -> Tick {
         self.session
-            .relay
+            .game
             .as_ref()
-            .map_or(Tick(0), |r| r.next_tick())
+            .map_or(Tick(0), |game| game.relay.next_tick())
     }
 
-    /// Every action the session has queued.
+    /// Every action the session has queued. The replay writes among them
+    /// are carried out as the driver does, in order, and the report of a
+    /// replay opened follows the write that opened it.
     pub(super) fn actions(&mut self) -> Out {
-        Out(std::iter::from_fn(|| self.session.next_action()).collect())
+        let mut out = Vec::new();
+        while let Some(action) = self.session.next_action() {
+            let opened = match &action {
+                Action::Record(recording) => self.recorder.record(recording.clone()),
+                _ => None,
+            };
+            out.push(action);
+            out.extend(opened.map(Action::Report));
+        }
+        Out(out)
     }
 }
 

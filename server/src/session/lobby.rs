@@ -24,7 +24,7 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_protocol::{encode_frame, GameSettings, Lobby, LobbyPlayer, ServerMessage};
+use lockstep_protocol::{encode_frame, GameSettings, GameSummary, LobbyPlayer, ServerMessage};
 use tracing::{debug, info, warn};
 
 use super::{Action, ConnId, Outgoing, Role, Session};
@@ -34,6 +34,21 @@ use crate::ServerEvent;
 /// How often the lobby goes to everyone in it even when nobody joined,
 /// left or changed its mind: the pings it shows stay fresh.
 const LOBBY_REFRESH: Duration = Duration::from_secs(1);
+
+/// What the lobby keeps between games.
+#[derive(Debug, Default)]
+pub(super) struct Lobby {
+    /// Games started so far: the running game's number, from 1.
+    pub(super) games: u32,
+    /// The game that ended last, shown to everyone in the lobby.
+    pub(super) last_game: Option<GameSummary>,
+    /// When the lobby was last sent to everyone in it.
+    pub(super) last_sent: Duration,
+    /// The wall-clock time (Unix seconds) of the latest join or ready
+    /// change: a game that starts because a player left the lobby, which
+    /// carries no time, is named after it.
+    pub(super) unix_time: u64,
+}
 
 /// Whether a lobby whose players are ready or not as `ready` says starts a
 /// game that needs `needed` players: all of them ready, and enough of them.
@@ -66,7 +81,7 @@ impl Session {
     /// The lobby changed (a join, a departure, a ready toggle): start the
     /// game if everyone is ready, else tell everyone in the lobby.
     pub(super) fn lobby_changed(&mut self, now: Duration, unix_time: u64) {
-        if self.relay.is_some() {
+        if self.game.is_some() {
             return;
         }
         let ready = self
@@ -84,7 +99,7 @@ impl Session {
     /// A player says it is ready for the next game, or not: only in the
     /// lobby, and only a player's word counts.
     pub(super) fn set_ready(&mut self, conn: ConnId, ready: bool, now: Duration) {
-        if self.relay.is_some() {
+        if self.game.is_some() {
             debug!(conn = conn.0, ready, "ready ignored: a game runs");
             return;
         }
@@ -107,7 +122,7 @@ impl Session {
             name,
             ready,
         });
-        self.lobby_changed(now, self.unix_time);
+        self.lobby_changed(now, self.lobby.unix_time);
     }
 
     /// A player has played what it wanted of the running game: it leaves
@@ -117,14 +132,14 @@ impl Session {
         let Some(client) = self.clients.get_mut(&conn) else {
             return;
         };
-        let (Role::Player(player), Some(relay)) = (client.role, &mut self.relay) else {
+        let (Role::Player(player), Some(game)) = (client.role, &mut self.game) else {
             debug!(name = %client.name, "game done ignored: no game of its own runs");
             return;
         };
         if client.done || client.rejoining {
             return;
         }
-        let Some(departure) = relay.remove(player, DropReason::Finished) else {
+        let Some(departure) = game.relay.remove(player, DropReason::Finished) else {
             return;
         };
         client.done = true;
@@ -136,15 +151,15 @@ impl Session {
     /// Sends the lobby again when it has not gone out for a while (the
     /// pings change), as long as a client waits in it.
     pub(super) fn refresh_lobby(&mut self, now: Duration) {
-        if self.clients.is_empty() || now.saturating_sub(self.last_lobby) < LOBBY_REFRESH {
+        if self.clients.is_empty() || now.saturating_sub(self.lobby.last_sent) < LOBBY_REFRESH {
             return;
         }
-        self.last_lobby = now;
+        self.lobby.last_sent = now;
         self.send_lobby();
     }
 
-    /// The lobby as it stands.
-    fn lobby(&self) -> Lobby {
+    /// The lobby as it stands, as everyone in it is told.
+    fn lobby_message(&self) -> lockstep_protocol::Lobby {
         let mut players: Vec<LobbyPlayer> = self
             .clients
             .values()
@@ -160,8 +175,8 @@ impl Session {
             })
             .collect();
         players.sort_by_key(|p| p.id);
-        let game = self.games.saturating_add(1);
-        Lobby {
+        let game = self.lobby.games.saturating_add(1);
+        lockstep_protocol::Lobby {
             players,
             next: GameSettings {
                 game,
@@ -171,13 +186,13 @@ impl Session {
                 spec: self.config.spec.clone(),
                 seed: game_seed(self.config.seed, game),
             },
-            last: self.last_game,
+            last: self.lobby.last_game,
         }
     }
 
     /// Sends the lobby to every client in it, encoded once.
     pub(super) fn send_lobby(&mut self) {
-        let frame = match encode_frame(&ServerMessage::Lobby(self.lobby())) {
+        let frame = match encode_frame(&ServerMessage::Lobby(self.lobby_message())) {
             Ok(frame) => Bytes::from(frame),
             Err(e) => {
                 warn!(error = %e, "lobby not encodable");

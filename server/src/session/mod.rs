@@ -1,19 +1,22 @@
-//! The session: the lobby and the [`Relay`] of the running game, as a pure
-//! state machine in the quinn-proto style.
+//! The session: the lobby and the [`Relay`](crate::Relay) of the running
+//! game, as a pure state machine in the quinn-proto style.
 //!
-//! The driver feeds it [`Event`]s (already decoded, and stamped with the
-//! connection they came from, so nobody can speak for another player) and
-//! calls [`Session::poll`] every [`POLL_INTERVAL`], each time with `now`,
-//! the time since the server started. The session answers with
-//! [`Action`]s (control messages, bundle datagrams, closes, replies to
-//! joins, events to print) that the driver carries out in order. It reads
-//! no clock and owns no socket, so every rule is tested with explicit time.
+//! The driver (`io/session.rs`) feeds it [`Event`]s (already decoded, and
+//! stamped with the connection they came from, so nobody can speak for
+//! another player) and calls [`Session::poll`] every [`POLL_INTERVAL`],
+//! each time with `now`, the time since the server started. The session
+//! answers with [`Action`]s (control messages, bundle datagrams, closes,
+//! replies to joins, events to print) that the driver carries out in
+//! order. It reads no clock and owns no socket or file, so every rule is
+//! tested with explicit time; even the game's replay is written by the
+//! driver, as the session asks ([`Action::Record`]).
 //!
 //! Its driving API is public so that a driver other than the QUIC one can
 //! run it: the in-memory cluster (`lockstep-cluster`) wires it to clients
 //! on a simulated clock. Such a driver turns an [`Outgoing`] into frames
-//! with [`Outgoing::frames`] and a client's control message into an
-//! [`Event`] with [`Event::from_message`], as the QUIC driver does.
+//! with [`Outgoing::frames`], a client's control message into an
+//! [`Event`] with [`Event::from_message`], and writes the replay with a
+//! [`crate::Recorder`], as the QUIC driver does.
 //!
 //! Clients are players or spectators. A player that reconnects under its
 //! name while the game runs takes its slot back: the relay removes the old
@@ -28,21 +31,27 @@
 //! over it is back in the lobby for the next one (a rematch, with a new
 //! seed and a new replay).
 //!
-//! This file holds the state and the event handling, the game's start and
-//! end, departures, hash verdicts and the announcements of the game speed
-//! that [`SpeedControl`] picks; `admission.rs` decides who gets in
-//! (names, slots, rejoins, takeovers), `lobby.rs` who is ready and when a
-//! game starts, `fanout.rs` what goes out to every client (bundle
-//! datagrams, repeats, the lag indicator) and `laggards.rs` how often the
-//! inputs the relay stood in for are reported.
+//! The session holds a lobby (`Lobby`) and, while a game runs, a
+//! `RunningGame`: no game is one `None`. This file holds the
+//! state, the event handling, the periodic poll and the requests for
+//! snapshots; `running.rs` a game's start, its departures and its end,
+//! `admission.rs` who gets in (names, slots, rejoins, takeovers),
+//! `lobby.rs` who is ready and when a game starts, `fanout.rs` what goes
+//! out to every client (bundle datagrams, repeats, the lag indicator),
+//! `desyncs.rs` what the hash reports come to (desyncs and the verdict),
+//! `resuming.rs` a game resumed after a restart, `laggards.rs` how often
+//! the inputs the relay stood in for are reported, and `wire.rs` how the
+//! session's values travel.
 
 mod admission;
+mod desyncs;
 mod fanout;
 #[cfg(test)]
 mod harness;
 mod laggards;
 mod lobby;
 mod resuming;
+mod running;
 mod wire;
 
 pub use admission::MAX_NAME_CHARS;
@@ -52,19 +61,18 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, GameSummary, InputDatagram, Percent, Platform, PlayerId, Refusal,
-    ReplayHeader, Resume, RosterEntry, SelfTest, ServerMessage, SnapshotChunk, Start, Tick,
-    PROTOCOL_VERSION,
+    Bundle, InputDatagram, Percent, Platform, PlayerId, Refusal, Resume, SelfTest, ServerMessage,
+    SnapshotChunk, Tick,
 };
 use tracing::{debug, info, warn};
 
-use crate::hash_check::{HashCheck, Pinpoint, PINPOINT_WAIT};
-use crate::recording::Recorder;
-use crate::relay::{Departure, DropReason, Relay};
-use crate::snapshots::{Offer, Snapshots};
-use crate::speed::{lead_ticks, CapacityReport, SpeedChange, SpeedControl};
-use crate::{Config, OnDesync, ServerEvent};
-use laggards::{LaggardReports, Report};
+use crate::recording::Recording;
+use crate::relay::DropReason;
+use crate::snapshots::Offer;
+use crate::speed::{lead_ticks, CapacityReport, SpeedChange};
+use crate::{Config, ServerEvent};
+use lobby::Lobby;
+use running::RunningGame;
 
 /// How often the driver calls [`Session::poll`] to check timeouts and
 /// repeat unacknowledged bundles. Well under one 60 Hz tick, so a lost
@@ -124,8 +132,7 @@ pub struct Join {
     /// recorded, never trusted.
     pub platform: Platform,
     /// The self-test hashes of the games it has; the one of the hosted
-    /// game is compared with [`Config::self_test`]
-    /// before it gets anything.
+    /// game is compared with [`Config::self_test`] before it gets anything.
     pub self_tests: Vec<SelfTest>,
     /// Its path, as QUIC sees it at the join.
     pub link: LinkStats,
@@ -203,6 +210,9 @@ pub enum Action {
     Release(ConnId),
     /// Tell whoever runs the server.
     Report(ServerEvent),
+    /// Write to the running game's replay, before carrying out the next
+    /// action (a [`crate::Recorder`] does it).
+    Record(Recording),
 }
 
 /// Actions waiting for the driver. A field of its own, so handlers can
@@ -258,45 +268,14 @@ struct Client {
 pub struct Session {
     config: Config,
     clients: BTreeMap<ConnId, Client>,
-    /// The running game's roster (names of every slot, for rejoins).
-    roster: Vec<RosterEntry>,
-    /// The machine of every slot of the running game, in slot order: the
-    /// starting players', updated when a player comes back on another.
-    platforms: Vec<(PlayerId, Platform)>,
-    relay: Option<Relay>,
-    hashes: HashCheck,
-    /// Desyncs waiting for the players' per-tick hashes, oldest first;
-    /// each is announced once pinpointed.
-    pinpoints: VecDeque<Pinpoint>,
-    /// The running game's speed, from the players' capacities.
-    speed: SpeedControl,
-    /// The tick the speed in force was announced from.
-    speed_from: Tick,
-    recorder: Option<Recorder>,
-    /// The running game's latest verified snapshot and the request for
-    /// the next.
-    snapshots: Snapshots,
+    /// What the lobby keeps between games.
+    lobby: Lobby,
+    /// The running game; `None` in the lobby.
+    game: Option<RunningGame>,
+    /// When the lag indicator last went out. Kept across games: the first
+    /// status of a game goes out with its first bundle at least
+    /// `fanout::STATUS_EVERY` after the last status of the game before.
     last_status: Duration,
-    /// Players the server has warned it waits for (once per episode).
-    waiting_warned: BTreeSet<PlayerId>,
-    /// The inputs the relay stood in for, reported at a bounded rate.
-    laggards: LaggardReports,
-    /// The relay's departure count at the last [`Session::forget_departed`].
-    departures_seen: u64,
-    /// Games started so far: the running game's number, from 1.
-    games: u32,
-    /// The world seed of the running (or last) game.
-    seed: u64,
-    /// The game that ended last, for the lobby.
-    last_game: Option<GameSummary>,
-    /// When the lobby was last sent to everyone in it.
-    last_lobby: Duration,
-    /// The wall-clock time (Unix seconds) of the latest join or ready
-    /// change: a game that starts because a player left the lobby, which
-    /// carries no time, is named after it.
-    unix_time: u64,
-    /// Set while a game resumed after a restart waits for its players.
-    resuming: Option<resuming::Resuming>,
     actions: Actions,
 }
 
@@ -305,30 +284,12 @@ impl Session {
     /// ([`Config::resume`]) is not taken from it: the driver hands it to
     /// [`Session::resume`] with the time it starts at.
     pub fn new(config: Config) -> Self {
-        let speed = SpeedControl::new(config.tick_rate);
-        let game = config.game;
         Session {
-            seed: config.seed,
             config,
             clients: BTreeMap::new(),
-            roster: Vec::new(),
-            platforms: Vec::new(),
-            relay: None,
-            hashes: HashCheck::new(),
-            pinpoints: VecDeque::new(),
-            speed,
-            speed_from: Tick(0),
-            recorder: None,
-            snapshots: Snapshots::new(game, 0),
+            lobby: Lobby::default(),
+            game: None,
             last_status: Duration::ZERO,
-            waiting_warned: BTreeSet::new(),
-            laggards: LaggardReports::default(),
-            departures_seen: 0,
-            games: 0,
-            last_game: None,
-            last_lobby: Duration::ZERO,
-            unix_time: 0,
-            resuming: None,
             actions: Actions::default(),
         }
     }
@@ -347,10 +308,11 @@ impl Session {
         match event {
             Event::Join(conn, join) => self.admit(conn, *join, now),
             Event::Inputs(conn, datagram) => {
-                let (Some(relay), Some(client)) = (&mut self.relay, self.clients.get_mut(&conn))
+                let (Some(game), Some(client)) = (&mut self.game, self.clients.get_mut(&conn))
                 else {
                     return;
                 };
+                let relay = &mut game.relay;
                 match client.role {
                     Role::Player(player) => {
                         let outcome = relay.receive(player, &datagram, now);
@@ -367,30 +329,9 @@ impl Session {
                 }
                 self.advance(now);
             }
-            Event::HashReport(conn, tick, hash) => {
-                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
-                    return;
-                };
-                if self.hashes.report(player, tick, hash) {
-                    if let Some(recorder) = &mut self.recorder {
-                        recorder.hash(tick, player, hash);
-                    }
-                }
-                self.judge_hashes(now);
-            }
+            Event::HashReport(conn, tick, hash) => self.take_hash_report(conn, tick, hash, now),
             Event::TickHashes(conn, tick, first_tick, hashes) => {
-                let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
-                    return;
-                };
-                let Some(pinpoint) = self.pinpoints.iter_mut().find(|p| p.desync.tick == tick)
-                else {
-                    debug!(%player, %tick, "tick hashes for no pending desync ignored");
-                    return;
-                };
-                if let Err(e) = pinpoint.answer(player, first_tick, hashes) {
-                    debug!(%player, %tick, %first_tick, error = %e, "tick hashes ignored");
-                }
-                self.settle_pinpoints(Some(now));
+                self.take_tick_hashes(conn, tick, first_tick, hashes, now)
             }
             Event::Leave(conn) => self.remove(conn, DropReason::Left, "left", now),
             Event::Ready {
@@ -398,7 +339,7 @@ impl Session {
                 ready,
                 unix_time,
             } => {
-                self.unix_time = unix_time;
+                self.lobby.unix_time = unix_time;
                 self.set_ready(conn, ready, now);
             }
             Event::GameDone(conn) => self.game_done(conn, now),
@@ -417,11 +358,14 @@ impl Session {
                 else {
                     return;
                 };
-                if self.relay.is_none() || !self.config.speed_control {
+                if !self.config.speed_control {
                     return;
                 }
-                let before = self.speed.speed();
-                if let Some(change) = self.speed.report(player, report, now) {
+                let Some(game) = &mut self.game else {
+                    return;
+                };
+                let before = game.speed.speed();
+                if let Some(change) = game.speed.report(player, report, now) {
                     self.announce_speed(change, before);
                 }
             }
@@ -433,19 +377,23 @@ impl Session {
     /// never before an earlier announcement's tick) and the backlog every
     /// client forgives there.
     fn announce_speed(&mut self, change: SpeedChange, before: Percent) {
-        let Some(relay) = &self.relay else {
+        let Some(game) = &mut self.game else {
             return;
         };
         let lead = lead_ticks(self.config.tick_rate, before);
-        let from_tick = relay.next_tick().plus(lead).max(self.speed_from);
-        self.speed_from = from_tick;
-        let postpone = self.speed.backlog_at(from_tick, before);
+        let from_tick = game.relay.next_tick().plus(lead).max(game.speed_from);
+        game.speed_from = from_tick;
+        let postpone = game.speed.backlog_at(from_tick, before);
         // The inputs are timed against the schedule the clients will keep.
         let full_ns = 1_000_000_000 / u64::from(self.config.tick_rate.max(1));
         let tick = Duration::from_nanos(change.percent.tick_ns(full_ns));
         let sent = Duration::from_micros(postpone.as_micros().min(u128::from(u32::MAX)) as u64);
-        if let Some(relay) = &mut self.relay {
-            relay.change_pace(from_tick, tick, sent);
+        game.relay.change_pace(from_tick, tick, sent);
+        if game.recording {
+            let percent = change.percent;
+            let event = lockstep_protocol::GameEvent::Speed { percent };
+            self.actions
+                .push(Action::Record(Recording::Event(from_tick, event)));
         }
         let slowest = self.name_of(change.slowest);
         info!(
@@ -457,10 +405,6 @@ impl Session {
             postpone_ms = postpone.as_millis() as u64,
             "game speed"
         );
-        if let Some(recorder) = &mut self.recorder {
-            let percent = change.percent;
-            recorder.event(from_tick, lockstep_protocol::GameEvent::Speed { percent });
-        }
         self.tell_everyone(&ServerMessage::Speed {
             from_tick,
             percent: change.percent,
@@ -487,7 +431,7 @@ impl Session {
     pub fn occupancy(&self) -> crate::Occupancy {
         crate::Occupancy {
             players: u8::try_from(self.connected_players().len()).unwrap_or(u8::MAX),
-            playing: self.relay.is_some(),
+            playing: self.game.is_some(),
         }
     }
 
@@ -509,9 +453,12 @@ impl Session {
             .map(|(&id, _)| id)
     }
 
+    /// The name of `player`: the running game's roster says it, else the
+    /// client in that slot.
     fn name_of(&self, player: PlayerId) -> String {
-        self.roster
+        self.game
             .iter()
+            .flat_map(|game| &game.roster)
             .find(|r| r.id == player)
             .map(|r| r.name.clone())
             .or_else(|| {
@@ -523,123 +470,14 @@ impl Session {
             .unwrap_or_else(|| format!("player{player}"))
     }
 
-    fn start_message(&self, you: Option<PlayerId>, first_input_tick: Tick, history: Tick) -> Start {
-        Start {
-            seed: self.seed,
-            tick_rate: self.config.tick_rate,
-            input_delay: self.config.input_delay,
-            spec: self.config.spec.clone(),
-            roster: self.roster.clone(),
-            hash_interval: self.config.hash_interval,
-            you,
-            first_input_tick,
-            history: history.0,
-            snapshot: None,
-            resume: None,
-        }
-    }
-
-    fn start(&mut self, now: Duration, unix_time: u64) {
-        self.games += 1;
-        self.seed = lobby::game_seed(self.config.seed, self.games);
-        for client in self.clients.values_mut() {
-            client.ready = false;
-        }
-        let mut roster: Vec<RosterEntry> = self
-            .clients
-            .values()
-            .filter_map(|c| match c.role {
-                Role::Player(id) => Some(RosterEntry {
-                    id,
-                    name: c.name.clone(),
-                }),
-                Role::Spectator => None,
-            })
-            .collect();
-        roster.sort_by_key(|r| r.id);
-        self.roster = roster.clone();
-        let mut platforms: Vec<(PlayerId, Platform)> = self
-            .clients
-            .values()
-            .filter_map(|c| match c.role {
-                Role::Player(id) => Some((id, c.platform.clone())),
-                Role::Spectator => None,
-            })
-            .collect();
-        platforms.sort_by_key(|(id, _)| *id);
-        self.platforms = platforms;
-        for (&conn, client) in &self.clients {
-            let you = match client.role {
-                Role::Player(id) => Some(id),
-                Role::Spectator => None,
-            };
-            let start = self.start_message(you, Tick(0), Tick(0));
-            self.actions.send(conn, ServerMessage::Start(start));
-        }
-        let ids: Vec<PlayerId> = roster.iter().map(|r| r.id).collect();
-        self.relay = Some(Relay::new(
-            &ids,
-            self.config.drop_timeout,
-            self.config.laggard_tolerance,
-            now,
-            self.config.tick_rate,
-        ));
-        self.departures_seen = 0;
-        self.hashes = HashCheck::new();
-        self.snapshots = Snapshots::new(
-            self.config.game,
-            u32::from(self.config.snapshot_secs) * u32::from(self.config.tick_rate),
-        );
-        self.speed = SpeedControl::new(self.config.tick_rate);
-        self.speed_from = Tick(0);
-        self.waiting_warned.clear();
-        self.laggards = LaggardReports::default();
-        self.start_recording(roster.clone(), unix_time);
-        info!(
-            players = ids.len(),
-            game = self.games,
-            seed = self.seed,
-            "game started"
-        );
-        self.emit(ServerEvent::Started {
-            players: roster.into_iter().map(|r| r.name).collect(),
-            seed: self.seed,
-        });
-    }
-
-    fn start_recording(&mut self, roster: Vec<RosterEntry>, unix_time: u64) {
-        let Some(dir) = &self.config.replay_dir else {
-            return;
-        };
-        let header = ReplayHeader {
-            protocol_version: PROTOCOL_VERSION,
-            build: concat!("lockstep-server ", env!("CARGO_PKG_VERSION")).to_string(),
-            recorder: "server".into(),
-            started_unix: unix_time,
-            seed: self.seed,
-            tick_rate: self.config.tick_rate,
-            input_delay: self.config.input_delay,
-            hash_interval: self.config.hash_interval,
-            spec: self.config.spec.clone(),
-            roster,
-            platforms: self.platforms.clone(),
-        };
-        match Recorder::create(dir, &header) {
-            Ok(recorder) => {
-                info!(path = %recorder.path().display(), "recording");
-                let path = recorder.path().to_path_buf();
-                self.recorder = Some(recorder);
-                self.emit(ServerEvent::Recording { path });
-            }
-            Err(e) => warn!(dir = %dir.display(), error = %e, "cannot record this game"),
-        }
-    }
-
+    /// A client is gone (it said Leave, or its connection ended): a
+    /// spectator or a player in the lobby is forgotten at once, a player
+    /// of the running game leaves it at the tick the relay picks.
     fn remove(&mut self, conn: ConnId, reason: DropReason, why: &str, now: Duration) {
         let Some(client) = self.clients.get(&conn) else {
             return;
         };
-        match (client.role, &mut self.relay) {
+        match (client.role, &mut self.game) {
             (Role::Spectator, _) => {
                 info!(name = %client.name, why, "spectator left");
                 self.clients.remove(&conn);
@@ -649,19 +487,19 @@ impl Session {
                 info!(%player, name = %client.name, why, "left the lobby");
                 self.clients.remove(&conn);
                 self.actions.push(Action::Release(conn));
-                self.lobby_changed(now, self.unix_time);
+                self.lobby_changed(now, self.lobby.unix_time);
             }
             (Role::Player(player), Some(_)) if client.done => {
                 info!(%player, name = %client.name, why, "left while waiting for the next game");
                 self.clients.remove(&conn);
                 self.actions.push(Action::Release(conn));
             }
-            (Role::Player(player), Some(relay)) => {
+            (Role::Player(player), Some(game)) => {
                 if client.rejoining {
                     self.clients.remove(&conn);
                     self.actions.push(Action::Release(conn));
                     self.advance(now);
-                } else if let Some(departure) = relay.remove(player, reason) {
+                } else if let Some(departure) = game.relay.remove(player, reason) {
                     self.report_departure(departure);
                     self.advance(now);
                 }
@@ -669,276 +507,10 @@ impl Session {
         }
     }
 
-    fn report_departure(&mut self, departure: Departure) {
-        if let Some(report) = self.laggards.flush(departure.player) {
-            self.report_laggard(report);
-        }
-        if let Some(offer) = self.snapshots.forget(departure.player) {
-            self.snapshot_outcome(offer);
-        }
-        let name = self.name_of(departure.player);
-        let totals = self
-            .relay
-            .as_ref()
-            .and_then(|relay| relay.input_totals(departure.player))
-            .unwrap_or_default();
-        warn!(
-            player = %departure.player,
-            %name,
-            tick = %departure.tick,
-            reason = departure.reason.as_str(),
-            inputs = totals.accepted,
-            repeats_ignored = totals.repeated,
-            conflicting_ignored = totals.conflicting,
-            out_of_window_ignored = totals.out_of_window,
-            "player dropped"
-        );
-        if let Some(recorder) = &mut self.recorder {
-            recorder.left(departure.tick, departure.player, departure.reason.as_str());
-        }
-        for pinpoint in &mut self.pinpoints {
-            pinpoint.forget(departure.player);
-        }
-        self.speed.forget(departure.player);
-        self.emit(ServerEvent::Dropped {
-            player: departure.player,
-            name,
-            tick: departure.tick,
-            reason: departure.reason,
-        });
-    }
-
-    /// Bundles what became complete, records and sends it, hands slots
-    /// over to reconnecting players, and ends the game when nobody is left.
-    fn advance(&mut self, now: Duration) {
-        self.bundle_ready(now);
-        if self.resuming.is_some() {
-            self.settle_resume(now);
-        }
-        // Runs for every input datagram: the rejoin bookkeeping only when
-        // someone is reconnecting.
-        if self.clients.values().any(|c| c.rejoining) {
-            if self.take_over_slots(now) {
-                self.bundle_ready(now);
-            }
-            self.complete_rejoins(now);
-        }
-        self.forget_departed();
-    }
-
-    /// Closes the connections of players whose slot the relay removed, and
-    /// ends the game when nobody is left. Cheap when nobody left since the
-    /// last call.
-    fn forget_departed(&mut self) {
-        let Some(relay) = &self.relay else {
-            return;
-        };
-        if relay.departures() == self.departures_seen && !relay.is_empty() {
-            return;
-        }
-        self.departures_seen = relay.departures();
-        let active: BTreeSet<PlayerId> = relay.players().collect();
-        let departed: Vec<ConnId> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| !c.rejoining && !c.done)
-            .filter(|(_, c)| matches!(c.role, Role::Player(p) if !active.contains(&p)))
-            .map(|(&id, _)| id)
-            .collect();
-        for id in departed {
-            if self.clients.remove(&id).is_some() {
-                self.actions.push(Action::Close(
-                    id,
-                    CloseCode::Dropped,
-                    "removed from the game",
-                ));
-            }
-        }
-        let rejoining = self.clients.values().any(|c| c.rejoining);
-        if relay.is_empty() && !rejoining {
-            let tick = relay.next_tick();
-            info!(%tick, "game over: no players left");
-            self.finish_game(tick, "the game is over: every player left");
-        }
-    }
-
-    /// Reports stand-ins for a late player's inputs, summed (`laggards.rs`).
-    fn report_laggard(&mut self, report: Report) {
-        let name = self.name_of(report.player);
-        warn!(
-            player = %report.player,
-            %name,
-            tick = %report.tick,
-            waited_ms = report.waited.as_millis() as u64,
-            count = report.count,
-            "late inputs stood in for"
-        );
-        self.emit(ServerEvent::Substituted {
-            player: report.player,
-            name,
-            tick: report.tick,
-            waited: report.waited,
-            count: report.count,
-        });
-    }
-
-    /// Ends the game and returns to the lobby: the players that said
-    /// GameDone stay for the next game, not ready yet, and get the lobby
-    /// with this game's summary; spectators and any other client are told
-    /// why it ended and let go. The recording is closed.
-    fn finish_game(&mut self, tick: Tick, reason: &str) {
-        self.settle_pinpoints(None);
-        self.report_verdict();
-        let ended = ServerMessage::Ended {
-            reason: reason.to_string(),
-        };
-        let gone: Vec<ConnId> = self
-            .clients
-            .iter()
-            .filter(|(_, c)| !c.done)
-            .map(|(&id, _)| id)
-            .collect();
-        // Released, the writers flush the Ended message and the clients
-        // close.
-        for conn in gone {
-            self.clients.remove(&conn);
-            self.actions.send(conn, ended.clone());
-            self.actions.push(Action::Release(conn));
-        }
-        for client in self.clients.values_mut() {
-            client.done = false;
-            client.ready = false;
-        }
-        self.last_game = Some(GameSummary {
-            game: self.games,
-            seed: self.seed,
-            ticks: tick,
-        });
-        self.relay = None;
-        self.resuming = None;
-        self.roster.clear();
-        self.platforms.clear();
-        if let Some(recorder) = self.recorder.take() {
-            recorder.finish(reason);
-        }
-        self.emit(ServerEvent::GameOver { tick });
-        if !self.clients.is_empty() {
-            self.send_lobby();
-        }
-    }
-
-    /// Prints the verdict of the running game, if one runs: how many ticks
-    /// and reports it rests on, and which machines agreed or diverged. The
-    /// stand-ins not yet reported come first.
-    fn report_verdict(&mut self) {
-        for report in self.laggards.flush_all() {
-            self.report_laggard(report);
-        }
-        let Some(relay) = &self.relay else {
-            return;
-        };
-        let diverged_players = self.hashes.diverged();
-        let mut agreed = Vec::new();
-        let mut diverged = Vec::new();
-        for (player, platform) in &self.platforms {
-            if diverged_players.contains(player) {
-                diverged.push(format!("{}@{}", self.name_of(*player), platform.triple()));
-            } else {
-                agreed.push(platform.triple().to_string());
-            }
-        }
-        let verdict = ServerEvent::Verdict {
-            ticks: relay.next_tick(),
-            checks: self.hashes.compared(),
-            agreed,
-            diverged,
-        };
-        info!(%verdict, "game verdict");
-        self.emit(verdict);
-    }
-
-    /// Compares the hash reports that are complete. Every client is told
-    /// of a new desync at once (it dumps the tick), and its players are
-    /// asked for their per-tick hashes; the desync is announced once
-    /// [`Session::settle_pinpoints`] has them.
-    fn judge_hashes(&mut self, now: Duration) {
-        let Some(relay) = &self.relay else {
-            return;
-        };
-        let desyncs = self.hashes.judge(|tick| relay.players_at(tick));
-        for desync in desyncs {
-            let notice = ServerMessage::Desync(DesyncNotice {
-                tick: desync.tick,
-                diverged: desync.diverged.clone(),
-                majority: desync.majority,
-                since: desync.since,
-            });
-            self.tell_everyone(&notice);
-            let connected = self.connected_players();
-            let asked: Vec<PlayerId> = desync
-                .reporters
-                .iter()
-                .copied()
-                .filter(|player| connected.contains(player))
-                .collect();
-            self.pinpoints
-                .push_back(Pinpoint::new(desync, asked, now + PINPOINT_WAIT));
-        }
-        self.settle_pinpoints(Some(now));
-    }
-
-    /// Announces the desyncs whose per-tick hashes are in (or whose wait
-    /// is over at `now`; every one when `now` is `None`, as the game
-    /// ends), oldest first: the line with the first divergent tick, and
-    /// [`ServerMessage::Pinpointed`] to every client so it dumps that
-    /// tick. With [`OnDesync::Stop`] the first one ends the game.
-    fn settle_pinpoints(&mut self, now: Option<Duration>) {
-        while let Some(pinpoint) = self.pinpoints.front() {
-            if now.is_some_and(|now| !pinpoint.is_due(now)) {
-                return;
-            }
-            let Some(pinpoint) = self.pinpoints.pop_front() else {
-                return;
-            };
-            let first = pinpoint.first();
-            let desync = pinpoint.desync;
-            let names: Vec<String> = desync.diverged.iter().map(|&id| self.name_of(id)).collect();
-            warn!(tick = %desync.tick, diverged = ?names, majority = ?desync.majority, first = ?first, "desync");
-            if let Some(recorder) = &mut self.recorder {
-                let diverged = desync.diverged.clone();
-                let event = lockstep_protocol::GameEvent::Desync { diverged, first };
-                recorder.event(desync.tick, event);
-            }
-            self.emit(ServerEvent::Desync {
-                tick: desync.tick,
-                diverged: names.clone(),
-                first,
-            });
-            if let Some(first) = first {
-                let pinpointed = ServerMessage::Pinpointed {
-                    tick: desync.tick,
-                    first,
-                };
-                self.tell_everyone(&pinpointed);
-            }
-            if now.is_some() && self.config.on_desync == OnDesync::Stop {
-                let tick = self.relay.as_ref().map_or(Tick(0), Relay::next_tick);
-                let reason = format!(
-                    "desync at tick {}: {} diverged",
-                    desync.tick,
-                    names.join(", ")
-                );
-                info!(%tick, %reason, "game ended by the server");
-                self.finish_game(tick, &reason);
-                return;
-            }
-        }
-    }
-
     /// When the session next has work that cannot wait for the periodic
-    /// poll: a late input to stand in for ([`Relay::next_stand_in`]).
+    /// poll: a late input to stand in for ([`crate::Relay::next_stand_in`]).
     pub fn next_deadline(&self) -> Option<Duration> {
-        self.relay.as_ref()?.next_stand_in()
+        self.game.as_ref()?.relay.next_stand_in()
     }
 
     /// The periodic work, every [`POLL_INTERVAL`] and at every
@@ -949,20 +521,20 @@ impl Session {
         // The players a resumed game still waits for when the wait is over
         // go first, as not back; after that a player back but silent is
         // dropped like any other, or the game could wait for it for ever.
-        if self.resuming.is_some() {
+        if self.game.as_ref().is_some_and(|g| g.resuming.is_some()) {
             self.settle_resume(now);
         }
-        let resuming = self.resuming.as_ref().is_some_and(|r| now < r.until);
-        let Some(relay) = &mut self.relay else {
+        let Some(game) = &mut self.game else {
             self.refresh_lobby(now);
             return;
         };
         // A resumed game waits for its players without standing in for or
         // dropping anyone until they are back or the wait is over.
+        let resuming = game.resuming.as_ref().is_some_and(|r| now < r.until);
         let (departures, substitutions) = if resuming {
             (Vec::new(), Vec::new())
         } else {
-            (relay.poll_timeouts(now), relay.poll_laggards(now))
+            (game.relay.poll_timeouts(now), game.relay.poll_laggards(now))
         };
         for departure in departures {
             self.report_departure(departure);
@@ -974,11 +546,20 @@ impl Session {
                 waited_ms = substitution.waited.as_millis() as u64,
                 "late input stood in for"
             );
-            if let Some(report) = self.laggards.stood_in(substitution, now) {
+            let report = self
+                .game
+                .as_mut()
+                .and_then(|game| game.laggards.stood_in(substitution, now));
+            if let Some(report) = report {
                 self.report_laggard(report);
             }
         }
-        for report in self.laggards.due(now) {
+        let due = self
+            .game
+            .as_mut()
+            .map(|game| game.laggards.due(now))
+            .unwrap_or_default();
+        for report in due {
             self.report_laggard(report);
         }
         self.advance(now);
@@ -991,9 +572,10 @@ impl Session {
     /// Asks the next player for a snapshot when one is due (see
     /// `snapshots.rs`), and reports a request that went unanswered.
     fn ask_for_snapshot(&mut self, now: Duration) {
-        let Some(relay) = &self.relay else {
+        let Some(game) = &mut self.game else {
             return;
         };
+        let relay = &game.relay;
         let players: Vec<PlayerId> = self
             .clients
             .values()
@@ -1005,8 +587,8 @@ impl Session {
             .collect();
         let next_tick = relay.next_tick();
         let (ask, timed_out) =
-            self.snapshots
-                .poll(now, self.hashes.confirmed(), next_tick, &players);
+            game.snapshots
+                .poll(now, game.hashes.confirmed(), next_tick, &players);
         if let Some(offer) = timed_out {
             self.snapshot_outcome(offer);
         }
@@ -1025,7 +607,10 @@ impl Session {
         let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
             return;
         };
-        let offer = self.snapshots.offer(player, chunk);
+        let Some(game) = &mut self.game else {
+            return;
+        };
+        let offer = game.snapshots.offer(player, chunk);
         self.snapshot_outcome(offer);
     }
 
@@ -1039,9 +624,10 @@ impl Session {
                 warn!(%player, %name, %tick, reason = %why, "snapshot refused");
             }
             Offer::Verified(tick) => {
-                let Some(relay) = &mut self.relay else {
+                let Some(game) = &mut self.game else {
                     return;
                 };
+                let relay = &mut game.relay;
                 // A spectator or player still fetching older bundles keeps
                 // them until it has them.
                 let oldest_ack = self
@@ -1054,7 +640,7 @@ impl Session {
                     .min()
                     .unwrap_or(tick);
                 let dropped = relay.forget_before(tick.min(oldest_ack));
-                let bytes = self.snapshots.latest().map_or(0, |v| v.bytes.len());
+                let bytes = game.snapshots.latest().map_or(0, |v| v.bytes.len());
                 info!(%tick, bytes, dropped, kept = relay.next_tick().since(relay.first_kept()), "snapshot verified");
             }
         }
@@ -1069,12 +655,15 @@ impl Session {
         });
     }
 
-    /// Closes every connection and the recording, after the verdict of a
+    /// Closes the recording and every connection, after the verdict of a
     /// game still running.
     pub fn shut_down(&mut self) {
         self.settle_pinpoints(None);
         self.report_verdict();
-        self.relay = None;
+        if self.game.take().is_some_and(|game| game.recording) {
+            let finish = Recording::Finish("the server shut down".into());
+            self.actions.push(Action::Record(finish));
+        }
         for conn in std::mem::take(&mut self.clients).into_keys() {
             self.actions.push(Action::Close(
                 conn,
@@ -1082,611 +671,8 @@ impl Session {
                 "the server is shutting down",
             ));
         }
-        if let Some(recorder) = self.recorder.take() {
-            recorder.finish("the server shut down");
-        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use lockstep_protocol::{
-        DesyncNotice, Percent, Platform, PlayerId, Replay, RosterEntry, ServerMessage, Start, Tick,
-    };
-
-    use super::harness::{ms, platform, Harness, Out, TRIPLE};
-    use super::CloseCode;
-    use super::PINPOINT_WAIT;
-    use crate::{Config, OnDesync};
-
-    fn roster(names: &[&str]) -> Vec<RosterEntry> {
-        names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| RosterEntry {
-                id: PlayerId(i as u8),
-                name: name.to_string(),
-            })
-            .collect()
-    }
-
-    fn start(you: Option<u8>, roster: Vec<RosterEntry>, history: u32) -> ServerMessage {
-        let config = Config::new(crate::TEST_GAME);
-        ServerMessage::Start(Start {
-            seed: config.seed,
-            tick_rate: config.tick_rate,
-            input_delay: config.input_delay,
-            spec: config.spec.clone(),
-            roster,
-            hash_interval: config.hash_interval,
-            you: you.map(PlayerId),
-            first_input_tick: Tick(0),
-            history,
-            snapshot: None,
-            resume: None,
-        })
-    }
-
-    /// Three players that have played ticks `0..10` at time zero.
-    fn three_playing(config: Config) -> Harness {
-        let mut h = Harness::new(Config {
-            players: 3,
-            ..config
-        });
-        for (id, name) in [(1, "ann"), (2, "bob"), (3, "cat")] {
-            h.join(id, name);
-        }
-        for id in 1..=3 {
-            h.inputs(id, 0..10);
-        }
-        assert_eq!(h.next_tick(), Tick(10));
-        h
-    }
-
-    #[test]
-    fn a_full_lobby_starts_the_game_for_everyone() {
-        let mut h = Harness::players(2);
-        let ann = h.join_on(
-            1,
-            "ann",
-            Platform {
-                target: "aarch64-apple-darwin".into(),
-                os: "macos".into(),
-                cpu: "unknown".into(),
-                features: vec!["neon".into(), "fp".into()],
-                rustc: "rustc 1.95.0 (abc 2026-01-01)".into(),
-                profile: "release".into(),
-                build: "0.1.0".into(),
-            },
-        );
-        assert_eq!(ann.reply(1), Some(Ok(())));
-        assert_eq!(
-            ann.messages(1),
-            vec![ServerMessage::Welcome {
-                player: PlayerId(0),
-                players_needed: 2
-            }]
-        );
-        assert_eq!(
-            ann.reports(),
-            vec![
-                "joined player=0 name=ann",
-                "platform player=0 name=ann target=aarch64-apple-darwin os=macos \
-                 cpu=\"unknown\" features=neon,fp rustc=\"rustc 1.95.0 (abc 2026-01-01)\" \
-                 profile=release build=0.1.0"
-            ]
-        );
-        let sam = h.spectate(3, "sam");
-        assert_eq!(sam.reply(3), Some(Ok(())));
-        assert!(sam.messages(3).is_empty(), "nothing to watch yet");
-
-        let bob = h.join(2, "bob");
-        let everyone = roster(&["ann", "bob"]);
-        assert_eq!(bob.messages(1), vec![start(Some(0), everyone.clone(), 0)]);
-        assert_eq!(
-            bob.messages(2),
-            vec![
-                ServerMessage::Welcome {
-                    player: PlayerId(1),
-                    players_needed: 2
-                },
-                start(Some(1), everyone.clone(), 0)
-            ]
-        );
-        assert_eq!(bob.messages(3), vec![start(None, everyone, 0)]);
-        assert_eq!(
-            bob.reports(),
-            vec![
-                "joined player=1 name=bob",
-                "platform player=1 name=bob target=x86_64-unknown-linux-gnu os= cpu=\"\" \
-                 features= rustc=\"\" profile= build=",
-                "start players=ann,bob seed=1"
-            ]
-        );
-    }
-
-    #[test]
-    fn a_recording_is_named_after_the_wall_clock_time_the_driver_gave_the_join() {
-        let dir = std::env::temp_dir().join(format!("lockstep-session-{}", std::process::id()));
-        let mut h = Harness::new(Config {
-            players: 1,
-            replay_dir: Some(dir.clone()),
-            ..Config::new(crate::TEST_GAME)
-        });
-        let started = h.join(1, "ann");
-        let path = dir.join("2026-11-21T13-36-39Z.lsreplay");
-        let reports = started.reports();
-        assert_eq!(reports[0], "joined player=0 name=ann");
-        assert_eq!(
-            reports[2..],
-            [
-                format!("recording path={}", path.display()),
-                "start players=ann seed=1".to_string(),
-            ]
-        );
-        // The replay keeps the machine of every player.
-        let file = std::fs::File::open(&path).unwrap();
-        let header = Replay::read(file).unwrap().replay.header;
-        assert_eq!(header.platforms, vec![(PlayerId(0), platform(TRIPLE))]);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_spectator_of_a_running_game_gets_start_and_the_history_then_the_bundles() {
-        let mut h = Harness::players(2);
-        h.join(1, "ann");
-        h.join(2, "bob");
-        h.inputs(1, 0..5);
-        h.inputs(2, 0..5);
-
-        let sam = h.spectate(3, "sam");
-        assert_eq!(sam.reply(3), Some(Ok(())));
-        assert_eq!(
-            sam.messages(3),
-            vec![start(None, roster(&["ann", "bob"]), 5)]
-        );
-        let histories = sam.histories(3);
-        assert_eq!(histories.len(), 1);
-        assert_eq!(histories[0].0, Tick(0));
-        assert_eq!(histories[0].1.len(), 5);
-
-        h.inputs(1, 5..8);
-        let bundles = h.inputs(2, 5..8);
-        let datagram = &bundles.datagrams(3)[0];
-        assert_eq!(datagram.first_tick, Tick(5), "the history covered 0..5");
-        assert_eq!(datagram.bundles.len(), 3);
-    }
-
-    #[test]
-    fn a_silent_player_is_dropped_at_the_timeout_and_the_bundles_announce_it() {
-        let mut h = three_playing(Config {
-            laggard_tolerance: None,
-            ..Config::new(crate::TEST_GAME)
-        });
-        h.advance_to(ms(1500));
-        h.inputs(1, 10..20);
-        h.inputs(2, 10..20);
-        assert_eq!(h.next_tick(), Tick(10), "the game waits for cat");
-
-        // The drop timeout (2 s) has to be exceeded, not just reached.
-        let waiting = h.advance_to(ms(2000));
-        assert!(waiting.events().is_empty());
-        assert_eq!(waiting.closed(3), None);
-
-        let dropped = h.advance(ms(10));
-        assert_eq!(
-            dropped.reports(),
-            vec!["dropped player=2 name=cat tick=10 reason=timeout"]
-        );
-        // Ticks from 10 on are simulated without cat, and every client
-        // learns so from the bundle of tick 10.
-        let bundle = dropped.bundle(1, Tick(10)).unwrap();
-        assert_eq!(bundle.left, vec![PlayerId(2)]);
-        assert_eq!(bundle.inputs.len(), 2);
-        assert_eq!(dropped.bundle(2, Tick(10)), Some(bundle));
-        assert_eq!(h.next_tick(), Tick(20));
-        assert_eq!(
-            dropped.closed(3),
-            Some((CloseCode::Dropped, "removed from the game"))
-        );
-        assert_eq!(dropped.closed(1), None);
-    }
-
-    #[test]
-    fn a_late_player_is_stood_in_for_and_reported_at_a_bounded_rate() {
-        let dir = std::env::temp_dir().join(format!("lockstep-laggard-{}", std::process::id()));
-        let mut h = three_playing(Config {
-            replay_dir: Some(dir.clone()),
-            laggard_tolerance: Some(ms(50)),
-            ..Config::new(crate::TEST_GAME)
-        });
-        // cat sends nothing more; at 500 ms, when ticks up to 29 are needed
-        // (a stand-in never comes before its tick is), the others send
-        // ticks 10 to 29.
-        h.advance_to(ms(500));
-        h.inputs(1, 10..30);
-        h.inputs(2, 10..30);
-        let waiting = h.advance(ms(40));
-        assert!(waiting.events().is_empty());
-        assert_eq!(h.next_tick(), Tick(10));
-
-        let stood_in = h.advance(ms(10));
-        assert_eq!(
-            stood_in.reports(),
-            vec!["substituted player=2 name=cat tick=10 waited_ms=50 count=1"]
-        );
-        assert_eq!(h.next_tick(), Tick(30));
-        let bundle = stood_in.bundle(1, Tick(29)).unwrap();
-        assert_eq!(bundle.substituted, vec![PlayerId(2)]);
-        assert_eq!(bundle.inputs.len(), 3);
-        assert_eq!(stood_in.bundle(3, Tick(29)), Some(bundle));
-
-        // Late on every tick for 8 s: one sum 5 s after the first line, not
-        // a line a tick (ticks 11 to 327; polls come every 10 ms, so an
-        // input may wait up to 59 ms).
-        let mut lines = Vec::new();
-        for tick in 30..510 {
-            h.inputs(1, tick..tick + 1);
-            h.inputs(2, tick..tick + 1);
-            h.heartbeat(3);
-            lines.extend(h.advance(Duration::from_secs(1) / 60).reports());
-        }
-        assert_eq!(h.next_tick(), Tick(507));
-        assert_eq!(
-            lines,
-            vec!["substituted player=2 name=cat tick=11 waited_ms=59 count=317"]
-        );
-        // What is left is reported before the game's verdict: ticks 10 to
-        // 506 in three lines.
-        h.session.shut_down();
-        let reports = h.actions().reports();
-        assert_eq!(
-            reports[0],
-            "substituted player=2 name=cat tick=328 waited_ms=59 count=179"
-        );
-        assert!(reports[1].starts_with("verdict agreed"), "{reports:?}");
-        // The replay keeps every mark.
-        let path = dir.join("2026-11-21T13-36-39Z.lsreplay");
-        let replay = Replay::read(std::fs::File::open(&path).unwrap())
-            .unwrap()
-            .replay;
-        let marked = replay
-            .bundles
-            .iter()
-            .filter(|b| b.substituted == [PlayerId(2)])
-            .count();
-        assert_eq!(marked, 497);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_leaving_player_is_dropped_after_the_last_tick_it_sent() {
-        let mut h = three_playing(Config::new(crate::TEST_GAME));
-        h.inputs(3, 10..12);
-        let left = h.leave(3);
-        assert_eq!(
-            left.reports(),
-            vec!["dropped player=2 name=cat tick=12 reason=left"]
-        );
-        assert_eq!(
-            left.closed(3),
-            None,
-            "its ticks 10 and 11 are not bundled yet"
-        );
-        h.inputs(1, 10..15);
-        let bundled = h.inputs(2, 10..15);
-        assert_eq!(bundled.bundle(1, Tick(11)).unwrap().inputs.len(), 3);
-        assert_eq!(bundled.bundle(1, Tick(12)).unwrap().left, vec![PlayerId(2)]);
-        assert_eq!(
-            bundled.closed(3),
-            Some((CloseCode::Dropped, "removed from the game"))
-        );
-    }
-
-    #[test]
-    fn when_the_last_player_leaves_the_game_ends_and_the_lobby_opens_again() {
-        let mut h = Harness::players(1);
-        h.join(1, "ann");
-        h.spectate(2, "sam");
-        h.inputs(1, 0..3);
-
-        let over = h.leave(1);
-        assert_eq!(
-            over.reports(),
-            vec![
-                "dropped player=0 name=ann tick=3 reason=left",
-                "verdict agreed ticks=4 checks=0 platforms=x86_64-unknown-linux-gnu",
-                "game over tick=4"
-            ]
-        );
-        assert_eq!(
-            over.closed(1),
-            Some((CloseCode::Dropped, "removed from the game"))
-        );
-        assert!(over.messages(2).contains(&ServerMessage::Ended {
-            reason: "the game is over: every player left".into()
-        }));
-        assert!(over.released(2), "the spectator's writer flushes Ended");
-
-        let next = h.join(3, "ann");
-        assert_eq!(next.reply(3), Some(Ok(())));
-        assert_eq!(next.reports()[0], "joined player=0 name=ann");
-    }
-
-    /// ann, bob and cat's answers to the notice of tick 15: their hashes of
-    /// ticks 0 to 15, bob's apart from tick 12 on.
-    fn answer_tick_15(h: &mut Harness) -> Out {
-        let honest: Vec<u64> = (0..=15).map(|t| if t == 15 { 7 } else { t }).collect();
-        let mut bob = honest.clone();
-        for hash in &mut bob[12..] {
-            *hash += 100;
-        }
-        h.tick_hashes(1, 15, 0, honest.clone());
-        h.tick_hashes(2, 15, 0, bob);
-        h.tick_hashes(3, 15, 0, honest)
-    }
-
-    #[test]
-    fn a_hash_unlike_the_others_is_named_with_the_tick_where_it_began() {
-        let mut h = three_playing(Config::new(crate::TEST_GAME));
-        h.spectate(4, "sam");
-        h.hash(1, 15, 7);
-        h.hash(2, 15, 8);
-        let judged = h.hash(3, 15, 7);
-
-        // Everyone is told at once, so every client dumps tick 15...
-        let notice = ServerMessage::Desync(DesyncNotice {
-            tick: Tick(15),
-            diverged: vec![PlayerId(1)],
-            majority: Some(7),
-            since: Tick(0),
-        });
-        for id in 1..=4 {
-            assert_eq!(judged.messages(id), vec![notice.clone()]);
-        }
-        // ...and the line waits for the players' per-tick hashes.
-        assert!(judged.reports().is_empty());
-        let pinpointed = answer_tick_15(&mut h);
-        assert_eq!(
-            pinpointed.reports(),
-            vec!["desync tick=15 diverged=bob first=12"]
-        );
-        let first = ServerMessage::Pinpointed {
-            tick: Tick(15),
-            first: Tick(12),
-        };
-        for id in 1..=4 {
-            assert_eq!(pinpointed.messages(id), vec![first.clone()]);
-        }
-        // The game goes on: the default is to announce and continue.
-        h.inputs(1, 10..11);
-        h.inputs(2, 10..11);
-        h.inputs(3, 10..11);
-        assert_eq!(h.next_tick(), Tick(11));
-    }
-
-    #[test]
-    fn a_desync_whose_answers_do_not_all_come_is_announced_after_the_wait() {
-        let mut h = three_playing(Config::new(crate::TEST_GAME));
-        h.hash(1, 15, 7);
-        h.hash(2, 15, 8);
-        h.hash(3, 15, 7);
-        // Only ann answers; a spectator's or a stranger's answer counts
-        // for nothing, nor does one for another tick.
-        h.spectate(4, "sam");
-        h.tick_hashes(4, 15, 0, vec![1; 16]);
-        h.tick_hashes(1, 15, 0, vec![1; 16]);
-        h.tick_hashes(2, 30, 0, vec![2; 31]);
-        // Everybody stays (nobody is dropped for silence meanwhile).
-        let started = h.now;
-        while h.now + ms(100) < started + PINPOINT_WAIT {
-            for id in 1..=3 {
-                h.heartbeat(id);
-            }
-            let waiting = h.advance(ms(100));
-            assert_eq!(waiting.reports(), Vec::<String>::new());
-        }
-        let late = h.advance_to(started + PINPOINT_WAIT);
-        assert_eq!(
-            late.reports(),
-            vec!["desync tick=15 diverged=bob first=unknown"]
-        );
-        assert!(late
-            .messages(1)
-            .iter()
-            .all(|m| !matches!(m, ServerMessage::Pinpointed { .. })));
-    }
-
-    #[test]
-    fn on_desync_stop_ends_the_game_for_everyone_once_pinpointed() {
-        let mut h = three_playing(Config {
-            on_desync: OnDesync::Stop,
-            ..Config::new(crate::TEST_GAME)
-        });
-        h.hash(1, 15, 7);
-        h.hash(2, 15, 8);
-        h.hash(3, 15, 7);
-        let judged = answer_tick_15(&mut h);
-
-        assert_eq!(
-            judged.reports(),
-            vec![
-                "desync tick=15 diverged=bob first=12",
-                "verdict diverged ticks=10 checks=3 diverged=bob@x86_64-unknown-linux-gnu \
-                 majority=x86_64-unknown-linux-gnu,x86_64-unknown-linux-gnu",
-                "game over tick=10"
-            ]
-        );
-        let ended = ServerMessage::Ended {
-            reason: "desync at tick 15: bob diverged".into(),
-        };
-        for id in 1..=3 {
-            let messages = judged.messages(id);
-            assert!(matches!(messages[0], ServerMessage::Pinpointed { .. }));
-            assert_eq!(messages[1], ended);
-            assert!(judged.released(id));
-        }
-        assert_eq!(h.next_tick(), Tick(0), "back in the lobby");
-    }
-
-    #[test]
-    fn a_player_that_cannot_keep_up_slows_the_game_for_everyone_until_it_recovers() {
-        let mut h = three_playing(Config::new(crate::TEST_GAME));
-        h.spectate(4, "sam");
-        h.capacity(1, 3000);
-        h.capacity(3, 3000);
-        // A spectator's machine sets no pace: nobody waits for it.
-        assert!(h.capacity(4, 10).reports().is_empty());
-
-        // bob's machine runs 49% of the tick rate and, at tick 8, was
-        // 300 ms behind: the game slows to what it sustains with 10% to
-        // spare, from a tick a tenth of a second of play ahead, for
-        // everyone, and everyone forgives what bob will be behind by then
-        // (another 17.3 ms for each of the 8 ticks).
-        let slowed = h.capacity_behind(2, 49, 8, ms(300));
-        assert_eq!(
-            slowed.reports(),
-            vec![
-                "speed percent=44 from_tick=16 reason=slow slowest=bob capacity=49 \
-                 postpone_ms=438"
-            ]
-        );
-        let speed = ServerMessage::Speed {
-            from_tick: Tick(16),
-            percent: Percent(44),
-            postpone_us: 438_775,
-        };
-        for id in 1..=4 {
-            assert_eq!(slowed.messages(id), vec![speed.clone()]);
-        }
-        // Whoever joins now hears the speed right after its Start, with
-        // nothing to forgive: its clock starts then.
-        let late = h.spectate(5, "tom");
-        let fresh = ServerMessage::Speed {
-            from_tick: Tick(16),
-            percent: Percent(44),
-            postpone_us: 0,
-        };
-        assert!(
-            matches!(late.messages(5)[..], [ServerMessage::Start(_), ref then] if *then == fresh)
-        );
-
-        // bob's machine recovers: once every report has allowed full
-        // speed for five seconds, the game goes back to it.
-        let mut raised = Vec::new();
-        for round in 0..11 {
-            h.advance(ms(500));
-            let ticks = 10 + round * 10..20 + round * 10;
-            for id in 1..=3 {
-                h.inputs(id, ticks.clone());
-            }
-            for (id, capacity) in [(1, 3000), (2, 2500), (3, 3000)] {
-                raised.extend(h.capacity(id, capacity).reports());
-            }
-        }
-        assert_eq!(
-            raised,
-            vec![
-                "speed percent=100 from_tick=123 reason=recovered slowest=bob capacity=2500 \
-                 postpone_ms=0"
-            ]
-        );
-    }
-
-    #[test]
-    fn with_speed_control_off_a_slow_machine_changes_nothing() {
-        let mut h = three_playing(Config {
-            speed_control: false,
-            ..Config::new(crate::TEST_GAME)
-        });
-        let out = h.capacity(2, 30);
-        assert!(out.reports().is_empty());
-        assert!(out.messages(1).is_empty());
-    }
-
-    /// ann and cat on x86-64 Linux, bob on an ARM Mac, ticks `0..10`
-    /// played and the hashes of tick 15 all alike.
-    fn three_machines() -> Harness {
-        let mut h = Harness::players(3);
-        h.join_on(1, "ann", platform(TRIPLE));
-        h.join_on(2, "bob", platform("aarch64-apple-darwin"));
-        h.join_on(3, "cat", platform(TRIPLE));
-        for id in 1..=3 {
-            h.inputs(id, 0..10);
-            h.hash(id, 15, 7);
-        }
-        h
-    }
-
-    #[test]
-    fn a_game_where_every_machine_agreed_ends_on_an_agreed_verdict() {
-        let mut h = three_machines();
-        h.session.announce_shutdown();
-        h.actions();
-        h.session.shut_down();
-        assert_eq!(
-            h.actions().reports(),
-            vec![
-                "verdict agreed ticks=10 checks=3 platforms=x86_64-unknown-linux-gnu,\
-                 aarch64-apple-darwin,x86_64-unknown-linux-gnu"
-            ]
-        );
-    }
-
-    #[test]
-    fn a_verdict_names_the_machines_that_diverged_and_those_of_the_majority() {
-        let mut h = three_machines();
-        h.hash(1, 30, 9);
-        h.hash(2, 30, 8);
-        h.hash(3, 30, 9);
-        for id in 1..=3 {
-            h.inputs(id, 10..12);
-        }
-        h.leave(1);
-        h.leave(2);
-        let over = h.leave(3);
-        let reports = over.reports();
-        assert_eq!(
-            reports[reports.len() - 2..],
-            [
-                "verdict diverged ticks=13 checks=6 diverged=bob@aarch64-apple-darwin \
-                 majority=x86_64-unknown-linux-gnu,x86_64-unknown-linux-gnu",
-                "game over tick=13"
-            ]
-        );
-    }
-
-    #[test]
-    fn a_shutdown_in_the_lobby_gives_no_verdict() {
-        let mut h = Harness::players(2);
-        h.join(1, "ann");
-        h.session.shut_down();
-        assert!(h.actions().reports().is_empty());
-    }
-
-    #[test]
-    fn a_shutdown_tells_every_client_then_closes_every_connection() {
-        let mut h = three_playing(Config::new(crate::TEST_GAME));
-        h.session.announce_shutdown();
-        let told = h.actions();
-        for id in 1..=3 {
-            assert_eq!(
-                told.messages(id),
-                vec![ServerMessage::Ended {
-                    reason: "the server is shutting down".into()
-                }]
-            );
-            assert_eq!(told.closed(id), None, "the writers get a moment first");
-        }
-        h.session.shut_down();
-        let closed = h.actions();
-        for id in 1..=3 {
-            assert_eq!(
-                closed.closed(id),
-                Some((CloseCode::Shutdown, "the server is shutting down"))
-            );
-        }
-    }
-}
+mod tests;

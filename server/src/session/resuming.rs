@@ -7,76 +7,55 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use lockstep_protocol::{PlayerId, Tick};
-use tracing::{info, warn};
+use lockstep_protocol::PlayerId;
+use tracing::info;
 
-use super::{Client, ConnId, Role, Session};
-use crate::hash_check::HashCheck;
-use crate::recording::Recorder;
+use super::running::{Resuming, RunningGame};
+use super::{Action, Client, ConnId, Role, Session};
+use crate::recording::Recording;
 use crate::relay::{DropReason, Relay};
 use crate::resume::ResumedGame;
-use crate::snapshots::Snapshots;
-use crate::speed::SpeedControl;
 use crate::ServerEvent;
-
-/// A game resumed after a restart, until it runs again: who has not
-/// reconnected yet, and until when they may.
-#[derive(Debug)]
-pub(super) struct Resuming {
-    /// The first tick of the resumed game.
-    pub(super) tick: Tick,
-    /// Players of the game not back yet.
-    pub(super) waiting: BTreeSet<PlayerId>,
-    /// When those still missing are dropped.
-    pub(super) until: Duration,
-}
 
 impl Session {
     /// Goes on with a game the server was running when it died, from its
     /// replay (`--resume`): the relay holds every recorded bundle, the
     /// replay file grows on, and the game waits, with no stand-ins and no
     /// drops, until every player still in it has reconnected or
-    /// [`Config::resume_wait`] is over; then those still missing are
-    /// dropped at an announced tick as always.
+    /// [`crate::Config::resume_wait`] is over; then those still missing
+    /// are dropped at an announced tick as always.
     pub fn resume(&mut self, game: ResumedGame, now: Duration) {
         let header = game.header.clone();
-        self.games = 1;
-        self.seed = header.seed;
+        self.lobby.games = 1;
         self.config.tick_rate = header.tick_rate;
         self.config.input_delay = header.input_delay;
         self.config.spec = header.spec.clone();
         self.config.hash_interval = header.hash_interval;
         self.config.players = u8::try_from(header.roster.len()).unwrap_or(u8::MAX);
-        self.roster = header.roster.clone();
-        self.platforms = header.platforms.clone();
         let next = game.next_tick();
-        self.relay = Some(Relay::resumed(
+        let relay = Relay::resumed(
             &game.players,
             game.bundles,
             self.config.drop_timeout,
             self.config.laggard_tolerance,
             now,
             header.tick_rate,
-        ));
-        self.departures_seen = 0;
-        self.hashes = HashCheck::new();
-        self.snapshots = Snapshots::new(
-            self.config.game,
-            u32::from(self.config.snapshot_secs) * u32::from(header.tick_rate),
         );
-        self.speed = SpeedControl::new(header.tick_rate);
-        self.speed_from = next;
-        match Recorder::append(&game.path, game.valid_len, next) {
-            Ok(recorder) => {
-                self.recorder = Some(recorder);
-                self.emit(ServerEvent::Recording {
-                    path: game.path.clone(),
-                });
-            }
-            Err(e) => {
-                warn!(path = %game.path.display(), error = %e, "cannot go on recording the resumed game")
-            }
-        }
+        let mut running = RunningGame::new(
+            &self.config,
+            header.seed,
+            header.roster.clone(),
+            header.platforms.clone(),
+            relay,
+            next,
+        );
+        running.recording = true;
+        self.game = Some(running);
+        self.actions.push(Action::Record(Recording::Resume {
+            path: game.path.clone(),
+            valid_len: game.valid_len,
+            next_tick: next,
+        }));
         if let Some(tail) = &game.damaged_tail {
             info!(path = %game.path.display(), tail = %tail, "cut off the record the crash left half written");
         }
@@ -84,9 +63,9 @@ impl Session {
         for player in game.leaving {
             waiting.remove(&player);
             let departure = self
-                .relay
+                .game
                 .as_mut()
-                .and_then(|relay| relay.remove(player, DropReason::Left));
+                .and_then(|running| running.relay.remove(player, DropReason::Left));
             if let Some(departure) = departure {
                 self.report_departure(departure);
             }
@@ -97,18 +76,27 @@ impl Session {
             tick: next,
             waiting: names,
         });
-        self.resuming = Some(Resuming {
-            tick: next,
-            waiting,
-            until: now + self.config.resume_wait,
-        });
+        let until = now + self.config.resume_wait;
+        if let Some(running) = &mut self.game {
+            running.resuming = Some(Resuming {
+                tick: next,
+                waiting,
+                until,
+            });
+        }
         self.forget_departed();
+    }
+
+    /// The resumed game that still waits for its players, if one does.
+    fn resuming(&mut self) -> Option<&mut Resuming> {
+        self.game.as_mut()?.resuming.as_mut()
     }
 
     /// Whether `player` is a player of a resumed game not back yet.
     pub(super) fn awaited(&self, player: PlayerId) -> bool {
-        self.resuming
+        self.game
             .as_ref()
+            .and_then(|game| game.resuming.as_ref())
             .is_some_and(|r| r.waiting.contains(&player))
     }
 
@@ -117,16 +105,16 @@ impl Session {
     /// bundled: the relay's clock starts there, as the clients' do when
     /// that bundle reaches them.
     pub(super) fn settle_resume(&mut self, now: Duration) {
-        let Some(resuming) = &mut self.resuming else {
+        let Some(resuming) = self.resuming() else {
             return;
         };
         if now >= resuming.until && !resuming.waiting.is_empty() {
             let missing = std::mem::take(&mut resuming.waiting);
             for player in missing {
                 let departure = self
-                    .relay
+                    .game
                     .as_mut()
-                    .and_then(|relay| relay.remove(player, DropReason::NotBack));
+                    .and_then(|game| game.relay.remove(player, DropReason::NotBack));
                 if let Some(departure) = departure {
                     self.report_departure(departure);
                 }
@@ -134,13 +122,16 @@ impl Session {
             self.bundle_ready(now);
             self.forget_departed();
         }
-        let (Some(resuming), Some(relay)) = (&self.resuming, &mut self.relay) else {
+        let Some(game) = &mut self.game else {
             return;
         };
-        if relay.next_tick() > resuming.tick {
+        let Some(resuming) = &game.resuming else {
+            return;
+        };
+        if game.relay.next_tick() > resuming.tick {
             let tick = resuming.tick;
-            relay.restart_clock(tick.next(), now);
-            self.resuming = None;
+            game.relay.restart_clock(tick.next(), now);
+            game.resuming = None;
             info!(%tick, "the resumed game runs again");
             self.emit(ServerEvent::Resumed { tick });
         }
@@ -160,10 +151,8 @@ impl Session {
         let name = client.name.clone();
         let platform = client.platform.clone();
         self.clients.insert(conn, client);
-        if let Some(slot) = self.platforms.iter_mut().find(|(id, _)| *id == player) {
-            slot.1 = platform;
-        }
-        let Some(resuming) = &mut self.resuming else {
+        self.set_platform(player, platform);
+        let Some(resuming) = self.resuming() else {
             return;
         };
         resuming.waiting.remove(&player);
@@ -374,7 +363,7 @@ mod tests {
         }
         h.join(2, "bob");
         assert!(
-            h.session.relay.is_none(),
+            h.session.game.is_none(),
             "no game starts with a refused client"
         );
     }

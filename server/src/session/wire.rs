@@ -1,6 +1,6 @@
 //! The session's values as they travel: an [`Outgoing`] as the frames a
 //! writer puts on the control stream, and a client's control message as
-//! the [`Event`] it is. Both drivers (the QUIC one in `server.rs` and any
+//! the [`Event`] it is. Both drivers (the QUIC one in `io/connection.rs` and any
 //! in-memory one) go through here, so they put the same bytes on the wire
 //! and hand the session the same events.
 

@@ -1,5 +1,5 @@
-//! The task around [`Advertising`]: the discovery socket, the clock and
-//! the session's occupancy.
+//! The task around the LAN beacon ([`Advertising`], `beacon.rs`): the
+//! discovery socket, the clock and the session's occupancy.
 //!
 //! Nothing here may stop the server: a machine without IPv4, a port
 //! already taken by something that does not share it, or a network that
@@ -13,10 +13,12 @@ use lockstep_protocol::lan::{self, Network};
 use lockstep_protocol::{encode_beacon, Announcement, Beacon, MAX_BEACON_SIZE};
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, watch};
-use tracing::{debug, warn};
+use tokio::task::JoinHandle;
+use tracing::{debug, warn, Instrument};
 
-use crate::advertise::{Advertising, Occupancy};
-use crate::{clock, ServerEvent};
+use super::clock;
+use crate::beacon::{Advertising, Occupancy};
+use crate::{Config, ServerEvent};
 
 /// How the server advertises itself (`--name`, `--advertise-interface`).
 #[derive(Debug, Clone)]
@@ -48,9 +50,45 @@ fn networks(options: &AdvertiseOptions, listen: SocketAddr) -> Result<Vec<Networ
     lan::networks(selector.as_deref()).map_err(|e| e.to_string())
 }
 
+/// Starts advertising the server on `endpoint` if `config` asks for it.
+pub(crate) fn start(
+    endpoint: &quinn::Endpoint,
+    config: &Config,
+    occupancy: watch::Receiver<Occupancy>,
+    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+) -> Option<JoinHandle<()>> {
+    let options = config.advertise.clone()?;
+    let listen = match endpoint.local_addr() {
+        Ok(listen) => listen,
+        Err(e) => {
+            warn!(error = %e, "not advertising on the LAN: the game socket has no address");
+            return None;
+        }
+    };
+    let template = Announcement {
+        name: options.name.clone(),
+        host: listen.ip(),
+        port: listen.port(),
+        players: 0,
+        needed: config.players,
+        playing: false,
+        tick_rate: config.tick_rate,
+        spec: config.spec.clone(),
+        input_delay: config.input_delay,
+        password: config.password.is_some(),
+        protocol_version: lockstep_protocol::PROTOCOL_VERSION,
+        fingerprint: options.fingerprint,
+        echo: None,
+    };
+    Some(tokio::spawn(
+        run(options, template, listen, occupancy, events)
+            .instrument(tracing::info_span!("advertiser")),
+    ))
+}
+
 /// Advertises the server listening on `listen` (template: every field but
 /// the address and occupancy) until the task is aborted.
-pub(crate) async fn run(
+async fn run(
     options: AdvertiseOptions,
     template: Announcement,
     listen: SocketAddr,

@@ -1,6 +1,6 @@
 //! What the server's LAN beacon says, to whom and when: a pure state
 //! machine, given the time, the occupancy and the datagrams received;
-//! `advertiser.rs` owns the socket and the clock around it.
+//! `io/beacon.rs` owns the socket and the clock around it.
 //!
 //! ```text
 //! every BROADCAST_EVERY, and soon after the occupancy changes:

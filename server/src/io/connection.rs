@@ -1,14 +1,14 @@
-//! The accept loop and one task per connection.
+//! One task per connection, and the admission of new ones.
 //!
 //! A connection task turns the QUIC connection into [`ConnEvent`]s for the
-//! driver: it waits (with a deadline) for the Hello on the control stream,
-//! refuses bad versions itself, then forwards decoded datagrams and control
-//! messages stamped with its own connection id.
-
-use std::time::Duration;
+//! session's driver (`session.rs`): it waits (with a deadline) for the
+//! Hello on the control stream, refuses bad versions and passwords itself,
+//! then forwards decoded datagrams and control messages stamped with its
+//! own connection id, within a rate limit.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use lockstep_protocol::{
     decode, encode_frame, hello_version, ClientDatagram, ClientMessage, FrameReader, Hello,
@@ -18,8 +18,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{debug, info, warn, Instrument};
 
-use crate::clock;
-use crate::driver::ConnEvent;
+use super::clock;
+use super::session::ConnEvent;
 use crate::session::{ConnId, Event, Outgoing};
 use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
 
@@ -163,6 +163,10 @@ enum HandshakeError {
     Decode(#[from] lockstep_protocol::DecodeError),
 }
 
+/// One connection from its QUIC handshake to its end: the Hello within
+/// the deadline, the version and password checks, the join the session
+/// answers, then its traffic until it ends. `ticket` holds its place
+/// among the connections without a Hello until it has joined.
 pub(crate) async fn handle_connection(
     incoming: quinn::Incoming,
     ticket: Ticket,
@@ -326,6 +330,8 @@ async fn refuse(
     conn.close(CLOSE_REFUSED, reason.as_bytes());
 }
 
+/// Writes what the session queues for this client on its control stream,
+/// in order, until the queue closes or the stream fails.
 async fn write_control(mut send: quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>) {
     while let Some(outgoing) = rx.recv().await {
         let frames = match outgoing.frames() {

@@ -1,11 +1,13 @@
 //! The one place the server reads the wall clock (and the date).
 //!
-//! The session, the relay and the hash check are given `now` as a number
-//! and never read a clock (`clippy.toml` forbids it), so their tests run on
-//! explicit time. Only the tasks around them need real time: the driver to
-//! tell the session how long the server has run and to date replays, the
-//! connection tasks for the Hello deadline and the rate-limit budgets, and
-//! the binary for a default seed. They take it from here.
+//! The pure state machines (everything outside `io/`: the session, the
+//! relay, the desync check, the beacon) are given `now` as a number and
+//! never read a clock (`clippy.toml` forbids it), so their tests run on
+//! explicit time. Only the tasks around them need real time: the session's
+//! driver to tell the session how long the server has run and to date
+//! replays, the beacon's task to time its broadcasts, the connection tasks
+//! for the Hello deadline and the rate-limit budgets, and the binary for a
+//! default seed. They take it from here.
 //!
 //! Instants are tokio's, the clock its timers (`timeout_at`, `interval`)
 //! run on.

@@ -1,11 +1,12 @@
-//! The driver: the one task around the pure [`Session`].
+//! The session's driver: the one task around the pure [`Session`].
 //!
 //! It owns what the session must not: each joined connection's
 //! `quinn::Connection`, its control writer's queue and the answer to its
-//! join, and the clock. Every event from a connection task and every
-//! [`POLL_INTERVAL`] it hands the session `now` (time since the server
-//! started), then carries out the session's [`Action`]s in order, so a
-//! status queued before a bundle datagram still leaves in the same packet.
+//! join, the replay files (a [`Recorder`]), and the clock. Every event
+//! from a connection task and every [`POLL_INTERVAL`] it hands the session
+//! `now` (time since the server started), then carries out the session's
+//! [`Action`]s in order, so a status queued before a bundle datagram still
+//! leaves in the same packet, and a bundle is on disk before it is sent.
 //!
 //! ```text
 //! loop {
@@ -24,8 +25,9 @@ use lockstep_protocol::{Platform, Refusal};
 use tokio::sync::{mpsc, oneshot, watch};
 use tracing::debug;
 
-use crate::advertise::Occupancy;
-use crate::clock::{self, Uptime};
+use super::clock::{self, Uptime};
+use super::recording::Recorder;
+use crate::beacon::Occupancy;
 use crate::session::{
     Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
 };
@@ -94,6 +96,8 @@ struct Driver {
     session: Session,
     uptime: Uptime,
     conns: BTreeMap<ConnId, Conn>,
+    /// Writes the replays the session asks for.
+    recorder: Recorder,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     /// The LAN beacon's view of the session.
     occupancy: watch::Sender<Occupancy>,
@@ -115,6 +119,7 @@ pub(crate) async fn run(
         session: Session::new(config),
         uptime: Uptime::start(),
         conns: BTreeMap::new(),
+        recorder: Recorder::new(),
         events,
         occupancy,
     };
@@ -256,14 +261,21 @@ impl Driver {
                 Action::Release(id) => {
                     self.conns.remove(&id);
                 }
-                Action::Report(event) => {
-                    if let Some(events) = &self.events {
-                        // The receiver going away only means nobody
-                        // prints events.
-                        let _ = events.send(event);
+                Action::Report(event) => self.report(event),
+                Action::Record(recording) => {
+                    if let Some(event) = self.recorder.record(recording) {
+                        self.report(event);
                     }
                 }
             }
+        }
+    }
+
+    /// Tells whoever runs the server, if anyone listens.
+    fn report(&self, event: ServerEvent) {
+        if let Some(events) = &self.events {
+            // The receiver going away only means nobody prints events.
+            let _ = events.send(event);
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Comparing the world hashes clients report, to call out desyncs.
+//! The desync check: compares the world hashes the players report, tick
+//! by tick, to find the players whose game diverged.
 //!
 //! Pure state machine: the session feeds it reports and asks it to judge.
 //! A tick is judged once every player still in the game at that tick has
@@ -45,9 +46,9 @@ pub struct Desync {
     pub reporters: Vec<PlayerId>,
 }
 
-/// Hash reports and verdicts of one game.
+/// The hash reports of one game and what comparing them found.
 #[derive(Debug, Default)]
-pub struct HashCheck {
+pub struct DesyncCheck {
     pending: BTreeMap<Tick, BTreeMap<PlayerId, u64>>,
     diverged: BTreeSet<PlayerId>,
     /// Ticks at or before this are judged; later reports for them are late.
@@ -61,7 +62,7 @@ pub struct HashCheck {
     confirmed: Option<(Tick, u64)>,
 }
 
-impl HashCheck {
+impl DesyncCheck {
     /// A check with no reports.
     pub fn new() -> Self {
         Self::default()
@@ -99,8 +100,8 @@ impl HashCheck {
     }
 
     /// Judges every tick, oldest first, whose reports are complete;
-    /// `expected(player_tick)` lists who must report a tick. Returns the
-    /// new desyncs.
+    /// `expected(tick)` lists who must report `tick`. Returns the new
+    /// desyncs.
     pub fn judge(&mut self, expected: impl Fn(Tick) -> Vec<PlayerId>) -> Vec<Desync> {
         let mut found = Vec::new();
         while let Some((&tick, reports)) = self.pending.first_key_value() {
@@ -295,7 +296,7 @@ mod tests {
 
     #[test]
     fn the_latest_tick_a_majority_agreed_on_is_confirmed() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         assert_eq!(check.confirmed(), None);
         for player in [A, B, C] {
             check.report(player, Tick(15), 7);
@@ -313,7 +314,7 @@ mod tests {
 
     #[test]
     fn agreeing_reports_are_no_desync() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         for p in [A, B, C] {
             check.report(p, Tick(15), 7);
         }
@@ -322,7 +323,7 @@ mod tests {
 
     #[test]
     fn waits_for_every_expected_player_before_judging() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         check.report(A, Tick(15), 7);
         check.report(B, Tick(15), 8);
         assert!(check.judge(all).is_empty());
@@ -342,7 +343,7 @@ mod tests {
 
     #[test]
     fn the_majority_names_only_the_diverging_player_once() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         for (tick, b_hash) in [(15, 8), (30, 9)] {
             check.report(A, Tick(tick), 1);
             check.report(B, Tick(tick), b_hash);
@@ -360,7 +361,7 @@ mod tests {
 
     #[test]
     fn without_a_majority_every_reporter_is_named() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         check.report(A, Tick(15), 1);
         check.report(B, Tick(15), 2);
         let found = check.judge(|_| vec![A, B]);
@@ -370,7 +371,7 @@ mod tests {
 
     #[test]
     fn repeats_and_late_reports_are_ignored() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         assert!(check.report(A, Tick(15), 1));
         assert!(!check.report(A, Tick(15), 2));
         check.report(B, Tick(15), 1);
@@ -381,7 +382,7 @@ mod tests {
 
     #[test]
     fn a_silent_player_cannot_make_reports_pile_up() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         for t in 0..=MAX_PENDING_TICKS as u32 {
             check.report(A, Tick(t * 15), 1);
             check.report(B, Tick(t * 15), if t == 0 { 2 } else { 1 });
@@ -395,7 +396,7 @@ mod tests {
 
     #[test]
     fn a_desync_says_since_when_and_asks_only_players_not_diverged_before() {
-        let mut check = HashCheck::new();
+        let mut check = DesyncCheck::new();
         for (tick, b, c) in [(15, 1, 1), (30, 2, 1), (45, 2, 3)] {
             check.report(A, Tick(tick), 1);
             check.report(B, Tick(tick), b);

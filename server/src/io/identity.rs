@@ -23,8 +23,24 @@ pub enum IdentityError {
     },
     /// Only one of the two files exists: refusing to silently replace an
     /// identity clients may have pinned.
-    #[error("identity in {0} is incomplete (need both {CERT_FILE} and {KEY_FILE}); remove the directory to create a new one")]
-    Incomplete(PathBuf),
+    #[error("the identity in {dir} lacks {missing}; remove the directory to create a new one")]
+    Incomplete {
+        /// The identity directory.
+        dir: PathBuf,
+        /// The file that is not there.
+        missing: &'static str,
+    },
+    /// Both files exist but are not a certificate and its key (a file was
+    /// damaged, or replaced by something else): refusing to replace them
+    /// for the same reason.
+    #[error("the identity in {dir} is unusable; remove the directory to create a new one")]
+    Unusable {
+        /// The identity directory.
+        dir: PathBuf,
+        /// What TLS found wrong with the files.
+        #[source]
+        source: rustls::Error,
+    },
     /// Generating a certificate failed.
     #[error("cannot generate a certificate: {0}")]
     Generate(#[from] rcgen::Error),
@@ -52,10 +68,15 @@ impl Identity {
             (true, true) => {
                 let cert = fs::read(&cert_path).map_err(io_err(&cert_path))?;
                 let key = fs::read(&key_path).map_err(io_err(&key_path))?;
-                Ok(Identity {
+                let identity = Identity {
                     cert: CertificateDer::from(cert),
                     key: PrivatePkcs8KeyDer::from(key),
-                })
+                };
+                identity.check().map_err(|source| IdentityError::Unusable {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+                Ok(identity)
             }
             (false, false) => {
                 let generated = rcgen::generate_simple_self_signed(vec!["lockstep".to_string()])?;
@@ -70,8 +91,19 @@ impl Identity {
                     key: PrivatePkcs8KeyDer::from(key),
                 })
             }
-            _ => Err(IdentityError::Incomplete(dir.to_path_buf())),
+            (cert, _) => Err(IdentityError::Incomplete {
+                dir: dir.to_path_buf(),
+                missing: if cert { KEY_FILE } else { CERT_FILE },
+            }),
         }
+    }
+
+    /// Whether TLS takes the certificate and the key, as the endpoint
+    /// will: both parse, and the key is the certificate's.
+    fn check(&self) -> Result<(), rustls::Error> {
+        let provider = rustls::crypto::ring::default_provider();
+        rustls::sign::CertifiedKey::from_der(vec![self.cert.clone()], self.private_key(), &provider)
+            .map(drop)
     }
 
     /// SHA-256 of the certificate, lower-case hex: what clients pin.
@@ -115,7 +147,39 @@ mod tests {
         fs::remove_file(dir.join(KEY_FILE)).unwrap();
         assert!(matches!(
             Identity::load_or_create(&dir),
-            Err(IdentityError::Incomplete(_))
+            Err(IdentityError::Incomplete {
+                missing: KEY_FILE,
+                ..
+            })
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_identity_of_garbage_files_is_refused_with_what_to_do() {
+        let dir = std::env::temp_dir().join(format!("lockstep-garbage-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(CERT_FILE), b"not a certificate").unwrap();
+        fs::write(dir.join(KEY_FILE), b"not a key").unwrap();
+        let error = Identity::load_or_create(&dir).unwrap_err();
+        assert!(matches!(error, IdentityError::Unusable { .. }), "{error:?}");
+        let said = lockstep_protocol::error_chain(&error);
+        assert!(
+            said.starts_with(&format!(
+                "the identity in {} is unusable; remove the directory to create a new one: ",
+                dir.display()
+            )),
+            "{said}"
+        );
+        // So is a certificate with another identity's key.
+        let one = Identity::load_or_create(&dir.join("one")).unwrap();
+        let other = Identity::load_or_create(&dir.join("other")).unwrap();
+        fs::write(dir.join(CERT_FILE), &one.cert).unwrap();
+        fs::write(dir.join(KEY_FILE), other.key.secret_pkcs8_der()).unwrap();
+        assert!(matches!(
+            Identity::load_or_create(&dir),
+            Err(IdentityError::Unusable { .. })
         ));
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,0 +1,21 @@
+//! Everything that owns a socket, a task, a file or the clock. The pure
+//! state machines outside this folder are given the time and the messages
+//! as arguments; the modules here measure the time, read the sockets and
+//! the files, and carry out what the machines ask for.
+//!
+//! A module here named like a pure one drives it: `io/session.rs` drives
+//! `session/`, `io/beacon.rs` drives `beacon.rs`, `io/recording.rs` writes
+//! the replay files `recording.rs` asks for, and `io/resume.rs` reads the
+//! replay `resume.rs` goes on from. The others have no machine of their
+//! own: `server.rs` (the endpoint and the accept loop), `connection.rs`
+//! (one task per connection), `identity.rs` (the certificate on disk) and
+//! `clock.rs` (the one place the clock is read).
+
+pub(crate) mod beacon;
+pub mod clock;
+pub(crate) mod connection;
+pub(crate) mod identity;
+pub(crate) mod recording;
+mod resume;
+pub(crate) mod server;
+pub(crate) mod session;

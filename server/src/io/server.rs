@@ -1,0 +1,148 @@
+//! The server's QUIC endpoint and its accept loop.
+//!
+//! [`run`] starts the session's driver (`session.rs`) and the LAN beacon
+//! (`beacon.rs`), hands every new connection to a task of its own
+//! (`connection.rs`), and on shutdown stops accepting, tells the driver,
+//! waits for it and closes the endpoint.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lockstep_protocol::ALPN;
+use tokio::sync::mpsc;
+use tracing::{info, warn, Instrument};
+
+use super::connection::{self, Admission};
+use super::identity::Identity;
+use super::{beacon, session};
+use crate::beacon::Occupancy;
+use crate::{Config, ServerEvent, CLOSE_SHUTDOWN};
+
+/// Why the endpoint could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointError {
+    /// The certificate or key was rejected by TLS.
+    #[error("invalid server identity: {0}")]
+    Tls(#[from] rustls::Error),
+    /// QUIC rejected the TLS configuration.
+    #[error("TLS configuration unusable for QUIC: {0}")]
+    Quic(#[from] quinn::crypto::rustls::NoInitialCipherSuite),
+    /// Binding the UDP socket failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// The server's QUIC settings: the shared ones with an idle timeout well
+/// above the drop timeout (the relay decides drops, QUIC only cleans up),
+/// one control stream per client and room for a burst of input datagrams.
+pub fn transport_config() -> quinn::TransportConfig {
+    /// Silence after which QUIC forgets a connection: five drop timeouts.
+    const IDLE_TIMEOUT_MS: u32 = 10_000;
+    let mut transport = lockstep_protocol::quic::transport_config(IDLE_TIMEOUT_MS);
+    transport
+        .max_concurrent_bidi_streams(quinn::VarInt::from_u32(1))
+        .max_concurrent_uni_streams(quinn::VarInt::from_u32(0))
+        .datagram_receive_buffer_size(Some(256 * 1024));
+    transport
+}
+
+/// A server endpoint bound to `listen` with `identity`, its UDP socket
+/// impaired by `link` in both directions (a clean link changes nothing).
+pub fn endpoint(
+    listen: SocketAddr,
+    identity: &Identity,
+    link: &lockstep_conditioner::LinkConfig,
+) -> Result<quinn::Endpoint, EndpointError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])?
+        .with_no_client_auth()
+        .with_single_cert(vec![identity.cert.clone()], identity.private_key())?;
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)?;
+    let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+    config.transport_config(Arc::new(transport_config()));
+    let (endpoint, _) = lockstep_conditioner::endpoint(
+        quinn::EndpointConfig::default(),
+        Some(config),
+        listen,
+        *link,
+        *link,
+    )
+    .map_err(|source| EndpointError::Bind {
+        addr: listen,
+        source,
+    })?;
+    Ok(endpoint)
+}
+
+/// Serves games on `endpoint` until `shutdown` completes, then tells every
+/// client, closes every connection with a reason and waits for the
+/// endpoint to go idle. `events`, if given, receives what happened.
+pub async fn run(
+    endpoint: quinn::Endpoint,
+    config: Config,
+    events: Option<mpsc::UnboundedSender<ServerEvent>>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let (driver_tx, driver_rx) = mpsc::channel(1024);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let (occupancy_tx, occupancy_rx) = tokio::sync::watch::channel(Occupancy::default());
+    let beacon_task = beacon::start(&endpoint, &config, occupancy_rx, events.clone());
+    let admission = Admission::new(config.hello_timeout, config.password.as_deref());
+    let driver_task = tokio::spawn(
+        session::run(
+            config,
+            events.clone(),
+            driver_rx,
+            occupancy_tx,
+            async move {
+                let mut stop_rx = stop_rx;
+                let _ = stop_rx.wait_for(|&stop| stop).await;
+            },
+        )
+        .instrument(tracing::info_span!("session")),
+    );
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            incoming = endpoint.accept() => match incoming {
+                Some(incoming) => match admission.try_enter() {
+                    Some(ticket) => {
+                        tokio::spawn(connection::handle_connection(
+                            incoming,
+                            ticket,
+                            driver_tx.clone(),
+                            events.clone(),
+                        ));
+                    }
+                    None => {
+                        warn!(
+                            remote = %incoming.remote_address(),
+                            waiting = admission.pending(),
+                            "too many connections without a Hello; refusing a new one"
+                        );
+                        incoming.refuse();
+                    }
+                },
+                None => break,
+            },
+            _ = &mut shutdown => break,
+        }
+    }
+    info!("shutting down");
+    if let Some(beacon_task) = beacon_task {
+        beacon_task.abort();
+    }
+    let _ = stop_tx.send(true);
+    let _ = driver_task.await;
+    endpoint.close(CLOSE_SHUTDOWN, b"the server is shutting down");
+    let _ = tokio::time::timeout(Duration::from_secs(2), endpoint.wait_idle()).await;
+}
