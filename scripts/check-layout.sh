@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The crate layout's promises (README, "How it fits together"): the games
+# The crate layout's promises (ARCHITECTURE.md, "Crates and boundaries"): the games
 # (lockstep-sim, lockstep-tally) and the lockstep core (lockstep-engine)
 # depend on no windowing, networking, TLS or async runtime; the protocol
 # knows no game, and the server names one only in its binary's list; the
 # client and the server do not depend on each other (not even for their
-# tests) nor the test kit on the client; and the client builds headless,
-# linking no SDL2. Run by `make test`.
+# tests) nor the test kit on the client; the client builds headless,
+# linking no SDL2; and what cargo cannot check (scripts/layout): no module
+# cycles, no feature gates in the client library, no Rust file over 700
+# lines, and every path the newcomer's documents name exists. Run by
+# `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,4 +65,6 @@ if "$bin" solo 2>/dev/null; then
   echo "layout: the headless client claims to open a window" >&2
   exit 1
 fi
+cargo run -q -p lockstep-layout
+
 echo "layout: the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"

@@ -5,7 +5,7 @@
 //! The window crate (`lockstep-window`) that carries them out is linked
 //! only with the `window` feature, so that a bot or a CI runner can build
 //! the client without SDL2. A binary built without it parses the same
-//! command line and answers each windowed mode with [`NoWindow`], naming
+//! command line and answers each windowed mode with `NoWindow`, naming
 //! what needed the window, instead of not knowing the command. This is
 //! the only file that looks at the feature.
 

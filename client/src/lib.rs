@@ -12,7 +12,7 @@
 //!   protocol ([`link::connection`]: events in with `now`, actions out),
 //!   the datagram exchange ([`link::datagrams`]: acks, redundancy,
 //!   jitter) and the inputs sent on the game's schedule when a frame is
-//!   late ([`link::input_schedule`]). [`io::net`] is their driver: the
+//!   late ([`link::input_schedule`]). [`io::link`] is their driver: the
 //!   QUIC endpoint, TLS and the trust in the server, and one `select!` on
 //!   its own thread.
 //! - [`play`]: driving a networked game. [`play::NetPlay`] carries out
@@ -22,7 +22,7 @@
 //!   and plays in a [`play::connect::Frontend`]: [`play::headless`], or
 //!   the window crate's.
 //! - [`discovery`]: the table of servers heard on the LAN (pure), fed by
-//!   [`io::finder`]; the server browser's model and `list`.
+//!   [`io::discovery`]; the server browser's model and `list`.
 //! - [`tools`]: the offline tools (report, verify, desync-diff), each
 //!   returning its stdout lines so the binary only parses and prints.
 //! - [`games`]: what this side needs of a game (its scores), one file per

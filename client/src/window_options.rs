@@ -128,7 +128,7 @@ pub const DEFAULT_SCREENSHOT_FRAME: u64 = 120;
 #[derive(Debug, Clone)]
 pub struct BrowseOptions {
     /// Where to look for servers.
-    pub finder: crate::io::finder::FinderOptions,
+    pub finder: crate::io::discovery::FinderOptions,
     /// The file the rows' trust is judged by.
     pub known_servers: PathBuf,
     /// The window.

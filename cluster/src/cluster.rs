@@ -355,7 +355,7 @@ impl<G: HasBots> Cluster<G> {
     }
 
     /// Carries out everything client `index`'s connection asked for, as
-    /// `lockstep_client::io::net` does; the frontend's answers go back in.
+    /// `lockstep_client::io::link` does; the frontend's answers go back in.
     fn drive_connection(&mut self, index: usize) {
         let now = self.now;
         while let Some(action) = self.clients[index].connection.poll_action() {

@@ -27,7 +27,7 @@ pub mod pacing;
 pub mod screens;
 
 use anyhow::Context;
-use lockstep_client::io::net::NetClient;
+use lockstep_client::io::link::NetClient;
 use lockstep_client::play::connect::Frontend;
 use lockstep_client::play::GameOutcome;
 use lockstep_client::play::PlayOptions;

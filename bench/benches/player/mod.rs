@@ -253,7 +253,7 @@ pub(crate) fn client_config(fingerprint: &str) -> anyhow::Result<quinn::ClientCo
     tls.alpn_protocols = vec![ALPN.to_vec()];
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));
-    config.transport_config(Arc::new(lockstep_client::io::net::transport_config()));
+    config.transport_config(Arc::new(lockstep_client::io::link::transport_config()));
     Ok(config)
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use lockstep_client::io::finder::Finder;
+use lockstep_client::io::discovery::Finder;
 use lockstep_client::io::known_servers;
 use lockstep_client::play::connect::{self, ConnectOptions};
 use lockstep_client::play::notice::Notices;
@@ -122,7 +122,7 @@ pub(crate) struct PlayArgs {
     /// world kept, shows "server lost, reconnecting", and goes on at the
     /// tick the server announces once it is back (see the server's
     /// --resume). 0 ends the game when the server is lost.
-    #[arg(help_heading = "Joining", long, value_name = "SECS", default_value_t = lockstep_client::io::net::DEFAULT_RECONNECT.as_secs())]
+    #[arg(help_heading = "Joining", long, value_name = "SECS", default_value_t = lockstep_client::io::link::DEFAULT_RECONNECT.as_secs())]
     pub(crate) reconnect_secs: u64,
     /// Record the game to this replay file (the server records too; see
     /// its --replay-dir).

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lockstep_client::io::finder::FinderOptions;
+use lockstep_client::io::discovery::FinderOptions;
 use lockstep_client::window_options::WindowOptions;
 
 /// Where to look for servers on the LAN.

@@ -1,5 +1,5 @@
 //! The servers on the LAN, as the beacons tell of them: a pure table,
-//! given the time and the datagrams received; [`crate::io::finder`] owns
+//! given the time and the datagrams received; [`crate::io::discovery`] owns
 //! the sockets and the clock around it. [`browser`] is the model of the
 //! server browser the window crate draws (pure); `lockstep-client list`
 //! prints the table ([`crate::tools::list`]).

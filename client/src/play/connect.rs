@@ -10,7 +10,7 @@ use anyhow::Context;
 use lockstep_conditioner::LinkConfig;
 
 use crate::games::Games;
-use crate::io::net::{NetClient, NetOptions};
+use crate::io::link::{NetClient, NetOptions};
 use crate::io::trust::Trust;
 use crate::play::PlayOptions;
 use lockstep_engine::final_line;

@@ -14,7 +14,7 @@ use lockstep_protocol::Input;
 use super::{GameOutcome, PlayError};
 use crate::games::{ClientGame, ForGame, Games};
 use crate::io::clock;
-use crate::io::net::{NetClient, NetEvent, Started};
+use crate::io::link::{NetClient, NetEvent, Started};
 use crate::play::notice::{Notice, Notices};
 use crate::play::{NetPlay, PlayOptions};
 

@@ -32,7 +32,7 @@ use lockstep_engine::timing::capacity::CapacityMeter;
 use lockstep_protocol::{decode, encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
 
 use crate::games::ClientGame;
-use crate::io::net::{LinkStats, NetClient, NetEvent, Started};
+use crate::io::link::{LinkStats, NetClient, NetEvent, Started};
 use crate::io::recording::FileRecorder;
 use crate::link::input_schedule::Schedule;
 use crate::play::notice::Notice;

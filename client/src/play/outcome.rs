@@ -6,7 +6,7 @@ use std::time::Duration;
 use lockstep_engine::lockstep::net_game::NetGame;
 use lockstep_protocol::Percent;
 
-use crate::io::net::{Closed, LinkStats};
+use crate::io::link::{Closed, LinkStats};
 
 /// Why a networked game ended other than by reaching `--ticks` or leaving.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::discovery::Found;
 use crate::discovery::Standing;
-use crate::io::finder::{Finder, FinderError, FinderOptions};
+use crate::io::discovery::{Finder, FinderError, FinderOptions};
 use crate::io::known_servers;
 
 /// Looks for `wait`, then returns one [`server_line`] per server found.

@@ -412,7 +412,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                path("io::net"),
+                path("io::link"),
                 path("io::clock::now"),
                 path("play::sibling::Thing"),
                 path("play::notice::child::f"),
@@ -442,12 +442,12 @@ mod tests {
 
     #[test]
     fn an_edge_is_between_the_siblings_where_the_paths_part() {
-        let modules: BTreeSet<ModPath> = ["io", "io::net", "play", "play::notice"]
+        let modules: BTreeSet<ModPath> = ["io", "io::link", "play", "play::notice"]
             .into_iter()
             .map(path)
             .collect();
         assert_eq!(
-            sibling_edge(&path("io::net"), &path("play::notice::Notice"), &modules),
+            sibling_edge(&path("io::link"), &path("play::notice::Notice"), &modules),
             Some((path("io"), path("play")))
         );
         assert_eq!(

@@ -22,7 +22,7 @@ use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::discovery::browser::{Browser, Choice, Press, Row};
 use lockstep_client::discovery::Standing;
 use lockstep_client::io::clock;
-use lockstep_client::io::finder::Finder;
+use lockstep_client::io::discovery::Finder;
 use lockstep_client::tools::list::{server_line, standing};
 use lockstep_client::window_options::{
     BrowseOptions, Browsed, WindowOptions, BROWSER_SCREENSHOT_WAIT,

@@ -16,7 +16,7 @@ use crate::games::{ForWindowGame, WindowGame, WindowGames};
 use crate::screens::lobby::{self, LastScores, LobbyView};
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
-use lockstep_client::io::net::{NetClient, Started};
+use lockstep_client::io::link::{NetClient, Started};
 use lockstep_client::play::{FrameTicks, NetPlay, PlayOptions};
 use lockstep_client::play::{GameOutcome, PlayError};
 use lockstep_client::window_options::WindowOptions;

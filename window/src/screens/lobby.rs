@@ -22,7 +22,7 @@ use crate::draw::text::{printable, text, text_width, GLYPH, PAD};
 use crate::games::WindowGames;
 use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::io::clock;
-use lockstep_client::io::net::{NetClient, NetEvent, Started};
+use lockstep_client::io::link::{NetClient, NetEvent, Started};
 use lockstep_client::play::notice::Notice;
 use lockstep_client::play::PlayError;
 use lockstep_client::play::PlayOptions;

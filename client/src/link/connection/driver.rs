@@ -74,8 +74,8 @@ pub enum Ending {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Open a QUIC connection to the server and its control stream, then
-    /// say how it went ([`Connection::handle_connected`] or
-    /// [`Connection::handle_failure`]).
+    /// say how it went ([`super::Connection::handle_connected`] or
+    /// [`super::Connection::handle_failure`]).
     Connect {
         /// Give up on a server that has not answered by then: a
         /// reconnection tries again soon rather than wait for QUIC's idle

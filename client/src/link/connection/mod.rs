@@ -2,7 +2,7 @@
 //! quinn-proto style: what the client says to the server and when, with no
 //! socket, no tokio and no clock.
 //!
-//! The driver ([`crate::io::net`]) owns the QUIC endpoint and connections and
+//! The driver ([`crate::io::link`]) owns the QUIC endpoint and connections and
 //! reads the clock. It hands the [`Connection`] whatever happens, each time
 //! with `now`, the time since the connection's epoch (the clock the
 //! [`Link`] runs on), and carries out the [`Action`]s it answers with, in

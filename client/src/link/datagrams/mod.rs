@@ -4,7 +4,7 @@
 //! Pure state machine in the quinn-proto style, like the server's relay: no
 //! socket and no clock. The pure [`Connection`](crate::link::connection::Connection)
 //! holds it and passes `now` (the connection's clock, which its driver in
-//! [`crate::io::net`] reads) in with whatever arrived, then has the driver send
+//! [`crate::io::link`] reads) in with whatever arrived, then has the driver send
 //! the bytes the link returns:
 //!
 //! ```text
