@@ -55,7 +55,7 @@ fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash
 }
 
 #[test]
-fn a_spectator_joining_mid_game_ends_on_the_players_hash_and_never_stalls_them() {
+fn a_spectator_joining_mid_game_ends_on_the_players_hash() {
     let _serial = one_at_a_time();
     let mut server = Server::start(2, &["--seed", "52"]);
     let players: Vec<Client> = (0..2)
@@ -71,12 +71,10 @@ fn a_spectator_joining_mid_game_ends_on_the_players_hash_and_never_stalls_them()
     let finals: Vec<(u32, String)> = players
         .into_iter()
         .map(|p| {
-            let finished = p.finish(Duration::from_secs(60));
-            // The relay never waits for a spectator; what stalls remain
-            // come from a busy machine (other test binaries run alongside),
-            // so allow half a percent of the ticks.
-            assert!(finished.stat("stalled_ticks") <= 3, "{}", finished.stdout);
-            finished.final_line()
+            // That the relay never waits for a spectator is the session's
+            // rule, tested on its own clock (session/tests.rs): here the
+            // players' stalls would measure the machine's load.
+            p.finish(Duration::from_secs(60)).final_line()
         })
         .collect();
     assert_eq!(finals[0], finals[1]);

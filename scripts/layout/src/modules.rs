@@ -412,7 +412,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                path("io::link"),
+                path("io::net"),
                 path("io::clock::now"),
                 path("play::sibling::Thing"),
                 path("play::notice::child::f"),

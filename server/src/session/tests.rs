@@ -168,6 +168,10 @@ fn a_spectator_of_a_running_game_gets_start_and_the_history_then_the_bundles() {
     let datagram = &bundles.datagrams(3)[0];
     assert_eq!(datagram.first_tick, Tick(5), "the history covered 0..5");
     assert_eq!(datagram.bundles.len(), 3);
+    // The players' inputs alone complete the ticks: the spectator, who
+    // sends none, is never waited for.
+    assert_eq!(h.next_tick(), Tick(8));
+    assert!(!bundles.datagrams(1).is_empty() && !bundles.datagrams(2).is_empty());
 }
 
 #[test]
