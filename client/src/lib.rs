@@ -8,7 +8,8 @@
 //! One folder per job; [`io`] holds everything that owns a socket, a
 //! thread, a file or the clock, and everything outside it is pure.
 //!
-//! - [`link`]: the link to the server as pure state machines: the control
+//! - [`link`]: the link to the server as pure state machines, the
+//!   `lockstep-link` crate (the browser peer drives it too): the control
 //!   protocol ([`link::connection`]: events in with `now`, actions out),
 //!   the datagram exchange ([`link::datagrams`]: acks, redundancy,
 //!   jitter) and the inputs sent on the game's schedule when a frame is
@@ -40,7 +41,7 @@
 pub mod discovery;
 pub mod games;
 pub mod io;
-pub mod link;
+pub use lockstep_link as link;
 pub mod play;
 pub mod tools;
 pub mod window_options;

@@ -1,5 +1,6 @@
 //! The link to the server, as pure state machines (events in with `now`,
-//! actions out; the network thread, [`crate::io::link`], drives them):
+//! actions out; the native client's network thread and the browser peer
+//! drive them):
 //! [`connection`] is the client's control protocol (the Hello, the lobby,
 //! the Start and the snapshot a game is joined from, reconnecting to a
 //! lost server), [`datagrams`] the exchange of input and bundle datagrams

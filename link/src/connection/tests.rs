@@ -12,8 +12,8 @@ use super::harness::{bundles, config, input, ms, resuming, start, Harness, Out, 
 use super::{
     Action, Closed, Config, Ending, Failure, LinkStats, NetCommand, NetEvent, Started, STATS_EVERY,
 };
-use crate::link::datagrams::{HEARTBEAT, RESEND_AFTER};
-use crate::link::input_schedule::Schedule;
+use crate::datagrams::{HEARTBEAT, RESEND_AFTER};
+use crate::input_schedule::Schedule;
 
 fn from_snapshot(tick: u32) -> Start {
     Start {

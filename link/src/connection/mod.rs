@@ -2,7 +2,7 @@
 //! quinn-proto style: what the client says to the server and when, with no
 //! socket, no tokio and no clock.
 //!
-//! The driver ([`crate::io::link`]) owns the QUIC endpoint and connections and
+//! The driver (the client's `io::link`) owns the QUIC endpoint and connections and
 //! reads the clock. It hands the [`Connection`] whatever happens, each time
 //! with `now`, the time since the connection's epoch (the clock the
 //! [`Link`] runs on), and carries out the [`Action`]s it answers with, in
@@ -50,7 +50,7 @@
 //!   after `send_delay` at the next resend check, or with
 //!   `inputs_over_stream` on the control stream. The ticks the game's
 //!   schedule says are due get the held input when the frontend is late
-//!   ([`crate::link::input_schedule`]), never over the stream.
+//!   ([`crate::input_schedule`]), never over the stream.
 //! - GameDone forgets the kept game and resets the exchange: a loss then
 //!   has nothing to keep.
 //! - A server lost during a game is reconnected to for a while
@@ -78,7 +78,9 @@ pub use frontend::{Closed, LinkStats, NetCommand, NetEvent, Started};
 pub use snapshot::SnapshotError;
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use lockstep_protocol::{
     decode, ClientMessage, Hello, Input, InputDatagram, Resume, ServerDatagram, ServerMessage,
@@ -86,8 +88,8 @@ use lockstep_protocol::{
 };
 use tracing::debug;
 
-use crate::link::datagrams::{Link, NewBundles, RESEND_AFTER};
-use crate::link::input_schedule::InputSchedule;
+use crate::datagrams::{Link, NewBundles, RESEND_AFTER};
+use crate::input_schedule::InputSchedule;
 use reconnect::{Reconnect, Verdict, RECONNECT_ATTEMPT};
 use snapshot::Joining;
 

@@ -2,15 +2,17 @@
 //! [`NetCommand`]s the frontend sends, the [`NetEvent`]s it receives, and
 //! the figures and endings those carry.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use web_time::Instant;
 
 use lockstep_engine::lockstep::input_delay::LinkFigures;
 use lockstep_protocol::{
     Bundle, DesyncNotice, Input, Lobby, PeerStatus, Percent, PlayerId, Start, Tick,
 };
 
-use crate::link::datagrams::NewBundles;
-use crate::link::input_schedule::Schedule;
+use crate::datagrams::NewBundles;
+use crate::input_schedule::Schedule;
 
 /// Frontend → network.
 #[derive(Debug)]

@@ -2,9 +2,9 @@
 //! and the arrival estimate behind the adaptive input delay.
 //!
 //! Pure state machine in the quinn-proto style, like the server's relay: no
-//! socket and no clock. The pure [`Connection`](crate::link::connection::Connection)
+//! socket and no clock. The pure [`Connection`](crate::connection::Connection)
 //! holds it and passes `now` (the connection's clock, which its driver in
-//! [`crate::io::link`] reads) in with whatever arrived, then has the driver send
+//! the client's `io::link` reads) in with whatever arrived, then has the driver send
 //! the bytes the link returns:
 //!
 //! ```text
@@ -21,7 +21,7 @@
 //!
 //! # Rules
 //! - One input per tick, the first one queued: the frontend's sample and
-//!   the network thread's input on schedule ([`crate::link::input_schedule`])
+//!   the network thread's input on schedule ([`crate::input_schedule`])
 //!   may both name a tick, and the server must never see two inputs for
 //!   one. A tick acknowledged or already queued keeps its input.
 //! - Every input datagram carries every local input the server has not

@@ -169,7 +169,7 @@ mod tests {
     use lockstep_protocol::{Bundle, Buttons, InputDatagram, MAX_DATAGRAM_SIZE};
 
     use super::*;
-    use crate::link::datagrams::Link;
+    use crate::datagrams::Link;
 
     /// A tick at 60 Hz, in nanoseconds.
     const TICK_NS: u64 = 1_000_000_000 / 60;
