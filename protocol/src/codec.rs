@@ -35,6 +35,12 @@ pub enum DecodeError {
     /// A valid message was followed by extra bytes.
     #[error("{0} unexpected bytes after the message")]
     TrailingBytes(usize),
+    /// A WebSocket message without even its kind byte.
+    #[error("empty message")]
+    Truncated,
+    /// A WebSocket message of a kind this build does not know.
+    #[error("unknown message kind {0}")]
+    UnknownKind(u8),
 }
 
 /// Why a message could not be encoded.

@@ -45,6 +45,7 @@ pub mod quic;
 mod replay;
 mod types;
 mod verification;
+mod web;
 
 pub use beacon::{
     check_server_name, decode_beacon, encode_beacon, fingerprint_bytes, Announcement, Beacon,
@@ -71,6 +72,7 @@ pub use replay::{
 };
 pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 pub use verification::verification_code;
+pub use web::{WebMessage, MAX_WEB_MESSAGE, WEB_CLOSE_BASE, WEB_SOCKET_PATH};
 
 /// Version of everything in this crate that reaches the wire.
 ///

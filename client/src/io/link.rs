@@ -330,6 +330,7 @@ fn config(options: &NetOptions) -> connection::Config {
         },
         inputs_over_stream: options.inputs_over_stream,
         send_delay: options.send_delay,
+        reliable: false,
         reconnect: options.reconnect,
     }
 }

@@ -23,6 +23,9 @@ pub struct Config {
     /// machine too slow to keep up would: only for testing the server's
     /// laggard tolerance. Zero in real play.
     pub send_delay: Duration,
+    /// The transport delivers everything in order (the browser's
+    /// WebSocket): inputs go out once, never repeated.
+    pub reliable: bool,
     /// How long to keep trying to reconnect when the server is lost during
     /// a game, keeping the world; zero ends the game instead.
     pub reconnect: Duration,

@@ -55,6 +55,7 @@ pub(super) fn config() -> Config {
         },
         inputs_over_stream: false,
         send_delay: Duration::ZERO,
+        reliable: false,
         reconnect: WINDOW,
     }
 }

@@ -181,9 +181,9 @@ struct Exchange {
 impl Exchange {
     /// A QUIC connection up at `now`: statistics go out at once, and the
     /// resend check runs as soon as a game starts.
-    fn new(now: Duration) -> Exchange {
+    fn new(now: Duration, reliable: bool) -> Exchange {
         Exchange {
-            link: Link::default(),
+            link: Link::new(reliable),
             on_schedule: InputSchedule::default(),
             inputs_on_schedule: 0,
             held: VecDeque::new(),
@@ -195,7 +195,7 @@ impl Exchange {
 
     /// Forgets the game's exchange: nothing more to send or repeat for it.
     fn reset(&mut self) {
-        self.link = Link::default();
+        self.link = Link::new(self.link.is_reliable());
         self.on_schedule = InputSchedule::default();
         self.held.clear();
     }
@@ -307,7 +307,7 @@ impl Connection {
         if !matches!(self.phase, Phase::Connecting) {
             return;
         }
-        self.phase = Phase::Connected(Box::new(Exchange::new(now)));
+        self.phase = Phase::Connected(Box::new(Exchange::new(now, self.config.reliable)));
         let hello = Hello {
             resume: self.kept,
             ..self.config.hello.clone()

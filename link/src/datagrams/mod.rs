@@ -39,6 +39,9 @@
 //! - Once the game has started, unacknowledged inputs are repeated after
 //!   [`RESEND_AFTER`] without sending, and something is sent at least every
 //!   [`HEARTBEAT`].
+//! - On a reliable transport (the browser's WebSocket) an input goes out
+//!   once: nothing the transport delivers needs repeating, so a sent
+//!   input counts as acknowledged, and only the heartbeat is ever due.
 //! - Only live bundle datagrams count for the arrival estimate: History on
 //!   the stream is a catch-up, not a sign of how the path behaves.
 //! - Bundles are expected one tick apart at the game speed in force for
@@ -111,6 +114,9 @@ pub struct Link {
     /// The longest recent wait for news beyond one tick (a burst of lost
     /// datagrams), decaying slowly.
     outage: Duration,
+    /// Whether the transport delivers everything, in order: then an input
+    /// is sent once.
+    reliable: bool,
 }
 
 impl Default for Link {
@@ -127,11 +133,26 @@ impl Default for Link {
             last_arrival: None,
             jitter: Duration::ZERO,
             outage: Duration::ZERO,
+            reliable: false,
         }
     }
 }
 
 impl Link {
+    /// A link like the [default](Link::default) one; on a `reliable`
+    /// transport it sends each input once.
+    pub fn new(reliable: bool) -> Link {
+        Link {
+            reliable,
+            ..Link::default()
+        }
+    }
+
+    /// Whether this link sends each input once (a reliable transport).
+    pub fn is_reliable(&self) -> bool {
+        self.reliable
+    }
+
     /// The game started at `now` with `tick_rate` ticks a second: the
     /// timers run from now, and bundles are expected one tick period apart.
     pub fn start(&mut self, tick_rate: u16, now: Duration) {
@@ -250,7 +271,8 @@ impl Link {
     /// fits in `max_size` bytes (and [`MAX_DATAGRAM_SIZE`]), oldest first,
     /// and our bundle acknowledgement. `None` when not even the bare
     /// acknowledgement fits (the connection carries no datagrams); nothing
-    /// counts as sent then, so the timers stay due.
+    /// counts as sent then, so the timers stay due. On a reliable link the
+    /// inputs sent count as acknowledged.
     pub fn next_datagram(&mut self, now: Duration, max_size: usize) -> Option<Vec<u8>> {
         let mut message = ClientDatagram::Inputs(InputDatagram {
             bundles_ack: self.received_through,
@@ -261,6 +283,11 @@ impl Link {
         loop {
             if let Ok(bytes) = encode(&message, limit) {
                 self.last_sent = now;
+                if self.reliable {
+                    // Delivered for certain: nothing to repeat.
+                    let ClientDatagram::Inputs(sent) = &message;
+                    self.acknowledge(sent.first_tick.plus(sent.inputs.len() as u32));
+                }
                 return Some(bytes);
             }
             let ClientDatagram::Inputs(datagram) = &mut message;

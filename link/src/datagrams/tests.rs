@@ -65,6 +65,28 @@ fn arrive(link: &mut Link, first: u32, count: u32, at: Duration) -> Option<NewBu
 }
 
 #[test]
+fn on_a_reliable_transport_each_input_goes_once_and_only_the_heartbeat_is_due() {
+    let mut link = Link::new(true);
+    link.start(60, Duration::ZERO);
+    link.queue_input(Tick(0), input(10));
+    let d = sent(link.next_datagram(ms(0), MAX_DATAGRAM_SIZE));
+    assert_eq!((d.first_tick, d.inputs), (Tick(0), vec![input(10)]));
+    link.queue_input(Tick(1), input(11));
+    let d = sent(link.next_datagram(ms(17), MAX_DATAGRAM_SIZE));
+    assert_eq!((d.first_tick, d.inputs), (Tick(1), vec![input(11)]));
+    // Nothing to repeat however long the server takes to acknowledge.
+    assert!(!link.due(ms(17) + RESEND_AFTER));
+    assert!(link.due(ms(17) + HEARTBEAT));
+    let d = sent(link.next_datagram(ms(17) + HEARTBEAT, MAX_DATAGRAM_SIZE));
+    assert_eq!((d.first_tick, d.inputs), (Tick(2), vec![]));
+    // A late acknowledgement of what was sent changes nothing.
+    link.receive(from_server(1, 0, 1), ms(200));
+    link.queue_input(Tick(2), input(12));
+    let d = sent(link.next_datagram(ms(210), MAX_DATAGRAM_SIZE));
+    assert_eq!((d.first_tick, d.inputs), (Tick(2), vec![input(12)]));
+}
+
+#[test]
 fn every_unacknowledged_input_is_repeated_until_the_server_acknowledges_it() {
     let mut link = started();
     link.queue_input(Tick(0), input(10));
