@@ -166,6 +166,7 @@ impl<G: HasBots> Cluster<G> {
             },
             inputs_over_stream: false,
             send_delay: spec.send_delay,
+            reliable: false,
             reconnect: spec.reconnect,
         };
         let bot_seed = self.seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
