@@ -5,6 +5,11 @@
 set -euo pipefail
 
 packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth xdotool)
+# The browser peer (make web, which make demo and make test run): Debian's
+# Rust compiler with the std sources builds it for wasm32, and make test
+# plays it in Debian's Chromium, driven by node.
+web_packages=(rustc-web cargo-web rust-web-src lld-22 chromium nodejs)
+packages+=("${web_packages[@]}")
 # `install-deps.sh cross` (make cross): Debian's Rust compiler with the std
 # sources (it builds std for each target), the cross linkers and C
 # libraries, and the runners: qemu for aarch64, node for wasm, wine for
@@ -29,7 +34,8 @@ if [ "${1:-}" = cross ] && { ! command -v dpkg-query >/dev/null 2>&1 || ! comman
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
-  if pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1 &&
+  if command -v chromium >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
+    pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1 &&
     command -v xdotool >/dev/null 2>&1; then
     exit 0
   fi
@@ -41,6 +47,10 @@ packages for you. Install these with your package manager, then run make again:
   - Xvfb and xvfb-run             (only for 'make test')
   - xdotool                       (only for 'make test': it presses keys in
                                    the server browser's window)
+  - for the browser page (make web): a Rust compiler that builds for
+    wasm32-unknown-unknown (see scripts/build-web.sh; wasm-bindgen-cli is
+    installed by the project itself)
+  - Chromium and node 20 or later (only for 'make test': the browser test)
 MSG
   exit 1
 fi

@@ -9,7 +9,7 @@ use lockstep_protocol::{verification_code, PlayerId};
 use lockstep_testkit::{click_after_screenshot, headless_bot, windowed, Client, Server, TempDir};
 use lockstep_window::draw::colour::player_colour;
 use lockstep_window::draw::screenshot::load_png_rgb;
-use lockstep_window::screens::lobby::{layout, CODE_TEXT, READY_TEXT};
+use lockstep_window::screens::lobby::{browser_code_at, layout, CODE_TEXT, READY_TEXT};
 
 type Image = (u32, u32, Vec<u8>);
 
@@ -112,6 +112,19 @@ fn a_window_holds_the_start_until_its_player_clicks_ready() {
         right - left + 1
     );
     assert!((left - at.code.left()).abs() <= 2);
+    // The QR code of the address a phone's browser opens: white and black
+    // modules in its square.
+    let url = format!("http://{}/", server.addr);
+    let square = browser_code_at(&url, WINDOW, &at).expect("room for the QR code");
+    let white = points_of(&image, square, sdl2::pixels::Color::RGB(255, 255, 255));
+    let black = points_of(&image, square, sdl2::pixels::Color::RGB(0, 0, 0));
+    let area = (square.width() * square.height()) as usize;
+    assert_eq!(
+        white.len() + black.len(),
+        area,
+        "only modules in the square"
+    );
+    assert!(black.len() > area / 4 && white.len() > area / 4);
 }
 
 #[test]

@@ -95,6 +95,7 @@ pub struct NetOptions {
 /// Handle to the network thread.
 #[derive(Debug)]
 pub struct NetClient {
+    server: SocketAddr,
     commands: mpsc::UnboundedSender<NetCommand>,
     events: std::sync::mpsc::Receiver<NetEvent>,
     thread: Option<JoinHandle<()>>,
@@ -105,6 +106,7 @@ impl NetClient {
     pub fn connect(options: NetOptions) -> std::io::Result<NetClient> {
         let (commands, command_rx) = mpsc::unbounded_channel();
         let (event_tx, events) = std::sync::mpsc::channel();
+        let server = options.server;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -115,10 +117,16 @@ impl NetClient {
                 let _ = event_tx.send(NetEvent::Closed(closed));
             })?;
         Ok(NetClient {
+            server,
             commands,
             events,
             thread: Some(thread),
         })
+    }
+
+    /// The server's address.
+    pub fn server(&self) -> SocketAddr {
+        self.server
     }
 
     /// Queues a hash report for the server.

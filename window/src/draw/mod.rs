@@ -1,7 +1,8 @@
 //! Drawing, apart from the screens that decide what to draw: the game's
 //! renderer with its overlays, the scene a game draws itself through,
 //! text, the players' colours and pixel arithmetic every screen uses, the
-//! strip charts, the net graph, the replay timeline and screenshots.
+//! strip charts, the net graph, the replay timeline, QR codes and
+//! screenshots.
 //!
 //! Nothing here imports a screen, a game or the networked play: a game
 //! draws itself through [`scene::Scene`], which the renderer calls, and a
@@ -12,6 +13,7 @@ pub mod colour;
 pub mod net_graph;
 mod overlay;
 pub(crate) mod pixels;
+pub mod qr;
 pub mod render;
 pub mod scene;
 pub mod screenshot;

@@ -34,6 +34,7 @@ pub fn run(
     let mut screen = Screen::open(&options)?;
     let mut view = LobbyView {
         ready: options.joins_ready(&play_options),
+        browser: Some(format!("http://{}/", net.server())),
         ..LobbyView::default()
     };
     let mut outcomes = Vec::new();

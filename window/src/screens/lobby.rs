@@ -1,7 +1,8 @@
 //! The lobby screen: who waits for the next game (name, colour, ping,
 //! platform, ready or not), the game's settings, the verification code of
-//! the server's certificate, the last game's scores, and the button that
-//! says ready.
+//! the server's certificate, the last game's scores, the button that
+//! says ready, and a QR code of the address a phone's browser opens to
+//! join.
 //!
 //! Its loop (`wait`, between the games of a series) turns the server's
 //! lobby events and the player's keys, clicks and buttons into a
@@ -18,6 +19,7 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::draw::colour::player_colour;
+use crate::draw::qr;
 use crate::draw::text::{printable, text, text_width, GLYPH, PAD};
 use crate::games::WindowGames;
 use crate::screens::screen::{Screen, WindowError};
@@ -67,6 +69,9 @@ pub struct LobbyView {
     /// The next game and its settings in a few words ("balls (24
     /// balls)"), as the client's list of games describes them.
     pub game: String,
+    /// The address a browser opens to join the same server (its web page
+    /// is on the port of its QUIC one), shown as a QR code for phones.
+    pub browser: Option<String>,
 }
 
 /// The scores of the last game this client played: its world knows them,
@@ -341,7 +346,10 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
         let x = x + text_width(NAME_COLUMNS, size);
         let ping = format!("ping {} ms", player.ping_ms);
         text(canvas, x, swatch.y(), size, &ping, LOBBY_TEXT)?;
-        let platform: String = printable(&player.platform).chars().take(26).collect();
+        let platform: String = printable(&short_platform(&player.platform))
+            .chars()
+            .take(26)
+            .collect();
         let x = x + text_width(14, size);
         text(canvas, x, swatch.y(), size, &platform, LOBBY_TEXT)?;
         let (word, colour) = if player.ready {
@@ -363,6 +371,9 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
         text(canvas, at.left, at.seed, size, &seed, LOBBY_TEXT)?;
     }
     draw_last_game(canvas, view, &at)?;
+    if let Some(url) = &view.browser {
+        draw_browser_code(canvas, url, output, &at)?;
+    }
 
     // A spectator has nothing to be ready for.
     if view.me.is_some() {
@@ -381,6 +392,55 @@ pub fn draw(canvas: &mut WindowCanvas, view: &LobbyView) -> Result<(), String> {
     let status = printable(&view.status);
     text(canvas, at.left, at.status, size, &status, LOBBY_TEXT)
 }
+
+/// Where the QR code of the browser's address `url` goes: at the right,
+/// beside the game's settings and the last game (below the player rows,
+/// which can span the window); `None` if the window has no room for it.
+#[must_use]
+pub fn browser_code_at(url: &str, output: (u32, u32), at: &LobbyLayout) -> Option<Rect> {
+    let module = 2 * at.size as u32;
+    let side = qr::side(url, module)?;
+    let caption = text_width(url.len().max(PHONE_CAPTION.len()), 1);
+    let width = (side as i32).max(caption);
+    let x = output.0 as i32 - at.left - width;
+    let bottom = at.settings + side as i32 + 3 * GLYPH * 2;
+    let fits = x >= at.left + text_width(SETTINGS_COLUMNS, at.size) && bottom <= output.1 as i32;
+    fits.then(|| Rect::new(x, at.settings, side, side))
+}
+
+/// Draws the QR code of the browser's address with the address under it
+/// in small text, where [`browser_code_at`] says.
+fn draw_browser_code(
+    canvas: &mut WindowCanvas,
+    url: &str,
+    output: (u32, u32),
+    at: &LobbyLayout,
+) -> Result<(), String> {
+    let Some(place) = browser_code_at(url, output, at) else {
+        return Ok(());
+    };
+    qr::draw(canvas, url, place.x(), place.y(), 2 * at.size as u32)?;
+    let y = place.bottom() + GLYPH;
+    text(canvas, place.x(), y, 1, PHONE_CAPTION, WAITING_TEXT)?;
+    text(canvas, place.x(), y + 2 * GLYPH, 1, url, LOBBY_TEXT)
+}
+
+/// Columns the settings, seed and last-game lines take at most, left of
+/// the QR code.
+const SETTINGS_COLUMNS: usize = 60;
+
+/// A platform as the lobby row has room for it: a browser's
+/// `wasm32-unknown-unknown/chromium-156/linux/x86_64` as
+/// `wasm32/chromium-156/linux/x86_64`, so its browser shows.
+fn short_platform(platform: &str) -> String {
+    match platform.strip_prefix("wasm32-unknown-unknown/") {
+        Some(browser) => format!("wasm32/{browser}"),
+        None => platform.to_string(),
+    }
+}
+
+/// What the browser's QR code is for.
+const PHONE_CAPTION: &str = "phones: scan to join";
 
 /// The last game's line: the server's summary and this client's scores,
 /// each player's in its colour.
@@ -435,6 +495,18 @@ mod tests {
         let small = layout((640, 360), 3);
         assert_eq!(small.size, 1);
         assert!(small.status < 360, "and the demo's small windows");
+    }
+
+    #[test]
+    fn a_browser_platform_is_shortened_so_its_browser_shows() {
+        assert_eq!(
+            short_platform("wasm32-unknown-unknown/chromium-156/linux/x86_64"),
+            "wasm32/chromium-156/linux/x86_64"
+        );
+        assert_eq!(
+            short_platform("x86_64-unknown-linux-gnu"),
+            "x86_64-unknown-linux-gnu"
+        );
     }
 
     #[test]
