@@ -14,7 +14,8 @@ use lockstep_protocol::ALPN;
 use tokio::sync::mpsc;
 use tracing::{info, warn, Instrument};
 
-use super::connection::{self, Admission};
+use super::admission::Admission;
+use super::connection;
 use super::identity::Identity;
 use super::{beacon, session};
 use crate::beacon::Occupancy;
