@@ -69,6 +69,7 @@ mod snapshots;
 mod speed;
 #[cfg(test)]
 mod testing;
+mod web;
 
 use std::time::Duration;
 
@@ -78,11 +79,11 @@ use lockstep_protocol::GameSpec;
 pub use beacon::Occupancy;
 pub use desync_check::{Desync, DesyncCheck, MAX_PENDING_TICKS};
 pub use events::ServerEvent;
+pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
-pub use io::admission::MAX_UNAUTHENTICATED;
-pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::identity::{Identity, IdentityError};
+pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, run, transport_config, EndpointError};
 pub use recording::Recording;

@@ -28,9 +28,7 @@ use super::clock::{self, Uptime};
 use super::peer::Peer;
 use super::recording::Recorder;
 use crate::beacon::Occupancy;
-use crate::session::{
-    Action, CloseCode, ConnId, Event, Join, Session, POLL_INTERVAL,
-};
+use crate::session::{Action, CloseCode, ConnId, Event, Join, Session, POLL_INTERVAL};
 use crate::{Config, ServerEvent, CLOSE_DROPPED, CLOSE_SHUTDOWN};
 
 /// Time the writers get to put the shutdown's Ended message on the wire
