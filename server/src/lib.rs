@@ -86,6 +86,7 @@ pub use io::identity::{Identity, IdentityError};
 pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, run, transport_config, EndpointError};
+pub use io::web::{WebDoor, WebDoorError, MAX_WEB_CONNECTIONS};
 pub use recording::Recording;
 pub use relay::{
     Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,

@@ -22,3 +22,4 @@ pub(crate) mod recording;
 mod resume;
 pub(crate) mod server;
 pub(crate) mod session;
+pub(crate) mod web;
