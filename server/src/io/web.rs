@@ -218,7 +218,7 @@ impl Connection {
             return;
         }
         if !reply.upgrade {
-            let _ = stream.shutdown().await;
+            linger(stream).await;
             return;
         }
         let Some(ticket) = self.admission.try_enter() else {
@@ -319,6 +319,28 @@ impl Connection {
         .instrument(span)
         .await;
     }
+}
+
+/// Bytes a closing connection may still send that are read and dropped.
+const LINGER_BYTES: usize = 256 * 1024;
+
+/// Ends a connection that was answered: says it is done writing, then
+/// reads and drops what the peer still sends for a moment (bounded), so
+/// the close does not reset the connection before the peer has read the
+/// answer (a request longer than the head limit leaves bytes unread).
+async fn linger(mut stream: TcpStream) {
+    let _ = stream.shutdown().await;
+    let drain = async {
+        let mut chunk = [0u8; 4096];
+        let mut dropped = 0;
+        while dropped < LINGER_BYTES {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => dropped += n,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_WAIT, drain).await;
 }
 
 /// How reading a request head ended.
