@@ -63,7 +63,10 @@ fn ask(addr: &str, request: &[u8]) -> String {
 }
 
 fn get(addr: &str, target: &str) -> String {
-    ask(addr, format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+    ask(
+        addr,
+        format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
 }
 
 fn status(answer: &str) -> &str {
@@ -100,7 +103,10 @@ async fn websocket(addr: &str) -> Socket {
     }
     let head = String::from_utf8_lossy(&head);
     assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
-    assert!(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"), "{head}");
+    assert!(
+        head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"),
+        "{head}"
+    );
     WebSocketStream::from_raw_socket(stream, Role::Client, None).await
 }
 
@@ -179,10 +185,16 @@ fn hostile_web_peers_close_only_their_own_connection_while_a_game_plays() {
 
     let page = get(&addr, "/");
     assert_eq!(status(&page), "HTTP/1.1 200 OK", "{page}");
-    assert!(page.contains("Content-Type: text/html; charset=utf-8\r\n"), "{page}");
+    assert!(
+        page.contains("Content-Type: text/html; charset=utf-8\r\n"),
+        "{page}"
+    );
     assert!(page.ends_with(PAGE), "{page}");
     let script = get(&addr, "/app.js?v=1");
-    assert!(script.contains("Content-Type: text/javascript\r\n"), "{script}");
+    assert!(
+        script.contains("Content-Type: text/javascript\r\n"),
+        "{script}"
+    );
 
     let long_path = format!("/{}", "a".repeat(100 * 1024));
     for target in [
@@ -195,7 +207,12 @@ fn hostile_web_peers_close_only_their_own_connection_while_a_game_plays() {
         &long_path,
     ] {
         let answer = get(&addr, target);
-        assert_eq!(status(&answer), "HTTP/1.1 404 Not Found", "{}", &target[..target.len().min(40)]);
+        assert_eq!(
+            status(&answer),
+            "HTTP/1.1 404 Not Found",
+            "{}",
+            &target[..target.len().min(40)]
+        );
     }
 
     let mut endless = b"GET / HTTP/1.1\r\n".to_vec();
@@ -203,7 +220,10 @@ fn hostile_web_peers_close_only_their_own_connection_while_a_game_plays() {
         endless.extend_from_slice(b"X-Filler: 0123456789abcdef\r\n");
     }
     let answer = ask(&addr, &endless);
-    assert_eq!(status(&answer), "HTTP/1.1 431 Request Header Fields Too Large");
+    assert_eq!(
+        status(&answer),
+        "HTTP/1.1 431 Request Header Fields Too Large"
+    );
 
     // A connection that says nothing is closed by the server.
     let mut silent = connect(&addr);
@@ -247,8 +267,14 @@ fn a_hello_of_another_version_over_the_websocket_is_refused_naming_both() {
     let mut server = Server::start(2, &[]);
     let (reason, close) = refused(&mut server, hello(PROTOCOL_VERSION + 1, None));
     assert!(reason.contains("protocol version mismatch"), "{reason}");
-    assert!(reason.contains(&format!("version {PROTOCOL_VERSION}")), "{reason}");
-    assert!(reason.contains(&format!("version {}", PROTOCOL_VERSION + 1)), "{reason}");
+    assert!(
+        reason.contains(&format!("version {PROTOCOL_VERSION}")),
+        "{reason}"
+    );
+    assert!(
+        reason.contains(&format!("version {}", PROTOCOL_VERSION + 1)),
+        "{reason}"
+    );
     assert_eq!(close, (WEB_CLOSE_BASE + 2, reason));
     server.wait_for("refused remote=", GUARD);
 }
