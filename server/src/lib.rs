@@ -43,12 +43,18 @@
 //! - `recording.rs`: what a game's replay gets, and when.
 //! - `resume.rs`: the game a replay says a server that died was running.
 //! - `events.rs`: what the server tells whoever runs it.
+//! - `web.rs`: the web door's HTTP (request heads, the page's files, the
+//!   WebSocket upgrade).
 //!
 //! The I/O, in `io/`: `server.rs` (the endpoint and the accept loop),
-//! `connection.rs` (one task per connection), `session.rs` (the session's
-//! driver), `beacon.rs` (the beacon's socket), `recording.rs` (the replay
-//! files), `resume.rs` (reading one back), `identity.rs` (the certificate
-//! on disk) and `clock.rs` (the one place the clock is read).
+//! `connection.rs` (one task per QUIC connection), `web.rs` (the web
+//! door: the page and the WebSocket for browsers), `admission.rs` (the
+//! Hello checks and the join both transports share), `intake.rs` (their
+//! rate limits), `peer.rs` (a joined client's transport, as the driver
+//! sees it), `session.rs` (the session's driver), `beacon.rs` (the
+//! beacon's socket), `recording.rs` (the replay files), `resume.rs`
+//! (reading one back), `identity.rs` (the certificate on disk) and
+//! `clock.rs` (the one place the clock is read).
 //!
 //! The session writes nothing itself: it asks for each write to the
 //! game's replay among its other actions, and the driver carries them out
@@ -69,6 +75,7 @@ mod snapshots;
 mod speed;
 #[cfg(test)]
 mod testing;
+mod web;
 
 use std::time::Duration;
 
@@ -78,12 +85,14 @@ use lockstep_protocol::GameSpec;
 pub use beacon::Occupancy;
 pub use desync_check::{Desync, DesyncCheck, MAX_PENDING_TICKS};
 pub use events::ServerEvent;
+pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
-pub use io::connection::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use io::identity::{Identity, IdentityError};
+pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, run, transport_config, EndpointError};
+pub use io::web::{WebDoor, WebDoorError, MAX_WEB_CONNECTIONS};
 pub use recording::Recording;
 pub use relay::{
     Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,
