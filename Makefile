@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build demo test determinism cross fuzz clean
+.PHONY: all deps build web demo test determinism cross fuzz clean
 
 all: build
 
@@ -13,15 +13,23 @@ deps:
 build: deps
 	$(CARGO) build --release --bins
 
+# The browser peer: the games and the engine compiled to wasm32, and the
+# page the server serves to any browser on its LAN, in target/web.
+web: deps
+	@scripts/install-wasm-bindgen.sh
+	@scripts/build-web.sh
+
 # A server and three client windows on this machine: one you play, two bots.
-demo: build
+# Its page is served too: open the address it prints in a browser to join.
+demo: build web
 	@scripts/demo.sh
 
-# Every test: unit, QUIC integration on loopback, and rendering under Xvfb.
-# The binaries are built first because the end-to-end tests run them as
-# separate processes. Then the crate layout's promises: the game and the
-# engine need no SDL2, tokio, quinn or TLS, and the client builds headless.
-test: deps
+# Every test: unit, QUIC integration on loopback, rendering under Xvfb, and
+# the browser peer in headless Chromium. The binaries and the page are
+# built first because the end-to-end tests run them as separate processes.
+# Then the crate layout's promises: the game and the engine need no SDL2,
+# tokio, quinn or TLS, and the client builds headless.
+test: web
 	$(CARGO) build --bins
 	$(CARGO) test --workspace
 	@scripts/check-layout.sh
@@ -39,7 +47,7 @@ determinism: deps
 # loader, wine and node), plays a live game of native, aarch64, i686 and
 # Windows bots, and verifies its replay on every target. Installs what it
 # needs (about 2 GB of packages). See DETERMINISM.md.
-cross:
+cross: web
 	@scripts/install-deps.sh cross
 	$(CARGO) build --bins
 	@scripts/cross-build.sh

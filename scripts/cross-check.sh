@@ -5,8 +5,9 @@
 #    on each target and natively, printed as a matrix (target x scenario);
 # 2. a replay recorded by the native server verified on every target;
 # 3. a live game on loopback: a native server and headless bots built for
-#    x86_64 (native), aarch64 (qemu) and i686, which must all end on the
-#    same final line with no desync.
+#    x86_64 (native), aarch64 (qemu), i686 and Windows (wine), and the
+#    browser peer (wasm32) as a bot in headless Chromium, which must all
+#    end on the same final line with no desync.
 #
 # Exits 1 on any difference. DETERMINISM.md records a run.
 set -euo pipefail
@@ -22,6 +23,12 @@ run() { # TARGET ARGS...: stdout of lockstep-client ARGS on TARGET
   local target=$1
   shift
   if [ "$target" = native ]; then "$native" "$@"; else scripts/cross.sh "$target" "$@"; fi
+}
+# The browser peer as a bot in the game at ADDR: the page's console lines
+# on stdout, like a headless client's.
+browser_bot() { # ADDR NAME SEED TICKS
+  node --experimental-websocket --no-warnings scripts/browser/drive.mjs --timeout 900 \
+    "http://$1/?name=$2&bot=$3&ticks=$4&ready=1"
 }
 final_of() { grep '^final tick=' | tail -n 1; }
 
@@ -58,7 +65,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-live_players=(native aarch64 i686 windows)
+live_players=(native aarch64 i686 windows browser)
 # The emulated clients (qemu, wine) fall silent for seconds when the
 # machine is busy; this game checks that every machine computes the same
 # bits, not how soon a silent player is dropped, so it gives them 20 s
@@ -75,8 +82,12 @@ live_ticks=${LOCKSTEP_CROSS_TICKS:-3600}
 bot=0
 for target in "${live_players[@]}"; do
   bot=$((bot + 1))
-  run "$target" --connect "$addr" --fingerprint "$fingerprint" --name "$target" --headless \
-    --bot "$bot" --ticks "$live_ticks" >"$work/$target.out" 2>"$work/$target.err" &
+  if [ "$target" = browser ]; then
+    browser_bot "$addr" "$target" "$bot" "$live_ticks" >"$work/$target.out" 2>"$work/$target.err" &
+  else
+    run "$target" --connect "$addr" --fingerprint "$fingerprint" --name "$target" --headless \
+      --bot "$bot" --ticks "$live_ticks" >"$work/$target.out" 2>"$work/$target.err" &
+  fi
   pids+=($!)
 done
 live=()
@@ -100,8 +111,11 @@ verdict=$(grep '^verdict' "$work/server.out" | head -n 1 || true)
 echo "  server   ${verdict:-(no verdict)}"
 [[ $verdict == "verdict agreed "* ]] || failures+=("live game: the server's verdict is '${verdict:-missing}'")
 for target in "${live_players[@]}"; do
-  triple=x86_64-unknown-linux-gnu
-  [ "$target" = native ] || triple=$(triple_of "$target")
+  case "$target" in
+    native) triple=x86_64-unknown-linux-gnu ;;
+    browser) triple=wasm32-unknown-unknown/chromium ;;
+    *) triple=$(triple_of "$target") ;;
+  esac
   [[ $verdict == *"$triple"* ]] || failures+=("live game: the verdict does not name $triple")
 done
 kill "${pids[0]}" 2>/dev/null || true

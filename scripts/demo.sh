@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: one server and three client windows on this machine. You play
 # the big window (WASD/arrows, Space to boost, or a game controller); the
-# two small windows are bots. Close any window or press Esc to end.
+# two small windows are bots. The server also serves the browser peer:
+# open the address it prints in a browser to join before you say ready.
+# Close any window or press Esc to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=target/release
@@ -33,6 +35,12 @@ case "$first" in
   *) echo "the server did not start; its log:" >&2; cat "$log/server.log" >&2; exit 1 ;;
 esac
 fingerprint=${first##*fingerprint=}
+# The browser lines follow the verification code.
+for _ in $(seq 50); do
+  grep -q '^browser' "$log/server.out" && break
+  sleep 0.1
+done
+grep '^browser' "$log/server.out" || true
 common=(--connect "127.0.0.1:$port" --fingerprint "$fingerprint")
 
 "$bin/lockstep-client" "${common[@]}" --name bot-ada --bot 1 --window-size 640x360 --window-pos 980,40 >"$log/bot1.out" 2>&1 &
@@ -41,6 +49,7 @@ pids+=($!)
 pids+=($!)
 echo "You are 'you' in the big window: press R in the lobby when you are ready (the bots are),"
 echo "then WASD or arrows to steer, Space to boost, Esc to leave."
+echo "To play from a browser too, open the browser url above and press Ready there before you press R."
 "$bin/lockstep-client" "${common[@]}" --name you --window-size 960x540 --window-pos 0,40 || true
 sleep 1
 echo "--- server"
