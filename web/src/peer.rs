@@ -127,6 +127,8 @@ pub struct WebPeer {
     /// The page's frame time, for the input lag of the `stats` line.
     frame: Option<Duration>,
     self_tests: Vec<SelfTest>,
+    /// The target the Hello announces.
+    target: String,
     ops: VecDeque<Op>,
     lines: VecDeque<String>,
 }
@@ -145,6 +147,7 @@ impl WebPeer {
         epoch: Instant,
     ) -> WebPeer {
         let name = options.name.clone().unwrap_or(name);
+        let target = platform.target.clone();
         let hello = Hello {
             protocol_version: PROTOCOL_VERSION,
             name: name.clone(),
@@ -182,6 +185,7 @@ impl WebPeer {
             ended: None,
             frame: None,
             self_tests,
+            target,
             ops: VecDeque::new(),
             lines: VecDeque::new(),
         };
@@ -577,6 +581,11 @@ impl WebPeer {
     /// The preflight announced.
     pub fn self_tests(&self) -> &[SelfTest] {
         &self.self_tests
+    }
+
+    /// The target the Hello announces.
+    pub fn target(&self) -> &str {
+        &self.target
     }
 
     /// The page's input now.

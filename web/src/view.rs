@@ -47,6 +47,8 @@ pub struct State {
     pub lobby: Option<LobbyView>,
     /// The preflight: every game's self-test hash, computed in the page.
     pub preflight: Vec<SelfTestView>,
+    /// The target the Hello announces for this page.
+    pub target: String,
 }
 
 /// An input as numbers.
@@ -193,6 +195,7 @@ pub fn state(peer: &WebPeer) -> State {
                 offered: offered.as_deref() == Some(t.game.as_str()),
             })
             .collect(),
+        target: peer.target().to_string(),
     }
 }
 
