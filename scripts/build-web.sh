@@ -41,7 +41,6 @@ export CARGO_PROFILE_RELEASE_LTO=true
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export CARGO_PROFILE_RELEASE_PANIC=abort
 export CARGO_PROFILE_RELEASE_DEBUG=0
-export CARGO_PROFILE_RELEASE_STRIP=true
 
 start=$(date +%s)
 RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release \
@@ -50,7 +49,7 @@ RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release \
 echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
 
 mkdir -p "$out"
-"$bindgen" --target web --no-typescript --out-dir "$out" \
+"$bindgen" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" \
   "$wasm_dir/wasm32-unknown-unknown/release/lockstep_web.wasm"
 cp web/static/index.html web/static/main.js web/static/style.css "$out/"
 for file in "$out"/lockstep_web_bg.wasm "$out"/lockstep_web.js; do

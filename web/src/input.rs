@@ -52,9 +52,6 @@ mod tests {
     #[test]
     fn only_the_wire_buttons_are_kept() {
         assert_eq!(page_input(0xff, None).buttons, Buttons::ALL);
-        assert_eq!(
-            page_input(Buttons::BOOST.0, None).buttons,
-            Buttons::BOOST
-        );
+        assert_eq!(page_input(Buttons::BOOST.0, None).buttons, Buttons::BOOST);
     }
 }

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod clock;
 pub mod games;
 pub mod input;
 pub mod options;

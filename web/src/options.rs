@@ -71,7 +71,9 @@ fn decode_component(text: &str) -> String {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' => {
-                let hex = text.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+                let hex = text
+                    .get(i + 1..i + 3)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 match hex {
                     Some(byte) => {
                         out.push(byte);

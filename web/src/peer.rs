@@ -29,11 +29,11 @@ use std::time::Duration;
 use lockstep_link::connection::{
     Action, Closed, Config, Connection, Ending, Failure, NetCommand, NetEvent, PathStats, Started,
 };
-use lockstep_protocol::{WebMessage, WEB_CLOSE_BASE};
 use lockstep_protocol::{
     decode, encode, ClientMessage, Hello, Input, Lobby, Platform, PlayerId, SelfTest,
     ServerMessage, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
+use lockstep_protocol::{WebMessage, WEB_CLOSE_BASE};
 use web_time::Instant;
 
 use lockstep_engine::lockstep::net_game::{Fault, GameOptions};

@@ -6,12 +6,11 @@ use std::time::Duration;
 use lockstep_engine::{apply, spec_of, Game, Setup};
 use lockstep_protocol::WebMessage;
 use lockstep_protocol::{
-    decode, encode, Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, Lobby,
-    GameSettings, LobbyPlayer, Platform, PlayerId, PlayerInput, RosterEntry, ServerDatagram,
+    decode, encode, Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice,
+    GameSettings, Lobby, LobbyPlayer, Platform, PlayerId, PlayerInput, RosterEntry, ServerDatagram,
     ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 use lockstep_tally::Tally;
-use web_time::Instant;
 
 use super::*;
 
@@ -68,7 +67,7 @@ impl FakeServer {
             "web".into(),
             Platform::default(),
             crate::games::self_tests(),
-            Instant::now(),
+            crate::clock::now(),
         );
         let mut server = FakeServer {
             peer,
@@ -89,10 +88,14 @@ impl FakeServer {
                 Op::Close { code, reason } => self.sent.closes.push((code, reason)),
                 Op::Send(bytes) => match WebMessage::parse(&bytes).unwrap() {
                     WebMessage::Control(body) => {
-                        self.sent.messages.push(decode(body, MAX_MESSAGE_SIZE).unwrap());
+                        self.sent
+                            .messages
+                            .push(decode(body, MAX_MESSAGE_SIZE).unwrap());
                     }
                     WebMessage::Datagram(body) => {
-                        self.sent.datagrams.push(decode(body, MAX_DATAGRAM_SIZE).unwrap());
+                        self.sent
+                            .datagrams
+                            .push(decode(body, MAX_DATAGRAM_SIZE).unwrap());
                     }
                 },
             }
@@ -182,7 +185,10 @@ fn the_hello_carries_the_name_the_preflight_and_readiness_over_a_reliable_link()
     assert!(hello.ready);
     assert_eq!(hello.self_tests, crate::games::self_tests());
     let lines = server.lines();
-    assert!(lines[0].starts_with("lockstep-web: preflight balls="), "{lines:?}");
+    assert!(
+        lines[0].starts_with("lockstep-web: preflight balls="),
+        "{lines:?}"
+    );
 }
 
 #[test]
@@ -190,7 +196,10 @@ fn a_bot_plays_to_its_last_tick_reports_hashes_and_prints_the_native_lines() {
     let mut server = FakeServer::new("?bot=5&ticks=90&name=web");
     server.welcome();
     assert_eq!(server.peer.phase(), Phase::Lobby);
-    server.send(&ServerMessage::Start(tally_start(Some(PlayerId(0)), &[PlayerId(0)])));
+    server.send(&ServerMessage::Start(tally_start(
+        Some(PlayerId(0)),
+        &[PlayerId(0)],
+    )));
     assert_eq!(server.peer.phase(), Phase::Playing);
     // Two seconds of 4 ms timers: 90 ticks at 60 Hz and then some.
     server.run(Duration::from_millis(4), 500);
@@ -218,7 +227,10 @@ fn a_bot_plays_to_its_last_tick_reports_hashes_and_prints_the_native_lines() {
     }
     let lines = server.lines();
     let n = lines.len();
-    assert!(lines[n - 3].starts_with("stats stalled_ticks="), "{lines:?}");
+    assert!(
+        lines[n - 3].starts_with("stats stalled_ticks="),
+        "{lines:?}"
+    );
     assert_eq!(lines[n - 2], lockstep_engine::final_line(90, world.hash()));
     assert_eq!(lines[n - 1], "lockstep-web: ended: left the game");
 }
@@ -251,9 +263,17 @@ fn a_person_holds_the_page_input_and_the_state_shows_it() {
     let state = crate::view::state(&server.peer);
     assert_eq!(state.phase, "lobby");
     assert_eq!(state.rtt_ms, 12.0);
-    assert!(state.preflight.iter().any(|t| t.game == "tally" && t.offered));
-    server.send(&ServerMessage::Start(tally_start(Some(PlayerId(0)), &[PlayerId(0)])));
-    server.peer.set_input(crate::input::page_input(16, Some((1.0, 0.0))));
+    assert!(state
+        .preflight
+        .iter()
+        .any(|t| t.game == "tally" && t.offered));
+    server.send(&ServerMessage::Start(tally_start(
+        Some(PlayerId(0)),
+        &[PlayerId(0)],
+    )));
+    server
+        .peer
+        .set_input(crate::input::page_input(16, Some((1.0, 0.0))));
     server.run(Duration::from_millis(4), 100);
     let state = crate::view::state(&server.peer);
     assert_eq!(state.phase, "playing");
@@ -268,7 +288,10 @@ fn a_person_holds_the_page_input_and_the_state_shows_it() {
 fn a_desync_notice_is_answered_with_the_tick_hashes() {
     let mut server = FakeServer::new("?bot=1");
     server.welcome();
-    server.send(&ServerMessage::Start(tally_start(Some(PlayerId(0)), &[PlayerId(0)])));
+    server.send(&ServerMessage::Start(tally_start(
+        Some(PlayerId(0)),
+        &[PlayerId(0)],
+    )));
     server.run(Duration::from_millis(4), 200);
     server.send(&ServerMessage::Desync(DesyncNotice {
         tick: Tick(30),
@@ -309,7 +332,10 @@ fn a_server_that_never_answers_ends_the_page_and_one_lost_in_a_game_is_reconnect
 
     let mut server = FakeServer::new("?bot=2");
     server.welcome();
-    server.send(&ServerMessage::Start(tally_start(Some(PlayerId(0)), &[PlayerId(0)])));
+    server.send(&ServerMessage::Start(tally_start(
+        Some(PlayerId(0)),
+        &[PlayerId(0)],
+    )));
     server.run(Duration::from_millis(4), 50);
     server.peer.closed(1006, "", server.now);
     server.collect();

@@ -81,8 +81,16 @@ pub fn platform(browser: &Browser) -> Platform {
         os: os.to_lowercase(),
         cpu: format!(
             "{name} {} on {} {machine}",
-            if version.is_empty() { "unknown" } else { &version },
-            if browser.platform.is_empty() { &os } else { &browser.platform }
+            if version.is_empty() {
+                "unknown"
+            } else {
+                &version
+            },
+            if browser.platform.is_empty() {
+                &os
+            } else {
+                &browser.platform
+            }
         ),
         features: vec!["wasm".into()],
         rustc: env!("LOCKSTEP_RUSTC_VERSION").into(),

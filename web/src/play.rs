@@ -128,7 +128,9 @@ impl<G: WebGame> Play<G> {
             snapshot,
         } = started;
         let game = match snapshot {
-            Some(bytes) => NetGame::from_world(&start, options.game, snapshot_state(&start, &bytes)?),
+            Some(bytes) => {
+                NetGame::from_world(&start, options.game, snapshot_state(&start, &bytes)?)
+            }
             None => NetGame::new(&start, options.game).map_err(|e| e.to_string())?,
         };
         let at = at.saturating_duration_since(epoch);
@@ -157,7 +159,9 @@ impl<G: WebGame> Play<G> {
         };
         play.send_initial_inputs();
         if play.held.is_some() {
-            play.outbox.commands.push(NetCommand::Hold(Input::default()));
+            play.outbox
+                .commands
+                .push(NetCommand::Hold(Input::default()));
         }
         Ok(play)
     }
@@ -282,9 +286,9 @@ impl<G: WebGame> Play<G> {
             self.game.hiccup();
         }
         let (tick, behind) = (self.game.current.tick(), self.game.behind());
-        let busy_from = Instant::now();
+        let busy_from = crate::clock::now();
         let frame = self.tick_loop(now, busy_from, sample);
-        let busy_ns = busy_from.elapsed().as_nanos() as u64;
+        let busy_ns = crate::clock::since(busy_from).as_nanos() as u64;
         let measured = self
             .capacity
             .frame(elapsed.as_nanos() as u64, frame.steps, busy_ns);
@@ -312,7 +316,7 @@ impl<G: WebGame> Play<G> {
                         frame.finished = true;
                         break;
                     }
-                    if busy_from.elapsed() >= TICK_BUDGET {
+                    if crate::clock::since(busy_from) >= TICK_BUDGET {
                         break;
                     }
                 }
@@ -368,7 +372,9 @@ impl<G: WebGame> Play<G> {
             delay: self.game.input_delay(),
         };
         let at = self.epoch + now;
-        self.outbox.commands.push(NetCommand::Schedule(schedule, at));
+        self.outbox
+            .commands
+            .push(NetCommand::Schedule(schedule, at));
     }
 
     /// Says once when a fast-forward is over.
@@ -543,10 +549,14 @@ pub fn start(
 ) -> Result<Box<dyn Running>, String> {
     let name = started.start.spec.name.clone();
     if name == <lockstep_sim::World as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_sim::World>::start(started, options, epoch)?));
+        return Ok(Box::new(Play::<lockstep_sim::World>::start(
+            started, options, epoch,
+        )?));
     }
     if name == <lockstep_tally::Tally as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_tally::Tally>::start(started, options, epoch)?));
+        return Ok(Box::new(Play::<lockstep_tally::Tally>::start(
+            started, options, epoch,
+        )?));
     }
     let offered: Vec<&str> = crate::games::GAMES.iter().map(|g| g.name()).collect();
     Err(format!(

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use wasm_bindgen::prelude::*;
-use web_time::Instant;
 
 use crate::input::page_input;
 use crate::options::WebOptions;
@@ -72,7 +71,7 @@ impl Peer {
             name.to_string(),
             platform(&browser),
             crate::games::self_tests(),
-            Instant::now(),
+            crate::clock::now(),
         );
         Peer {
             peer,
@@ -120,7 +119,8 @@ impl Peer {
     /// The time between the page's last two drawings, milliseconds.
     pub fn set_frame_time(&mut self, ms: f64) {
         if ms.is_finite() && ms > 0.0 {
-            self.peer.set_frame_time(Duration::from_secs_f64(ms / 1000.0));
+            self.peer
+                .set_frame_time(Duration::from_secs_f64(ms / 1000.0));
         }
     }
 
