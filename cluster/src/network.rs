@@ -160,6 +160,7 @@ impl Path {
         LinkStats {
             rtt: self.rtt(),
             max_datagram_size: MAX_DATAGRAM_SIZE,
+            reliable: false,
         }
     }
 }

@@ -69,6 +69,7 @@ mod snapshots;
 mod speed;
 #[cfg(test)]
 mod testing;
+mod web;
 
 use std::time::Duration;
 
@@ -78,12 +79,14 @@ use lockstep_protocol::GameSpec;
 pub use beacon::Occupancy;
 pub use desync_check::{Desync, DesyncCheck, MAX_PENDING_TICKS};
 pub use events::ServerEvent;
+pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
-pub use io::connection::{MAX_DATAGRAMS_PER_SECOND, MAX_UNAUTHENTICATED};
 pub use io::identity::{Identity, IdentityError};
+pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, run, transport_config, EndpointError};
+pub use io::web::{WebDoor, WebDoorError, MAX_WEB_CONNECTIONS};
 pub use recording::Recording;
 pub use relay::{
     Departure, DropReason, InputOutcome, Relay, Standing, Substitution, INPUT_WINDOW,

@@ -1,13 +1,15 @@
 //! `lockstep-server`: parses arguments and runs the relay.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
 use lockstep_engine::{find_game, Hosted, HostedGame};
-use lockstep_server::{AdvertiseOptions, Config, Identity, OnDesync, DEFAULT_LAGGARD_TOLERANCE};
+use lockstep_server::{
+    AdvertiseOptions, Config, Identity, OnDesync, WebDoor, DEFAULT_LAGGARD_TOLERANCE,
+};
 
 /// The games this server can host (`--game`): the only place the server
 /// names a game.
@@ -131,7 +133,141 @@ struct Args {
     #[arg(long, value_name = "SECS", default_value_t = lockstep_server::DEFAULT_RESUME_WAIT.as_secs(), requires = "resume")]
     resume_wait_secs: u64,
     #[command(flatten)]
+    web: WebArgs,
+    #[command(flatten)]
     link: lockstep_conditioner::LinkArgs,
+}
+
+/// The web door: the browser's page and its WebSocket, on TCP.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Browsers")]
+struct WebArgs {
+    /// TCP port of the web door (the page at http://HOST:PORT/ and its
+    /// WebSocket). Default: the number of the QUIC (UDP) port.
+    #[arg(long, value_name = "PORT", conflicts_with = "no_web")]
+    web_port: Option<u16>,
+    /// Serve no browsers: no TCP port, no page, no WebSocket.
+    #[arg(long)]
+    no_web: bool,
+    /// Directory of the browser's page (`make web` builds it). Default:
+    /// `web` beside the directory of this executable (`target/web` for
+    /// `target/debug/lockstep-server`).
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "LOCKSTEP_WEB_DIR",
+        conflicts_with = "no_web"
+    )]
+    web_dir: Option<PathBuf>,
+}
+
+impl WebArgs {
+    fn dir(&self) -> PathBuf {
+        self.web_dir.clone().unwrap_or_else(|| {
+            std::env::current_exe()
+                .ok()
+                .and_then(|exe| Some(exe.parent()?.parent()?.join("web")))
+                .unwrap_or_else(|| PathBuf::from("web"))
+        })
+    }
+}
+
+/// Attempts at a pair of free ports when the QUIC port is picked (port 0)
+/// and the web door must have the same number: the UDP port the system
+/// picks may be taken on TCP.
+const PORT_PAIR_ATTEMPTS: usize = 20;
+
+/// The QUIC endpoint and, unless `--no-web`, the web door on the same IP
+/// and port number (or `--web-port`).
+fn bind(
+    args: &Args,
+    identity: &Identity,
+    link: &lockstep_conditioner::LinkConfig,
+) -> anyhow::Result<(quinn::Endpoint, Option<WebDoor>)> {
+    let dir = args.web.dir();
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let endpoint = lockstep_server::endpoint(args.listen, identity, link)?;
+        if args.web.no_web {
+            return Ok((endpoint, None));
+        }
+        let addr = endpoint.local_addr().context("reading the bound address")?;
+        let web_addr = SocketAddr::new(addr.ip(), args.web.web_port.unwrap_or(addr.port()));
+        match WebDoor::bind(web_addr, &dir) {
+            Ok(door) => return Ok((endpoint, Some(door))),
+            Err(lockstep_server::WebDoorError::Bind { .. })
+                if args.listen.port() == 0
+                    && args.web.web_port.is_none()
+                    && attempt < PORT_PAIR_ATTEMPTS => {}
+            Err(e) => {
+                return Err(e)
+                    .context("opening the web door (--web-port moves it, --no-web closes it)")
+            }
+        }
+    }
+}
+
+/// The addresses a browser reaches the web door at: the bound address, or
+/// for an unspecified one every non-loopback IPv4 address of this machine
+/// (loopback if it has none).
+fn browser_hosts(bound: IpAddr) -> Vec<IpAddr> {
+    if !bound.is_unspecified() {
+        return vec![bound];
+    }
+    let lan: Vec<IpAddr> = lockstep_protocol::lan::networks(None)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|network| network.addr)
+        .filter(|addr| !addr.is_loopback())
+        .map(IpAddr::V4)
+        .collect();
+    if lan.is_empty() {
+        vec![IpAddr::V4(Ipv4Addr::LOCALHOST)]
+    } else {
+        lan
+    }
+}
+
+/// `url` as a QR code of Unicode half blocks, light on dark so that
+/// phones read it from a dark terminal.
+fn qr_code(url: &str) -> Option<String> {
+    use qrcode::render::unicode::Dense1x2;
+    let code = qrcode::QrCode::new(url.as_bytes()).ok()?;
+    Some(
+        code.render::<Dense1x2>()
+            .dark_color(Dense1x2::Light)
+            .light_color(Dense1x2::Dark)
+            .quiet_zone(true)
+            .build(),
+    )
+}
+
+/// Prints where browsers find the page, and a QR code of the first
+/// address when a person reads the output.
+fn print_browser_urls(door: &WebDoor) -> anyhow::Result<()> {
+    let addr = door
+        .local_addr()
+        .context("reading the web door's address")?;
+    let urls: Vec<String> = browser_hosts(addr.ip())
+        .into_iter()
+        .map(|host| format!("http://{}/", SocketAddr::new(host, addr.port())))
+        .collect();
+    for url in &urls {
+        println!("browser url={url}");
+    }
+    if !door.has_page() {
+        println!(
+            "browser page not built: browsers can join through the WebSocket, but there is no \
+             page to serve; run `make web` (or pass --web-dir DIR)"
+        );
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if let Some(qr) = urls.first().and_then(|url| qr_code(url)) {
+            println!("{qr}");
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -226,7 +362,7 @@ async fn run() -> anyhow::Result<()> {
         .link
         .to_config()
         .context("reading the --sim-* options")?;
-    let endpoint = lockstep_server::endpoint(args.listen, &identity, &link)?;
+    let (endpoint, web) = bind(&args, &identity, &link)?;
     let addr = endpoint.local_addr().context("reading the bound address")?;
     let fingerprint = identity.fingerprint();
     println!("listening on {addr} fingerprint={fingerprint}");
@@ -243,6 +379,9 @@ async fn run() -> anyhow::Result<()> {
         }),
         _ => None,
     };
+    if let Some(door) = &web {
+        print_browser_urls(door)?;
+    }
     let config = Config {
         players: args.players,
         tick_rate: args.tick_rate,
@@ -302,7 +441,7 @@ async fn run() -> anyhow::Result<()> {
             println!("{event}");
         }
     });
-    lockstep_server::run(endpoint, config, Some(events_tx), shutdown_signal()).await;
+    lockstep_server::run(endpoint, web, config, Some(events_tx), shutdown_signal()).await;
     let _ = printer.await;
     Ok(())
 }

@@ -202,6 +202,14 @@ impl Server {
         PathBuf::from(line.trim_start_matches("recording path="))
     }
 
+    /// The web door's `HOST:PORT`, from the first `browser url=` line.
+    pub fn web_addr(&mut self) -> String {
+        let line = self.wait_for("browser url=", Duration::from_secs(10));
+        line.trim_start_matches("browser url=http://")
+            .trim_end_matches('/')
+            .to_string()
+    }
+
     /// The server's resident memory in KiB, from /proc.
     pub fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))

@@ -1,24 +1,21 @@
-//! One task per connection, and the admission of new ones.
+//! One task per QUIC connection.
 //!
 //! A connection task turns the QUIC connection into [`ConnEvent`]s for the
 //! session's driver (`session.rs`): it waits (with a deadline) for the
-//! Hello on the control stream, refuses bad versions and passwords itself,
-//! then forwards decoded datagrams and control messages stamped with its
-//! own connection id, within a rate limit.
+//! Hello on the control stream, has it checked (`admission.rs`), then
+//! forwards datagrams and control messages stamped with its own
+//! connection id, within the rate limits (`intake.rs`).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use lockstep_protocol::{
-    decode, encode_frame, hello_version, ClientDatagram, ClientMessage, FrameReader, Hello,
-    Refusal, ServerMessage, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
-};
-use tokio::sync::{mpsc, oneshot};
-use tokio::time::Instant;
+use lockstep_protocol::{encode_frame, FrameReader, Refusal, ServerMessage};
+use tokio::sync::mpsc;
 use tracing::{debug, info, warn, Instrument};
 
+use super::admission::{read_hello, report_refusal, HelloError, HelloOrVersion, Ticket, Verdict};
 use super::clock;
+use super::intake::{ControlIntake, DatagramIntake};
+use super::peer::Peer;
 use super::session::ConnEvent;
 use crate::session::{ConnId, Event, Outgoing};
 use crate::{ServerEvent, CLOSE_PROTOCOL, CLOSE_REFUSED};
@@ -32,120 +29,6 @@ const CONTROL_QUEUE: usize = 64;
 /// Size of one read from the control stream.
 const READ_CHUNK: usize = 4096;
 
-/// Datagrams a client may send per second on average. An honest client
-/// sends one per tick plus a few repeats and heartbeats: at 60 Hz about 70.
-/// Four times the fastest tick rate's need leaves room for bursts after a
-/// stall and keeps a flood from costing the server more than a player.
-pub const MAX_DATAGRAMS_PER_SECOND: u32 = 240;
-
-/// Datagrams a client may send in a burst beyond the average rate.
-const DATAGRAM_BURST: u32 = 120;
-
-/// Control messages a client may send per second on average (hash reports,
-/// Leave, inputs over the stream when measuring): the same budget.
-const CONTROL_PER_SECOND: u32 = 240;
-
-/// Connections allowed between the QUIC handshake and a decided Hello. More
-/// than a LAN lobby ever needs at once; beyond it new connections are
-/// refused, so half-open connections cannot exhaust the server.
-pub const MAX_UNAUTHENTICATED: usize = 64;
-
-/// Admission control: counts connections that have not finished saying
-/// Hello, and holds what Hello is checked against.
-#[derive(Debug)]
-pub(crate) struct Admission {
-    pending: AtomicUsize,
-    hello_timeout: Duration,
-    /// SHA-256 of the session password, if there is one. Compared as
-    /// digests so the comparison's timing says nothing about the password.
-    password: Option<Vec<u8>>,
-}
-
-/// A place among the unauthenticated connections; released when dropped.
-#[derive(Debug)]
-pub(crate) struct Ticket(Arc<Admission>);
-
-impl Drop for Ticket {
-    fn drop(&mut self) {
-        self.0.pending.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl Admission {
-    pub(crate) fn new(hello_timeout: Duration, password: Option<&str>) -> Arc<Admission> {
-        Arc::new(Admission {
-            pending: AtomicUsize::new(0),
-            hello_timeout,
-            password: password.map(digest),
-        })
-    }
-
-    /// A ticket if fewer than [`MAX_UNAUTHENTICATED`] connections wait.
-    pub(crate) fn try_enter(self: &Arc<Self>) -> Option<Ticket> {
-        let before = self.pending.fetch_add(1, Ordering::AcqRel);
-        let ticket = Ticket(self.clone());
-        (before < MAX_UNAUTHENTICATED).then_some(ticket)
-    }
-
-    /// Connections currently between handshake and Hello.
-    pub(crate) fn pending(&self) -> usize {
-        self.pending.load(Ordering::Acquire)
-    }
-
-    /// Why a Hello's password is not accepted, if it is not.
-    fn check_password(&self, given: Option<&str>) -> Option<&'static str> {
-        let expected = self.password.as_ref()?;
-        match given {
-            None => Some("this server needs a password: pass --password or set LOCKSTEP_PASSWORD"),
-            Some(given) if digest(given) != *expected => Some("wrong password"),
-            Some(_) => None,
-        }
-    }
-}
-
-fn digest(password: &str) -> Vec<u8> {
-    ring::digest::digest(&ring::digest::SHA256, password.as_bytes())
-        .as_ref()
-        .to_vec()
-}
-
-/// A token bucket: `rate` tokens a second, at most `burst` saved up.
-#[derive(Debug)]
-struct Budget {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    last: Instant,
-}
-
-impl Budget {
-    fn new(rate: u32, burst: u32) -> Self {
-        Budget {
-            tokens: f64::from(burst),
-            rate: f64::from(rate),
-            burst: f64::from(burst),
-            last: clock::now(),
-        }
-    }
-
-    /// Takes one token; false when the budget is spent.
-    fn take(&mut self) -> bool {
-        let now = clock::now();
-        let refill = now.duration_since(self.last).as_secs_f64() * self.rate;
-        self.last = now;
-        self.tokens = if self.tokens + refill > self.burst {
-            self.burst
-        } else {
-            self.tokens + refill
-        };
-        if self.tokens < 1.0 {
-            return false;
-        }
-        self.tokens -= 1.0;
-        true
-    }
-}
-
 /// Why a connection task ended early.
 #[derive(Debug, thiserror::Error)]
 enum HandshakeError {
@@ -157,8 +40,8 @@ enum HandshakeError {
     Read(#[from] quinn::ReadError),
     #[error("control stream ended before Hello")]
     StreamEnded,
-    #[error("first message was not Hello")]
-    NotHello,
+    #[error(transparent)]
+    Hello(#[from] HelloError),
     #[error("malformed control message: {0}")]
     Decode(#[from] lockstep_protocol::DecodeError),
 }
@@ -173,7 +56,7 @@ pub(crate) async fn handle_connection(
     driver: mpsc::Sender<ConnEvent>,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 ) {
-    let admission = ticket.0.clone();
+    let admission = ticket.admission();
     let hello_timeout = admission.hello_timeout;
     let remote = incoming.remote_address();
     // One deadline for the QUIC handshake and the Hello together, so a
@@ -194,7 +77,7 @@ pub(crate) async fn handle_connection(
     let span = tracing::info_span!("connection", %remote, id = conn_id.0);
     async move {
         let (send, recv, mut reader, hello) =
-            match tokio::time::timeout_at(deadline, read_hello(&conn)).await {
+            match tokio::time::timeout_at(deadline, read_first(&conn)).await {
                 Ok(Ok(parts)) => parts,
                 Ok(Err(e)) => {
                     info!(error = %e, "closing before joining");
@@ -208,55 +91,24 @@ pub(crate) async fn handle_connection(
                     return;
                 }
             };
-        let hello = match hello {
-            Ok(hello) if hello.protocol_version == PROTOCOL_VERSION => hello,
-            Ok(Hello {
-                protocol_version: version,
-                ..
-            })
-            | Err(version) => {
-                let reason = format!(
-                    "protocol version mismatch: this server speaks version {PROTOCOL_VERSION}, \
-                     the client speaks version {version}; use matching builds"
-                );
+        let (control_tx, control_rx) = mpsc::channel(CONTROL_QUEUE);
+        let peer = Peer::Quic {
+            conn: conn.clone(),
+            control: control_tx,
+        };
+        let name = match admission.join(hello, conn_id, peer, &driver).await {
+            Verdict::Joined(name) => name,
+            Verdict::Refused(reason) => {
                 refuse(&conn, send, &reason, &events).await;
                 return;
             }
-        };
-        if let Some(reason) = admission.check_password(hello.password.as_deref()) {
-            refuse(&conn, send, reason, &events).await;
-            return;
-        }
-        let (control_tx, control_rx) = mpsc::channel(CONTROL_QUEUE);
-        let (reply_tx, reply_rx) = oneshot::channel();
-        let join = ConnEvent::Join {
-            conn_id,
-            name: hello.name.clone(),
-            spectate: hello.spectate,
-            ready: hello.ready,
-            platform: Box::new(hello.platform.sanitized()),
-            self_tests: hello.self_tests.clone(),
-            resume: hello.resume,
-            conn: conn.clone(),
-            control: control_tx,
-            reply: reply_tx,
-        };
-        if driver.send(join).await.is_err() {
-            return;
-        }
-        match reply_rx.await {
-            Ok(Ok(())) => {}
-            Ok(Err(refusal)) => {
-                refuse(&conn, send, &refusal.reason, &events).await;
-                return;
-            }
-            Err(_) => return,
+            Verdict::Gone => return,
         };
         // Joined: no longer counts against the unauthenticated cap.
         drop(ticket);
         let writer = tokio::spawn(write_control(send, control_rx).in_current_span());
         let why = relay_traffic(&conn, conn_id, recv, &mut reader, &driver).await;
-        info!(name = %hello.name, reason = %why, "connection ended");
+        info!(name = %name, reason = %why, "connection ended");
         let _ = driver
             .send(ConnEvent::Session(Event::Disconnected(conn_id, why)))
             .await;
@@ -266,11 +118,9 @@ pub(crate) async fn handle_connection(
     .await;
 }
 
-/// The first frame of a connection: a Hello of this version, or the
-/// version of a Hello this build cannot decode (`Err(version)`).
-type HelloOrVersion = Result<Hello, u16>;
-
-async fn read_hello(
+/// The control stream and the first frame of a connection, read as a
+/// Hello.
+async fn read_first(
     conn: &quinn::Connection,
 ) -> Result<
     (
@@ -286,16 +136,8 @@ async fn read_hello(
     let mut chunk = [0u8; READ_CHUNK];
     loop {
         if let Some(body) = reader.next_frame()? {
-            return match decode::<ClientMessage>(&body, MAX_MESSAGE_SIZE) {
-                Ok(ClientMessage::Hello(hello)) => Ok((send, recv, reader, Ok(hello))),
-                Ok(_) => Err(HandshakeError::NotHello),
-                Err(e) => match hello_version(&body) {
-                    Some(version) if version != PROTOCOL_VERSION => {
-                        Ok((send, recv, reader, Err(version)))
-                    }
-                    _ => Err(HandshakeError::Decode(e)),
-                },
-            };
+            let hello = read_hello(&body)?;
+            return Ok((send, recv, reader, hello));
         }
         match recv.read(&mut chunk).await? {
             Some(n) => reader.push(&chunk[..n]),
@@ -312,13 +154,7 @@ async fn refuse(
     reason: &str,
     events: &Option<mpsc::UnboundedSender<ServerEvent>>,
 ) {
-    info!(%reason, "refused");
-    if let Some(events) = events {
-        let _ = events.send(ServerEvent::Refused {
-            remote: conn.remote_address(),
-            reason: reason.to_string(),
-        });
-    }
+    report_refusal(conn.remote_address(), reason, events);
     let refusal = ServerMessage::Refused(Refusal {
         reason: reason.to_string(),
     });
@@ -377,36 +213,22 @@ async fn relay_datagrams(
     conn_id: ConnId,
     driver: mpsc::Sender<ConnEvent>,
 ) -> String {
-    let mut budget = Budget::new(MAX_DATAGRAMS_PER_SECOND, DATAGRAM_BURST);
-    let mut malformed = 0u64;
+    let mut intake = DatagramIntake::new(conn_id);
     loop {
         let bytes = match conn.read_datagram().await {
             Ok(bytes) => bytes,
             Err(e) => return format!("connection lost: {e}"),
         };
-        if !budget.take() {
-            let why = format!("too many datagrams (more than {MAX_DATAGRAMS_PER_SECOND} a second)");
-            warn!(reason = %why, "disconnecting a flooding client");
-            conn.close(CLOSE_PROTOCOL, why.as_bytes());
-            return why;
-        }
-        match decode::<ClientDatagram>(&bytes, MAX_DATAGRAM_SIZE) {
-            Ok(ClientDatagram::Inputs(inputs)) => {
-                if driver
-                    .send(ConnEvent::Session(Event::Inputs(conn_id, inputs)))
-                    .await
-                    .is_err()
-                {
+        match intake.take(&bytes) {
+            Ok(Some(event)) => {
+                if driver.send(ConnEvent::Session(event)).await.is_err() {
                     return "server stopping".into();
                 }
             }
-            Err(e) => {
-                malformed += 1;
-                // Log the first, then every thousandth: a broken client
-                // must not flood the log either.
-                if malformed == 1 || malformed.is_multiple_of(1000) {
-                    warn!(error = %e, len = bytes.len(), malformed, "malformed datagrams ignored");
-                }
+            Ok(None) => {}
+            Err(why) => {
+                conn.close(CLOSE_PROTOCOL, why.as_bytes());
+                return why;
             }
         }
     }
@@ -423,7 +245,7 @@ async fn relay_control(
     driver: &mpsc::Sender<ConnEvent>,
 ) -> String {
     let mut chunk = [0u8; READ_CHUNK];
-    let mut budget = Budget::new(CONTROL_PER_SECOND, DATAGRAM_BURST);
+    let mut intake = ControlIntake::new(conn_id);
     loop {
         let n = match recv.read(&mut chunk).await {
             Ok(Some(n)) => n,
@@ -432,24 +254,15 @@ async fn relay_control(
         };
         reader.push(&chunk[..n]);
         loop {
-            let message = reader.next_message::<ClientMessage>();
-            if matches!(message, Ok(Some(_))) && !budget.take() {
-                let why =
-                    format!("too many control messages (more than {CONTROL_PER_SECOND} a second)");
-                warn!(reason = %why, "disconnecting a flooding client");
-                conn.close(CLOSE_PROTOCOL, why.as_bytes());
-                return why;
-            }
-            let event = match message {
-                Ok(Some(message)) => {
-                    match Event::from_message(conn_id, message, clock::unix_seconds()) {
-                        Some(event) => event,
-                        None => {
-                            debug!("repeated Hello ignored");
-                            continue;
-                        }
+            let event = match reader.next_message() {
+                Ok(Some(message)) => match intake.take(message) {
+                    Ok(Some(event)) => event,
+                    Ok(None) => continue,
+                    Err(why) => {
+                        conn.close(CLOSE_PROTOCOL, why.as_bytes());
+                        return why;
                     }
-                }
+                },
                 Ok(None) => break,
                 Err(e) => {
                     let why = format!("malformed control message: {e}");

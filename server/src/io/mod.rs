@@ -11,11 +11,15 @@
 //! (one task per connection), `identity.rs` (the certificate on disk) and
 //! `clock.rs` (the one place the clock is read).
 
+pub(crate) mod admission;
 pub(crate) mod beacon;
 pub mod clock;
 pub(crate) mod connection;
 pub(crate) mod identity;
+pub(crate) mod intake;
+mod peer;
 pub(crate) mod recording;
 mod resume;
 pub(crate) mod server;
 pub(crate) mod session;
+pub(crate) mod web;

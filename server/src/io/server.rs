@@ -1,9 +1,10 @@
 //! The server's QUIC endpoint and its accept loop.
 //!
-//! [`run`] starts the session's driver (`session.rs`) and the LAN beacon
-//! (`beacon.rs`), hands every new connection to a task of its own
-//! (`connection.rs`), and on shutdown stops accepting, tells the driver,
-//! waits for it and closes the endpoint.
+//! [`run`] starts the session's driver (`session.rs`), the LAN beacon
+//! (`beacon.rs`) and the web door (`web.rs`), hands every new QUIC
+//! connection to a task of its own (`connection.rs`), and on shutdown
+//! stops accepting, tells the driver, waits for it and closes the
+//! endpoint.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -14,8 +15,10 @@ use lockstep_protocol::ALPN;
 use tokio::sync::mpsc;
 use tracing::{info, warn, Instrument};
 
-use super::connection::{self, Admission};
+use super::admission::Admission;
+use super::connection;
 use super::identity::Identity;
+use super::web::{self, WebDoor};
 use super::{beacon, session};
 use crate::beacon::Occupancy;
 use crate::{Config, ServerEvent, CLOSE_SHUTDOWN};
@@ -83,11 +86,13 @@ pub fn endpoint(
     Ok(endpoint)
 }
 
-/// Serves games on `endpoint` until `shutdown` completes, then tells every
-/// client, closes every connection with a reason and waits for the
-/// endpoint to go idle. `events`, if given, receives what happened.
+/// Serves games on `endpoint`, and to browsers through `web` if given,
+/// until `shutdown` completes, then tells every client, closes every
+/// connection with a reason and waits for the endpoint to go idle.
+/// `events`, if given, receives what happened.
 pub async fn run(
     endpoint: quinn::Endpoint,
+    web: Option<WebDoor>,
     config: Config,
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     shutdown: impl Future<Output = ()>,
@@ -110,6 +115,14 @@ pub async fn run(
         )
         .instrument(tracing::info_span!("session")),
     );
+    let web_task = web.map(|door| {
+        tokio::spawn(web::serve(
+            door,
+            admission.clone(),
+            driver_tx.clone(),
+            events.clone(),
+        ))
+    });
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -140,6 +153,9 @@ pub async fn run(
     info!("shutting down");
     if let Some(beacon_task) = beacon_task {
         beacon_task.abort();
+    }
+    if let Some(web_task) = web_task {
+        web_task.abort();
     }
     let _ = stop_tx.send(true);
     let _ = driver_task.await;

@@ -1,7 +1,7 @@
 //! The session's driver: the one task around the pure [`Session`].
 //!
-//! It owns what the session must not: each joined connection's
-//! `quinn::Connection`, its control writer's queue and the answer to its
+//! It owns what the session must not: each joined connection's transport
+//! (a [`Peer`]: a QUIC connection or a WebSocket) and the answer to its
 //! join, the replay files (a [`Recorder`]), and the clock. Every event
 //! from a connection task and every [`POLL_INTERVAL`] it hands the session
 //! `now` (time since the server started), then carries out the session's
@@ -23,14 +23,12 @@ use std::time::Duration;
 
 use lockstep_protocol::{Platform, Refusal};
 use tokio::sync::{mpsc, oneshot, watch};
-use tracing::debug;
 
 use super::clock::{self, Uptime};
+use super::peer::Peer;
 use super::recording::Recorder;
 use crate::beacon::Occupancy;
-use crate::session::{
-    Action, CloseCode, ConnId, Event, Join, LinkStats, Outgoing, Session, POLL_INTERVAL,
-};
+use crate::session::{Action, CloseCode, ConnId, Event, Join, Session, POLL_INTERVAL};
 use crate::{Config, ServerEvent, CLOSE_DROPPED, CLOSE_SHUTDOWN};
 
 /// Time the writers get to put the shutdown's Ended message on the wire
@@ -62,10 +60,9 @@ pub(crate) enum ConnEvent {
         self_tests: Vec<lockstep_protocol::SelfTest>,
         /// The game it kept through a lost connection.
         resume: Option<lockstep_protocol::Resume>,
-        /// The connection, for datagrams, link stats and closing.
-        conn: quinn::Connection,
-        /// Its control writer's queue.
-        control: mpsc::Sender<Outgoing>,
+        /// Its transport, for control messages, datagrams, link stats and
+        /// closing.
+        peer: Peer,
         /// Where the session's verdict goes.
         reply: oneshot::Sender<Result<(), Refusal>>,
     },
@@ -77,19 +74,9 @@ pub(crate) enum ConnEvent {
 /// A joined connection, as long as the session knows it.
 #[derive(Debug)]
 struct Conn {
-    conn: quinn::Connection,
-    control: mpsc::Sender<Outgoing>,
+    peer: Peer,
     /// Taken when the session replies to the join.
     reply: Option<oneshot::Sender<Result<(), Refusal>>>,
-}
-
-impl Conn {
-    fn link(&self) -> LinkStats {
-        LinkStats {
-            rtt: self.conn.rtt(),
-            max_datagram_size: self.conn.max_datagram_size().unwrap_or(0),
-        }
-    }
 }
 
 struct Driver {
@@ -164,16 +151,14 @@ impl Driver {
                 platform,
                 self_tests,
                 resume,
-                conn,
-                control,
+                peer,
                 reply,
             } => {
+                let link = peer.link();
                 let joined = Conn {
-                    conn,
-                    control,
+                    peer,
                     reply: Some(reply),
                 };
-                let link = joined.link();
                 self.conns.insert(conn_id, joined);
                 let join = Event::Join(
                     conn_id,
@@ -206,7 +191,7 @@ impl Driver {
     fn poll(&mut self) {
         let now = self.uptime.now();
         for (&id, conn) in &self.conns {
-            self.session.handle(Event::Link(id, conn.link()), now);
+            self.session.handle(Event::Link(id, conn.peer.link()), now);
         }
         self.session.poll(now);
     }
@@ -226,19 +211,13 @@ impl Driver {
         while let Some(action) = self.session.next_action() {
             match action {
                 Action::Control(id, outgoing) => {
-                    let Some(conn) = self.conns.get(&id) else {
-                        continue;
-                    };
-                    if conn.control.try_send(outgoing).is_err() {
-                        debug!(conn = id.0, "control queue full or closed");
+                    if let Some(conn) = self.conns.get(&id) {
+                        conn.peer.send_control(outgoing);
                     }
                 }
                 Action::Datagram(id, bytes) => {
-                    let Some(conn) = self.conns.get(&id) else {
-                        continue;
-                    };
-                    if let Err(e) = conn.conn.send_datagram(bytes) {
-                        debug!(conn = id.0, error = %e, "datagram not sent");
+                    if let Some(conn) = self.conns.get(&id) {
+                        conn.peer.send_datagram(bytes);
                     }
                 }
                 Action::Reply(id, result) => {
@@ -255,7 +234,7 @@ impl Driver {
                             CloseCode::Shutdown => CLOSE_SHUTDOWN,
                             CloseCode::Dropped => CLOSE_DROPPED,
                         };
-                        conn.conn.close(code, reason.as_bytes());
+                        conn.peer.close(code, reason);
                     }
                 }
                 Action::Release(id) => {

@@ -587,6 +587,7 @@ impl Relay {
     pub fn datagram_for(&self, player: PlayerId, max_size: usize) -> Option<Vec<u8>> {
         let (from, inputs_ack) = self.datagram_start(player)?;
         self.datagram_from(from, inputs_ack, max_size)
+            .map(|(bytes, _)| bytes)
     }
 
     /// Where `player`'s next bundle datagram starts: its first
@@ -599,14 +600,19 @@ impl Relay {
 
     /// The encoded bundle datagram from bundle `from` on, carrying
     /// `inputs_ack`: as many bundles as fit in `max_size` bytes, oldest
-    /// first (the client needs them in order). Players start where
-    /// [`Relay::datagram_start`] says; a spectator, which sends no inputs,
-    /// at its own ack.
-    pub fn datagram_from(&self, from: Tick, inputs_ack: Tick, max_size: usize) -> Option<Vec<u8>> {
+    /// first (the client needs them in order), and the tick after the
+    /// last one it holds. Players start where [`Relay::datagram_start`]
+    /// says; a spectator, which sends no inputs, at its own ack.
+    pub fn datagram_from(
+        &self,
+        from: Tick,
+        inputs_ack: Tick,
+        max_size: usize,
+    ) -> Option<(Vec<u8>, Tick)> {
         let (from, mut bundles) = self.history(from, self.next_tick());
         loop {
             match encode_bundles(inputs_ack, from, bundles, max_size) {
-                Ok(bytes) => return Some(bytes),
+                Ok(bytes) => return Some((bytes, from.plus(bundles.len() as u32))),
                 Err(_) if !bundles.is_empty() => bundles = &bundles[..bundles.len() / 2],
                 Err(_) => return None,
             }

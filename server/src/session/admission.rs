@@ -52,6 +52,7 @@ impl Session {
             platform,
             link,
             last_sent: now,
+            sent_through: Tick(0),
             ack: Tick(0),
             rejoining: false,
             joined_at: now,

@@ -9,6 +9,11 @@
 //! driver carries out actions in order, so QUIC carries each client's
 //! status and bundle in one packet; it goes alone only when no bundle has
 //! left for a while.
+//!
+//! A client whose transport is reliable and ordered (a WebSocket,
+//! [`LinkStats::reliable`](super::LinkStats)) is sent each bundle once:
+//! its datagrams start at the first bundle it was never sent, not at its
+//! acknowledgement, and it gets no repeats.
 
 use std::time::Duration;
 
@@ -39,9 +44,9 @@ const STATUS_ALONE_AFTER: Duration = Duration::from_millis(40);
 const SILENCE_WARNING: Duration = Duration::from_millis(500);
 
 /// Bundle datagrams built during one round of sends, by (first bundle,
-/// input ack, size limit). A handful at most: usually every client is at
-/// the same place.
-type Encoded = Vec<((Tick, Tick, usize), Bytes)>;
+/// input ack, size limit), with the tick after their last bundle. A
+/// handful at most: usually every client is at the same place.
+type Encoded = Vec<((Tick, Tick, usize), (Bytes, Tick))>;
 
 impl Session {
     /// Bundles every complete tick, records the new bundles and sends them.
@@ -162,7 +167,9 @@ impl Session {
         let stale: Vec<ConnId> = self
             .clients
             .iter()
-            .filter(|(_, c)| now.saturating_sub(c.last_sent) >= RESEND_AFTER && !c.rejoining)
+            .filter(|(_, c)| {
+                now.saturating_sub(c.last_sent) >= RESEND_AFTER && !c.rejoining && !c.link.reliable
+            })
             .filter(|(_, c)| match c.role {
                 Role::Player(p) => !relay.is_up_to_date(p),
                 Role::Spectator => c.ack < next,
@@ -191,23 +198,32 @@ impl Session {
             Role::Player(p) => relay.datagram_start(p),
             Role::Spectator => Some((client.ack, Tick(0))),
         };
-        let Some((from, inputs_ack)) = start else {
+        let Some((acked, inputs_ack)) = start else {
             return;
         };
+        let from = if client.link.reliable {
+            acked.max(client.sent_through)
+        } else {
+            acked
+        };
+        if client.link.reliable && from >= relay.next_tick() {
+            return;
+        }
         let key = (from, inputs_ack, limit);
-        let bytes = match encoded.iter().find(|(k, _)| *k == key) {
-            Some((_, bytes)) => bytes.clone(),
+        let (bytes, through) = match encoded.iter().find(|(k, _)| *k == key) {
+            Some((_, sent)) => sent.clone(),
             None => {
-                let Some(bytes) = relay.datagram_from(from, inputs_ack, limit) else {
+                let Some((bytes, through)) = relay.datagram_from(from, inputs_ack, limit) else {
                     return;
                 };
-                let bytes = Bytes::from(bytes);
-                encoded.push((key, bytes.clone()));
-                bytes
+                let sent = (Bytes::from(bytes), through);
+                encoded.push((key, sent.clone()));
+                sent
             }
         };
         self.actions.push(Action::Datagram(id, bytes));
         client.last_sent = now;
+        client.sent_through = client.sent_through.max(through);
     }
 }
 
@@ -293,6 +309,36 @@ mod tests {
         };
         h.event(Event::Inputs(conn(1), acked));
         assert!(h.advance(RESEND_AFTER * 3).raw_datagrams(1).is_empty());
+    }
+
+    #[test]
+    fn a_client_on_a_reliable_link_is_sent_each_bundle_once() {
+        let mut h = players(2);
+        let reliable = LinkStats {
+            reliable: true,
+            ..LINK
+        };
+        h.event(Event::Link(conn(1), reliable));
+        h.inputs(1, 0..5);
+        let first = h.inputs(2, 0..5);
+        let sent = &first.datagrams(1)[0];
+        assert_eq!((sent.first_tick, sent.bundles.len()), (Tick(0), 5));
+
+        // p1 acknowledges nothing, yet is never sent those bundles again:
+        // not when it is left alone, not with the next bundle.
+        let quiet = h.advance(RESEND_AFTER * 3);
+        assert!(quiet.raw_datagrams(1).is_empty());
+        assert!(!quiet.raw_datagrams(2).is_empty(), "p2's link repeats");
+        let stale = InputDatagram {
+            bundles_ack: Tick(0),
+            first_tick: Tick(5),
+            inputs: vec![super::super::harness::input()],
+        };
+        h.event(Event::Inputs(conn(1), stale));
+        let next = h.inputs(2, 5..6);
+        let sent = &next.datagrams(1)[0];
+        assert_eq!((sent.first_tick, sent.bundles.len()), (Tick(5), 1));
+        assert_eq!(next.datagrams(2)[0].first_tick, Tick(5), "p2 acked");
     }
 
     #[test]

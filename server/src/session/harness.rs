@@ -22,6 +22,7 @@ use crate::{CapacityReport, Config, Recorder, ServerEvent};
 pub(super) const LINK: LinkStats = LinkStats {
     rtt: Duration::from_millis(20),
     max_datagram_size: MAX_DATAGRAM_SIZE,
+    reliable: false,
 };
 
 /// The machine every test client runs on: `target=<triple>`, nothing
@@ -319,7 +320,7 @@ impl Harness {
     }
 }
 
-fn input() -> Input {
+pub(super) fn input() -> Input {
     Input {
         buttons: Buttons(1),
         axes: None,

@@ -79,12 +79,14 @@ use running::RunningGame;
 /// datagram during a stall is repaired within about two ticks.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(10);
 
-/// Identifies one QUIC connection (quinn's `stable_id`).
+/// Identifies one connection: a QUIC connection's `stable_id`, or a
+/// WebSocket's number with the top bit set (never a `stable_id`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ConnId(pub usize);
 
-/// What QUIC knows about a connection's path and the session needs: the
-/// driver reads it when the client joins and again at every poll.
+/// What the transport knows about a connection's path and the session
+/// needs: the driver reads it when the client joins and again at every
+/// poll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinkStats {
     /// Smoothed round-trip time: the ping of the lag indicator.
@@ -92,6 +94,9 @@ pub struct LinkStats {
     /// Largest datagram the path carries now (0 if the peer takes none):
     /// bundle datagrams are cut to fit.
     pub max_datagram_size: usize,
+    /// The transport delivers every datagram, in order (a WebSocket): the
+    /// client is sent each bundle once, never a repeat.
+    pub reliable: bool,
 }
 
 /// What a connection's writer task puts on its control stream.
@@ -247,6 +252,9 @@ struct Client {
     /// When a bundle datagram last went to it: one left alone too long
     /// gets its repeats again.
     last_sent: Duration,
+    /// The first bundle never sent to it: a client on a reliable link is
+    /// sent only bundles from here on.
+    sent_through: Tick,
     /// A spectator's first unacknowledged bundle (players' acks live in
     /// the relay).
     ack: Tick,
