@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build demo test determinism cross fuzz clean
+.PHONY: all deps build demo test determinism cross web fuzz clean
 
 all: build
 
@@ -44,6 +44,16 @@ cross:
 	$(CARGO) build --bins
 	@scripts/cross-build.sh
 	@scripts/cross-check.sh
+
+# The browser's page in target/web, which lockstep-server serves at
+# http://HOST:PORT/: the peer (web/) compiled to wasm32 with Debian's
+# compiler, its wasm-bindgen binding (the CLI, exactly 0.2.130, is installed
+# into target/tools the first time, in a few minutes) and web/static/.
+web:
+	@scripts/install-deps.sh web
+	@test -x target/tools/bin/wasm-bindgen || \
+		$(CARGO) install wasm-bindgen-cli --version =0.2.130 --locked --root target/tools
+	@scripts/build-web.sh
 
 # Runs every fuzz target (protocol decoding, stream framing, replay files)
 # for FUZZ_SECONDS each, default 60, under cargo-fuzz and nightly Rust, both

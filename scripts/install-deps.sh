@@ -16,14 +16,19 @@ if [ "${1:-}" = cross ]; then
     gcc-mingw-w64-x86-64-posix
     qemu-user nodejs wine64)
 fi
+# `install-deps.sh web` (make web): Debian's Rust compiler with the std
+# sources, which builds std for wasm32-unknown-unknown (the browser peer).
+if [ "${1:-}" = web ]; then
+  packages=(rustc-web cargo-web rust-web-src)
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "lockstep needs a Rust toolchain (cargo): see https://rustup.rs" >&2
   exit 1
 fi
 
-if [ "${1:-}" = cross ] && { ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; }; then
-  echo "make cross builds with Debian's packages (rustc-web, rust-web-src, the cross" >&2
+if [[ "${1:-}" = cross || "${1:-}" = web ]] && { ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; }; then
+  echo "make ${1} builds with Debian's packages (rustc-web, rust-web-src, the cross" >&2
   echo "linkers, qemu-user, wine, node): run it on Debian 12 or later." >&2
   exit 1
 fi
