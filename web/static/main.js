@@ -89,8 +89,13 @@ function drop() {
 }
 
 function join(name) {
+  if (peer) {
+    // Leave as ourselves first: the server frees the name and the slot.
+    peer.leave();
+    flush();
+    peer.free();
+  }
   drop();
-  if (peer) peer.free();
   peer = new Peer(location.search, name, browser, performance.now());
   flush();
 }
