@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The crate layout's promises (ARCHITECTURE.md, "Crates and boundaries"): the games
-# (lockstep-sim, lockstep-tally) and the lockstep core (lockstep-engine)
-# depend on no windowing, networking, TLS or async runtime; the protocol
+# (lockstep-sim, lockstep-tally), the lockstep core (lockstep-engine) and
+# the browser peer (lockstep-web) depend on no windowing, networking, TLS
+# or async runtime, and the browser peer not on the native client; the protocol
 # knows no game, and the server names one only in its binary's list; the
 # client and the server do not depend on each other (not even for their
 # tests) nor the test kit on the client; the client builds headless,
@@ -13,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
-for crate in lockstep-sim lockstep-tally lockstep-engine; do
-  found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden" | sort -u | tr '\n' ' ' || true)
+for crate in lockstep-sim lockstep-tally lockstep-engine lockstep-web; do
+  found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden|lockstep-client" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2
     exit 1
