@@ -1,0 +1,188 @@
+//! The browser peer in a real headless Chromium, in live games with native
+//! headless clients on loopback: the page the server serves, its wasm
+//! simulation and its WebSocket. `scripts/browser/drive.mjs` opens the
+//! page through the DevTools protocol and prints its console on stdout, so
+//! a page is read like a native client (its `final` line).
+//!
+//! Needs what `make test` builds first: the binaries (`cargo build
+//! --bins`) and the page (`make web`, in `target/web`, where the server
+//! looks by default), Debian's `chromium` and node 20 or later.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use lockstep_testkit::{field, Client, Finished, Server};
+
+/// Longest a game of these tests may take, as a last guard: a browser
+/// starting on a loaded machine takes seconds.
+const GUARD: Duration = Duration::from_secs(180);
+
+/// One browser game at a time: Chromium and the native clients share two
+/// cores, and a starved page stalls the game.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("web/ is in the repository")
+        .to_path_buf()
+}
+
+/// A headless Chromium on the server's page with `query`, driven with
+/// `extra` options of the driver; its stdout is the page's console.
+fn browser(server: &mut Server, name: &str, query: &str, extra: &[&str]) -> Client {
+    let page = repo().join("target/web/index.html");
+    assert!(
+        page.exists(),
+        "{} is missing: run `make web` first (make test does)",
+        page.display()
+    );
+    let mut command = Command::new("node");
+    command
+        .arg("--experimental-websocket")
+        .arg("--no-warnings")
+        .arg(repo().join("scripts/browser/drive.mjs"))
+        .args(["--timeout", "170"])
+        .args(extra)
+        .arg(format!("http://{}/?name={name}&{query}", server.web_addr()));
+    Client::spawn(name, &mut command)
+}
+
+/// The last `final` line of a client or page.
+fn last_final(finished: &Finished) -> (u32, String) {
+    finished.final_lines().pop().unwrap_or_else(|| {
+        panic!(
+            "{} printed no final line:\n{}\n{}",
+            finished.name, finished.stdout, finished.stderr
+        )
+    })
+}
+
+/// The verdict line, once the server printed it.
+fn verdict(server: &mut Server) -> String {
+    server.wait_for("verdict ", GUARD)
+}
+
+#[test]
+fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "81", "--no-record"]);
+    let natives = [1, 2].map(|seed| Client::headless_bot(&server, &format!("n{seed}"), seed, 600));
+    let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
+    let page = page.finish(GUARD);
+    let ends: Vec<(u32, String)> = natives
+        .into_iter()
+        .map(|c| last_final(&c.finish(GUARD)))
+        .chain([last_final(&page)])
+        .collect();
+    assert_eq!(ends[0].0, 600);
+    assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}");
+    let platform = server.wait_for("platform player=2 name=web", GUARD);
+    let target = field(&platform, "target").unwrap_or_default();
+    assert!(
+        target.starts_with("wasm32-unknown-unknown/chromium-"),
+        "{platform}"
+    );
+    let verdict = verdict(&mut server);
+    assert!(verdict.starts_with("verdict agreed "), "{verdict}");
+    assert!(verdict.contains(target), "{verdict} names {target}");
+    assert!(
+        !server.seen.iter().any(|line| line.starts_with("desync")),
+        "{:?}",
+        server.seen
+    );
+    // The page says what the native client says at the end.
+    assert!(
+        page.stdout
+            .lines()
+            .any(|line| line.starts_with("stats stalled_ticks=")),
+        "{}",
+        page.stdout
+    );
+}
+
+#[test]
+fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--game", "tally", "--seed", "82", "--no-record"]);
+    let natives = [1, 2].map(|seed| Client::headless_bot(&server, &format!("n{seed}"), seed, 300));
+    let page = browser(
+        &mut server,
+        "webfault",
+        "bot=3&ticks=300&ready=1&desync=100",
+        &[],
+    );
+    // Hashes are compared every 15 ticks: the desync shows at 105, and the
+    // per-tick hashes place its start at 100.
+    let line = server.wait_for("desync tick=", GUARD);
+    assert_eq!(line, "desync tick=105 diverged=webfault first=100");
+    let page_end = last_final(&page.finish(GUARD));
+    let ends: Vec<(u32, String)> = natives
+        .into_iter()
+        .map(|c| last_final(&c.finish(GUARD)))
+        .collect();
+    assert_eq!(ends[0], ends[1]);
+    assert_eq!(ends[0].0, 300);
+    assert_ne!(page_end, ends[0]);
+    let verdict = verdict(&mut server);
+    assert!(
+        verdict.starts_with("verdict diverged ") && verdict.contains("diverged=webfault@wasm32"),
+        "{verdict}"
+    );
+}
+
+/// `{"x":N,...}` field `key` of the page's state, as the driver printed it.
+fn state_number(line: &str, key: &str) -> i64 {
+    let at = line
+        .find(&format!("\"{key}\":"))
+        .unwrap_or_else(|| panic!("no {key} in {line}"));
+    let rest = &line[at + key.len() + 3..];
+    let end = rest
+        .find(|c: char| c != '-' && !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end]
+        .parse()
+        .unwrap_or_else(|_| panic!("{key} in {line}"))
+}
+
+#[test]
+fn a_touch_drag_on_the_stick_steers_the_browser_player_in_lockstep() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--seed", "83", "--no-record"]);
+    let native = Client::headless_bot(&server, "n1", 1, 600);
+    // A person, not a bot: the page's input is what the finger does.
+    let page = browser(
+        &mut server,
+        "thumb",
+        "ticks=600&ready=1",
+        &["--drag-on", "start:"],
+    );
+    let page = page.finish(GUARD);
+    let native_end = last_final(&native.finish(GUARD));
+    assert_eq!(last_final(&page), native_end);
+    assert_eq!(native_end.0, 600);
+    let state = |label: &str| {
+        page.stdout
+            .lines()
+            .find(|line| line.starts_with(&format!("driver state {label} ")))
+            .unwrap_or_else(|| panic!("no {label} state in {}", page.stdout))
+            .to_string()
+    };
+    let (before, held) = (state("before"), state("held"));
+    assert_eq!(state_number(&before, "x"), 0, "{before}");
+    assert!(
+        state_number(&held, "x") > 0,
+        "the stick to the right: {held}"
+    );
+    assert!(held.contains("\"phase\":\"playing\""), "{held}");
+    assert!(
+        !server.seen.iter().any(|line| line.starts_with("desync")),
+        "{:?}",
+        server.seen
+    );
+}
