@@ -9,6 +9,8 @@
 // Options:
 //   --screenshot-on TEXT=FILE  when a console line contains TEXT (the first
 //                              time), save a PNG of the page to FILE
+//   --screenshot-delay MS      wait this long after the cue before each
+//                              screenshot (default 0)
 //   --drag-on TEXT             when a console line contains TEXT, drag a
 //                              finger on the touch stick (lower left) to
 //                              the right and hold it; prints the page's
@@ -33,6 +35,7 @@ function parseArgs(argv) {
   const options = {
     screenshots: [],
     drags: [],
+    screenshotDelay: 0,
     exitOn: "final tick=",
     timeout: 180,
     width: 1280,
@@ -51,6 +54,8 @@ function parseArgs(argv) {
       const at = spec.lastIndexOf("=");
       if (at <= 0) fail(`--screenshot-on wants TEXT=FILE, not ${spec}`);
       options.screenshots.push({ text: spec.slice(0, at), file: spec.slice(at + 1), done: false });
+    } else if (arg === "--screenshot-delay") {
+      options.screenshotDelay = Number(value());
     } else if (arg === "--drag-on") {
       options.drags.push({ text: value(), done: false });
     } else if (arg === "--exit-on") {
@@ -243,6 +248,7 @@ async function drain() {
 }
 
 async function screenshot(file) {
+  await pause(options.screenshotDelay);
   const { data } = await send("Page.captureScreenshot", { format: "png" });
   writeFileSync(file, Buffer.from(data, "base64"));
   console.log(`driver screenshot ${file}`);
@@ -282,14 +288,14 @@ async function touchDrag() {
 
 await send("Runtime.enable");
 await send("Page.enable");
-if (options.phone) {
-  await send("Emulation.setDeviceMetricsOverride", {
-    width: options.width,
-    height: options.height,
-    deviceScaleFactor: 2,
-    mobile: true,
-  });
-}
+// The page gets exactly the size asked for (the window's own size leaves
+// room for a browser's frame).
+await send("Emulation.setDeviceMetricsOverride", {
+  width: options.width,
+  height: options.height,
+  deviceScaleFactor: options.phone ? 2 : 1,
+  mobile: options.phone,
+});
 if (options.phone || options.drags.length > 0) {
   await send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
 }

@@ -277,7 +277,9 @@ function drawLobby(s) {
     who.textContent = p.id === s.player ? `${p.name} (you)` : p.name;
     const plat = document.createElement("span");
     plat.className = "plat";
-    plat.textContent = `${p.platform} · ${p.ping} ms`;
+    // A browser's wasm32-unknown-unknown/chromium-156/... as wasm32/chromium-156/...,
+    // so its browser shows in the room a row has.
+    plat.textContent = `${p.platform.replace(/^wasm32-unknown-unknown\//, "wasm32/")} · ${p.ping} ms`;
     plat.title = p.platform;
     const tag = document.createElement("span");
     tag.className = p.ready ? "tag on" : "tag";
