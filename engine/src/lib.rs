@@ -70,3 +70,52 @@ pub use host::{find_game, Hosted, HostedGame, UnknownGame};
 pub fn final_line(tick: u32, hash: u64) -> String {
     format!("final tick={tick} hash={hash:016x}")
 }
+
+/// What a networked game cost, as the line before the `final` one of a
+/// played game says it, in the native client and the browser peer alike:
+/// `stats stalled_ticks=N tx_bytes=N rx_bytes=N rtt_us=N delay=N
+/// playout=N input_lag_ms=N replaced=N speed_pct=N inputs_on_schedule=N`.
+/// Scripts read the link's cost from it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatsLine {
+    /// Ticks that had to wait for their bundle.
+    pub stalled_ticks: u64,
+    /// Bytes sent.
+    pub tx_bytes: u64,
+    /// Bytes received.
+    pub rx_bytes: u64,
+    /// The last round-trip time, in microseconds.
+    pub rtt_us: u64,
+    /// The input delay at the end, in ticks.
+    pub delay: u32,
+    /// The playout delay at the end, in ticks.
+    pub playout: u32,
+    /// From sampling an input to its tick, in milliseconds.
+    pub input_lag_ms: u64,
+    /// This player's inputs the server stood in for.
+    pub replaced: u64,
+    /// The slowest game speed of the game, in percent.
+    pub speed_pct: u16,
+    /// Ticks whose input was sent on schedule.
+    pub inputs_on_schedule: u64,
+}
+
+impl std::fmt::Display for StatsLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} playout={} \
+             input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={}",
+            self.stalled_ticks,
+            self.tx_bytes,
+            self.rx_bytes,
+            self.rtt_us,
+            self.delay,
+            self.playout,
+            self.input_lag_ms,
+            self.replaced,
+            self.speed_pct,
+            self.inputs_on_schedule
+        )
+    }
+}

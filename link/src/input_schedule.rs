@@ -45,6 +45,8 @@
 
 use std::time::Duration;
 
+use lockstep_engine::lockstep::net_game::NetGame;
+use lockstep_engine::Game;
 use lockstep_protocol::{Input, Tick};
 
 /// How long after a step is due its inputs are sent on schedule: a
@@ -81,6 +83,23 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// Where `game`'s clock stands now, once it runs live; `None` while it
+    /// catches up through history (its clock says nothing of the live
+    /// game's then).
+    pub fn of<G: Game>(game: &NetGame<G>) -> Option<Schedule> {
+        if game.catching_up().is_some() {
+            return None;
+        }
+        let clock = game.clock();
+        Some(Schedule {
+            tick: game.current.tick(),
+            lag_ns: clock.lag_ns(),
+            hold_ns: clock.hold_ns(),
+            tick_ns: clock.tick_ns(),
+            delay: game.input_delay(),
+        })
+    }
+
     /// Steps due `elapsed` after the measurement, each counted from
     /// [`GRACE`] after its due time; at most [`MAX_STEPS_AHEAD`].
     fn steps_due(&self, elapsed: Duration) -> u32 {

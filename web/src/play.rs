@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::timing::capacity::CapacityMeter;
-use lockstep_engine::{final_line, Game};
+use lockstep_engine::{final_line, Game, StatsLine};
 use lockstep_link::connection::{LinkStats, NetCommand, NetEvent, Started};
 use lockstep_link::input_schedule::Schedule;
 use lockstep_protocol::{
@@ -360,21 +360,15 @@ impl<G: WebGame> Play<G> {
     /// the game runs live, for the inputs that fall due before the next
     /// call samples them.
     fn publish_schedule(&mut self, now: Duration) {
-        if self.held.is_none() || self.game.catching_up().is_some() {
+        if self.held.is_none() {
             return;
         }
-        let clock = self.game.clock();
-        let schedule = Schedule {
-            tick: self.game.current.tick(),
-            lag_ns: clock.lag_ns(),
-            hold_ns: clock.hold_ns(),
-            tick_ns: clock.tick_ns(),
-            delay: self.game.input_delay(),
-        };
-        let at = self.epoch + now;
-        self.outbox
-            .commands
-            .push(NetCommand::Schedule(schedule, at));
+        if let Some(schedule) = Schedule::of(&self.game) {
+            let at = self.epoch + now;
+            self.outbox
+                .commands
+                .push(NetCommand::Schedule(schedule, at));
+        }
     }
 
     /// Says once when a fast-forward is over.
@@ -402,21 +396,20 @@ impl<G: WebGame> Play<G> {
     /// page's frame time (`None` for a bot).
     pub fn report(&self, frame: Option<Duration>) -> Vec<String> {
         let stats = self.game.stats();
+        let line = StatsLine {
+            stalled_ticks: stats.stalled_ticks,
+            tx_bytes: self.link.tx_bytes,
+            rx_bytes: self.link.rx_bytes,
+            rtt_us: u64::try_from(self.link.rtt.as_micros()).unwrap_or(u64::MAX),
+            delay: self.game.input_delay(),
+            playout: u32::from(self.game.playout()),
+            input_lag_ms: u64::try_from(self.game.input_lag(frame).as_millis()).unwrap_or(u64::MAX),
+            replaced: stats.replaced_inputs,
+            speed_pct: self.game.slowest_speed().0,
+            inputs_on_schedule: self.link.inputs_on_schedule,
+        };
         vec![
-            format!(
-                "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} playout={} \
-                 input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={}",
-                stats.stalled_ticks,
-                self.link.tx_bytes,
-                self.link.rx_bytes,
-                self.link.rtt.as_micros(),
-                self.game.input_delay(),
-                self.game.playout(),
-                self.game.input_lag(frame).as_millis(),
-                stats.replaced_inputs,
-                self.game.slowest_speed().0,
-                self.link.inputs_on_schedule
-            ),
+            line.to_string(),
             final_line(self.game.current.tick().0, self.game.current.hash()),
         ]
     }

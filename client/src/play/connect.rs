@@ -13,7 +13,7 @@ use crate::games::Games;
 use crate::io::link::{NetClient, NetOptions};
 use crate::io::trust::Trust;
 use crate::play::PlayOptions;
-use lockstep_engine::final_line;
+use lockstep_engine::{final_line, StatsLine};
 
 use super::GameOutcome;
 
@@ -165,21 +165,17 @@ fn self_tests(games: &impl Games, perturb: bool) -> Vec<lockstep_protocol::SelfT
 /// The last lines of a networked game: the scripts read the link's cost
 /// from the first and compare the second across clients.
 fn report(outcome: &GameOutcome) -> Vec<String> {
-    vec![
-        format!(
-            "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} playout={} \
-             input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={}",
-            outcome.stalled_ticks,
-            outcome.tx_bytes,
-            outcome.rx_bytes,
-            outcome.rtt_us,
-            outcome.delay,
-            outcome.playout,
-            outcome.input_lag_ms,
-            outcome.replaced,
-            outcome.slowest_speed.0,
-            outcome.inputs_on_schedule
-        ),
-        final_line(outcome.tick, outcome.hash),
-    ]
+    let stats = StatsLine {
+        stalled_ticks: outcome.stalled_ticks,
+        tx_bytes: outcome.tx_bytes,
+        rx_bytes: outcome.rx_bytes,
+        rtt_us: outcome.rtt_us,
+        delay: outcome.delay,
+        playout: u32::from(outcome.playout),
+        input_lag_ms: outcome.input_lag_ms,
+        replaced: outcome.replaced,
+        speed_pct: outcome.slowest_speed.0,
+        inputs_on_schedule: outcome.inputs_on_schedule,
+    };
+    vec![stats.to_string(), final_line(outcome.tick, outcome.hash)]
 }

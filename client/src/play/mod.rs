@@ -496,18 +496,12 @@ impl<G: ClientGame> NetPlay<G> {
     /// the start of this frame, once it runs live (not while catching up
     /// through history).
     fn publish_schedule(&self, now: Instant) {
-        if self.held.is_none() || self.game.catching_up().is_some() {
+        if self.held.is_none() {
             return;
         }
-        let clock = self.game.clock();
-        let schedule = Schedule {
-            tick: self.game.current.tick(),
-            lag_ns: clock.lag_ns(),
-            hold_ns: clock.hold_ns(),
-            tick_ns: clock.tick_ns(),
-            delay: self.game.input_delay(),
-        };
-        self.net.publish_schedule(schedule, now);
+        if let Some(schedule) = Schedule::of(&self.game) {
+            self.net.publish_schedule(schedule, now);
+        }
     }
 
     /// The lag indicator, in words: whom the game has been waiting for, if
