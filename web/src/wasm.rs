@@ -175,3 +175,19 @@ impl Peer {
         self.scene.clone()
     }
 }
+
+/// The ball game offline, every player a bot, exactly as `lockstep-client
+/// sim --players P --seed S --balls B --ticks T` runs it: the page's
+/// benchmark (`?sim=T`) times it against the native build. Returns the
+/// `final` line.
+#[wasm_bindgen]
+pub fn simulate(players: u8, seed: u32, balls: u16, ticks: u32) -> String {
+    let world = lockstep_sim::offline::run(lockstep_sim::offline::SimOptions {
+        players: players.max(1),
+        seed: u64::from(seed),
+        ticks,
+        balls,
+        tick_rate: 60,
+    });
+    lockstep_engine::final_line(world.tick().0, world.hash())
+}

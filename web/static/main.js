@@ -9,7 +9,7 @@
 // up any ticks it owes when the page wakes. requestAnimationFrame only
 // draws (between the last two ticks, at the peer's alpha).
 
-import init, { Peer } from "./lockstep_web.js";
+import init, { Peer, simulate } from "./lockstep_web.js";
 
 const PUMP_MS = 4;
 const BUTTON = { up: 1, down: 2, left: 4, right: 8, boost: 16 };
@@ -98,6 +98,18 @@ function join(name) {
   drop();
   peer = new Peer(location.search, name, browser, performance.now());
   flush();
+}
+
+// `?sim=TICKS[&players=P&seed=S&balls=B]`: the ball game offline, as
+// `lockstep-client sim` runs it, timed; no server involved.
+function benchmark() {
+  const number = (key, fallback) => Number(params.get(key) ?? fallback);
+  const [players, seed, balls, ticks] = [number("players", 4), number("seed", 1), number("balls", 24), number("sim", 600)];
+  const start = performance.now();
+  const line = simulate(players, seed, balls, ticks);
+  const ms = performance.now() - start;
+  console.log(`sim players=${players} seed=${seed} balls=${balls} ticks=${ticks} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((ticks * 1000) / ms)}`);
+  console.log(line);
 }
 
 function pump() {
@@ -518,6 +530,10 @@ async function browserInfo() {
 async function main() {
   const [info] = await Promise.all([browserInfo(), init()]);
   browser = info;
+  if (params.has("sim")) {
+    benchmark();
+    return;
+  }
   const name = chooseName();
   $("name").value = name;
   join(name);
