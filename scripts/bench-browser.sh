@@ -85,7 +85,7 @@ for file in index.html main.js style.css lockstep_web.js lockstep_web_bg.wasm; d
 done
 serve 2
 for run in $(seq "$runs"); do
-  out=$(drive --exit-on "driver lobby_ms=" "http://$addr/?name=look$run")
+  out=$(drive --exit-on "lockstep-web: lobby:" "http://$addr/?name=look$run")
   echo "run $run: $(grep '^driver lobby_ms=' <<<"$out")"
 done
 stop
