@@ -13,7 +13,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use lockstep_testkit::{field, Client, Finished, Server};
+use lockstep_testkit::{field, Client, Finished, Server, TempDir};
 
 /// Longest a game of these tests may take, as a last guard: a browser
 /// starting on a loaded machine takes seconds.
@@ -110,7 +110,13 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
 fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
     let _serial = one_at_a_time();
     let mut server = Server::start(3, &["--game", "tally", "--seed", "82", "--no-record"]);
-    let natives = [1, 2].map(|seed| Client::headless_bot(&server, &format!("n{seed}"), seed, 300));
+    // The natives write their dumps of the desync; not into the tree.
+    let dumps = TempDir::new("browser-desync-dumps");
+    let natives = [1, 2].map(|seed| {
+        let mut command = lockstep_testkit::headless_bot(&server, &format!("n{seed}"), seed, 300);
+        command.arg("--dump-dir").arg(&dumps.0);
+        Client::spawn(&format!("n{seed}"), &mut command)
+    });
     let page = browser(
         &mut server,
         "webfault",
