@@ -20,8 +20,7 @@ use lockstep_engine::{final_line, Game, StatsLine};
 use lockstep_link::connection::{LinkStats, NetCommand, NetEvent, Started};
 use lockstep_link::input_schedule::Schedule;
 use lockstep_protocol::{
-    decode, encode, DesyncNotice, Input, PeerStatus, PlayerId, Slack, Start, Tick,
-    MAX_SNAPSHOT_SIZE,
+    encode, DesyncNotice, Input, PeerStatus, PlayerId, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
 };
 use web_time::Instant;
 
@@ -128,9 +127,11 @@ impl<G: WebGame> Play<G> {
             snapshot,
         } = started;
         let game = match snapshot {
-            Some(bytes) => {
-                NetGame::from_world(&start, options.game, snapshot_state(&start, &bytes)?)
-            }
+            Some(bytes) => NetGame::from_world(
+                &start,
+                options.game,
+                NetGame::snapshot_world(&start, &bytes)?,
+            ),
             None => NetGame::new(&start, options.game).map_err(|e| e.to_string())?,
         };
         let at = at.saturating_duration_since(epoch);
@@ -458,23 +459,6 @@ impl<G: WebGame> Play<G> {
     pub fn outbox(&mut self) -> &mut Outbox {
         &mut self.outbox
     }
-}
-
-/// The state a game joined from the server's snapshot starts from: bytes
-/// that are not a state of `G` at the Start's snapshot tick end the game.
-fn snapshot_state<G: Game>(start: &Start, bytes: &[u8]) -> Result<G, String> {
-    let tick = start.snapshot.unwrap_or_default();
-    let refuse = |why: String| {
-        format!(
-            "the server sent a snapshot that is not a {} state of tick {tick}: {why}",
-            G::NAME
-        )
-    };
-    let state: G = decode(bytes, MAX_SNAPSHOT_SIZE as usize).map_err(|e| refuse(e.to_string()))?;
-    if state.tick() != tick {
-        return Err(refuse(format!("it is a state of tick {}", state.tick())));
-    }
-    Ok(state)
 }
 
 /// A game of whichever type, for the peer.

@@ -29,7 +29,7 @@ use lockstep_engine::lockstep::net_game::{Advance, NetGame};
 use lockstep_engine::replay::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_engine::timing::accumulator::FrameEnd;
 use lockstep_engine::timing::capacity::CapacityMeter;
-use lockstep_protocol::{decode, encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
+use lockstep_protocol::{encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
 
 use crate::games::ClientGame;
 use crate::io::link::{LinkStats, NetClient, NetEvent, Started};
@@ -127,7 +127,7 @@ impl<G: ClientGame> NetPlay<G> {
         } = started;
         check_fault_phase::<G>(&options)?;
         let snapshot = snapshot
-            .map(|bytes| snapshot_state::<G>(start, &bytes))
+            .map(|bytes| NetGame::<G>::snapshot_world(start, &bytes).map_err(PlayError::Lost))
             .transpose()?;
         let joined_from = snapshot.as_ref().map(|world| world.tick());
         let game = match snapshot {
@@ -258,7 +258,7 @@ impl<G: ClientGame> NetPlay<G> {
             snapshot,
         } = started;
         let snapshot = snapshot
-            .map(|bytes| snapshot_state::<G>(start, &bytes))
+            .map(|bytes| NetGame::<G>::snapshot_world(start, &bytes).map_err(PlayError::Lost))
             .transpose()?;
         self.joined_from = snapshot.as_ref().map(|world| world.tick());
         self.game = match snapshot {
@@ -624,24 +624,6 @@ impl<G: ClientGame> NetPlay<G> {
             self.options.notices.say(Notice::Recording(problem));
         }
     }
-}
-
-/// The state a game joined from the server's snapshot starts from. The
-/// network thread checked the chunks, not what they hold: bytes that are
-/// not a state of `G` at the Start's snapshot tick end the game.
-fn snapshot_state<G: ClientGame>(start: &Start, bytes: &[u8]) -> Result<G, PlayError> {
-    let tick = start.snapshot.unwrap_or_default();
-    let refuse = |why: String| {
-        PlayError::Lost(format!(
-            "the server sent a snapshot that is not a {} state of tick {tick}: {why}",
-            G::NAME
-        ))
-    };
-    let state: G = decode(bytes, MAX_SNAPSHOT_SIZE as usize).map_err(|e| refuse(e.to_string()))?;
-    if state.tick() != tick {
-        return Err(refuse(format!("it is a state of tick {}", state.tick())));
-    }
-    Ok(state)
 }
 
 /// Refuses a fault injected in a phase `G` does not have

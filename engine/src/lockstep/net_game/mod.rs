@@ -15,7 +15,8 @@
 use std::time::Duration;
 
 use lockstep_protocol::{
-    Bundle, DesyncNotice, GameSpec, Input, Percent, PlayerId, Slack, Start, Tick, MAX_TICK_HASHES,
+    decode, Bundle, DesyncNotice, GameSpec, Input, Percent, PlayerId, Slack, Start, Tick,
+    MAX_SNAPSHOT_SIZE, MAX_TICK_HASHES,
 };
 
 use crate::determinism::desync::DesyncDump;
@@ -176,6 +177,26 @@ impl<G: Game> NetGame<G> {
     pub fn new(start: &Start, options: GameOptions) -> Result<NetGame<G>, SetupError> {
         let setup = Setup::from_start::<G>(start)?;
         Ok(NetGame::from_world(start, options, G::start(&setup)))
+    }
+
+    /// The state a game joined from the server's snapshot starts from, for
+    /// [`NetGame::from_world`]. The link checked the chunks, not what they
+    /// hold: bytes that are not a state of `G` at the Start's snapshot tick
+    /// are refused, saying why.
+    pub fn snapshot_world(start: &Start, bytes: &[u8]) -> Result<G, String> {
+        let tick = start.snapshot.unwrap_or_default();
+        let refuse = |why: String| {
+            format!(
+                "the server sent a snapshot that is not a {} state of tick {tick}: {why}",
+                G::NAME
+            )
+        };
+        let state: G =
+            decode(bytes, MAX_SNAPSHOT_SIZE as usize).map_err(|e| refuse(e.to_string()))?;
+        if state.tick() != tick {
+            return Err(refuse(format!("it is a state of tick {}", state.tick())));
+        }
+        Ok(state)
     }
 
     /// A game joined from a snapshot: `world` is the state after
