@@ -18,6 +18,7 @@ use lockstep_engine::determinism::synctest;
 use lockstep_engine::final_line;
 use lockstep_engine::timing::loops::{self, trace};
 use lockstep_engine::{Bots, Game, Hosted, HostedGame, Setup, UnknownGame};
+use lockstep_physics::Physics;
 use lockstep_protocol::{PlayerId, Tick};
 use lockstep_sim::World;
 use lockstep_tally::Tally;
@@ -27,7 +28,11 @@ use args::join::{Destination, Join};
 use args::Cli;
 
 /// The games this client plays, as hosts see them.
-const HOSTED: &[&dyn HostedGame] = &[&Hosted::<World>::new(), &Hosted::<Tally>::new()];
+const HOSTED: &[&dyn HostedGame] = &[
+    &Hosted::<World>::new(),
+    &Hosted::<Tally>::new(),
+    &Hosted::<Physics>::new(),
+];
 
 /// The games this client plays: `--game`, a server's game, a replay's.
 struct Offered;
@@ -39,6 +44,7 @@ macro_rules! offered {
         match $name {
             World::NAME => Ok($code.$run::<World>()),
             Tally::NAME => Ok($code.$run::<Tally>()),
+            Physics::NAME => Ok($code.$run::<Physics>()),
             _ => Err(UnknownGame {
                 name: $name.to_string(),
                 offered: HOSTED.iter().map(|game| game.name()).collect(),
@@ -314,14 +320,18 @@ mod tests {
             assert_eq!(Offered.run(game.name(), Name), Ok(game.name()));
         }
         let unknown = Offered.run("chess", Name).unwrap_err();
-        assert_eq!(unknown.offered, ["balls", "tally"]);
+        assert_eq!(unknown.offered, ["balls", "tally", "physics"]);
     }
 
     #[test]
     fn the_phases_are_the_roster_and_every_games_own_once() {
         let phases = phases();
         assert_eq!(phases[0], "roster");
-        for phase in World::PHASES.iter().chain(Tally::PHASES) {
+        for phase in World::PHASES
+            .iter()
+            .chain(Tally::PHASES)
+            .chain(Physics::PHASES)
+        {
             assert_eq!(phases.iter().filter(|p| *p == phase).count(), 1, "{phase}");
         }
     }

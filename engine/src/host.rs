@@ -100,6 +100,15 @@ impl<G: HasBots> HostedGame for Hosted<G> {
     }
 }
 
+/// One `--set KEY=VALUE` of the command line, as the pair
+/// [`HostedGame::parse_settings`] takes.
+pub fn parse_setting(s: &str) -> Result<(String, String), String> {
+    let (key, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected KEY=VALUE, got {s:?}"))?;
+    Ok((key.trim().to_string(), value.trim().to_string()))
+}
+
 /// A game name no list offers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("there is no game {name:?} here; the games are: {}", offered.join(", "))]

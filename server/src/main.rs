@@ -16,6 +16,7 @@ use lockstep_server::{
 const GAMES: &[&dyn HostedGame] = &[
     &Hosted::<lockstep_sim::World>::new(),
     &Hosted::<lockstep_tally::Tally>::new(),
+    &Hosted::<lockstep_physics::Physics>::new(),
 ];
 
 /// QUIC relay for lockstep games: collects every player's input for each
@@ -35,13 +36,18 @@ struct Args {
     /// Ticks between sampling an input and simulating it (1-60).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=60))]
     input_delay: u8,
-    /// The game to host: balls (the ball game) or tally (counters). Every
+    /// The game to host: balls (the ball game), tally (counters) or physics
+    /// (Topple, rigid bodies on rapier2d; setting: `--set bodies=N`). Every
     /// client plays it; a client that does not have it is refused.
     #[arg(long, value_name = "NAME", default_value = "balls")]
     game: String,
     /// Balls in the arena (0-1000), a setting of the ball game [default: 24].
     #[arg(long, value_parser = clap::value_parser!(u16).range(0..=1000))]
     balls: Option<u16>,
+    /// A setting of the game, KEY=VALUE (repeatable): `balls=N` for the
+    /// ball game, `bodies=N` (0-2000, default 160) for physics.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = lockstep_engine::parse_setting)]
+    settings: Vec<(String, String)>,
     /// World seed (default: picked from the clock and printed).
     #[arg(long)]
     seed: Option<u64>,
@@ -125,7 +131,7 @@ struct Args {
     #[arg(
         long,
         value_name = "REPLAY",
-        conflicts_with_all = ["players", "seed", "tick_rate", "game", "balls", "input_delay", "hash_interval", "no_record"]
+        conflicts_with_all = ["players", "seed", "tick_rate", "game", "balls", "settings", "input_delay", "hash_interval", "no_record"]
     )]
     resume: Option<PathBuf>,
     /// Seconds a resumed game waits for its players to reconnect; those
@@ -352,6 +358,7 @@ async fn run() -> anyhow::Result<()> {
         .balls
         .map(|balls| ("balls".to_string(), balls.to_string()))
         .into_iter()
+        .chain(args.settings.iter().cloned())
         .collect();
     let spec = game
         .parse_settings(&settings)

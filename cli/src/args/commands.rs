@@ -180,7 +180,8 @@ impl SoloArgs {
 /// Which game an offline mode plays, and its settings.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GameArgs {
-    /// The game: balls (the ball game) or tally (counters).
+    /// The game: balls (the ball game), tally (counters) or physics (Topple,
+    /// rigid bodies on rapier2d).
     #[arg(long, value_name = "NAME", default_value = "balls")]
     pub(crate) game: String,
     /// Balls in the arena, a setting of the ball game [default: 24]; the
@@ -189,7 +190,7 @@ pub(crate) struct GameArgs {
     pub(crate) balls: Option<u16>,
     /// A setting of the game, KEY=VALUE (repeatable); each game says which
     /// it has.
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = lockstep_engine::parse_setting)]
     pub(crate) settings: Vec<(String, String)>,
 }
 
@@ -199,13 +200,6 @@ impl GameArgs {
         let balls = self.balls.map(|n| ("balls".to_string(), n.to_string()));
         balls.into_iter().chain(self.settings.clone()).collect()
     }
-}
-
-fn parse_setting(s: &str) -> Result<(String, String), String> {
-    let (key, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected KEY=VALUE, got {s:?}"))?;
-    Ok((key.trim().to_string(), value.trim().to_string()))
 }
 
 #[derive(Debug, clap::Args)]

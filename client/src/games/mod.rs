@@ -8,6 +8,7 @@
 //! `Scene` in the window crate, and a line in the binary's list.
 
 mod balls;
+mod physics;
 mod tally;
 
 use lockstep_engine::{find_game, HasBots, HostedGame, UnknownGame};

@@ -15,6 +15,7 @@ use lockstep_engine::UnknownGame;
 use crate::draw::scene::Scene;
 
 mod balls;
+mod physics;
 mod tally;
 
 /// A game this client can show: the client's game with its [`Scene`].

@@ -1,0 +1,149 @@
+//! The offline game and replay verification as a small program of its own
+//! for one game, for targets the full client cannot be built for (wasm32,
+//! where there are no QUIC sockets): `lockstep-sim` for the ball game,
+//! `lockstep-physics` for Topple. It prints exactly what `lockstep-client
+//! sim` and `lockstep-client replay FILE --verify --headless` print, so the
+//! same scripts compare them.
+//!
+//! ```text
+//! PROGRAM sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--KEY VALUE]...
+//! PROGRAM replay FILE --verify --headless
+//! ```
+//!
+//! `--KEY VALUE` is the game's setting `KEY` (`--balls 24`, `--bodies 300`).
+
+use std::path::Path;
+
+use crate::game::{offline, HasBots, Setup};
+use crate::replay::playback as replay;
+use crate::{final_line, Game};
+use lockstep_protocol::PlayerId;
+
+/// The usage line of `program`.
+pub fn usage(program: &str) -> String {
+    format!(
+        "usage: {program} sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--KEY VALUE]...\n       \
+         {program} replay FILE --verify --headless"
+    )
+}
+
+/// The whole program: runs the command line's command for `G`, prints its
+/// lines, or says what is wrong on stderr and fails.
+pub fn main<G: HasBots>(program: &str) -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run::<G>(program, &args) {
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{program}: {message}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the command in `args` (without the program name) for the game `G`:
+/// the lines to print, or what is wrong.
+pub fn run<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String> {
+    match args.first().map(String::as_str) {
+        Some("sim") => sim::<G>(program, &args[1..]),
+        Some("replay") => verify::<G>(program, &args[1..]),
+        _ => Err(usage(program)),
+    }
+}
+
+/// `sim`: the whole game with a bot for every player; the client's
+/// defaults.
+fn sim<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String> {
+    let (mut players, mut seed, mut ticks, mut tick_rate) = (4u8, 1u64, 600u32, 60u16);
+    let mut settings = Vec::new();
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value = rest
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n{}", usage(program)))?;
+        let bad = |_| format!("{flag}: not a number: {value:?}");
+        match flag.as_str() {
+            "--players" => players = value.parse().map_err(bad)?,
+            "--seed" => seed = value.parse().map_err(bad)?,
+            "--ticks" => ticks = value.parse().map_err(bad)?,
+            "--tick-rate" => tick_rate = value.parse().map_err(bad)?,
+            other => match other.strip_prefix("--") {
+                Some(key) if !key.is_empty() => settings.push((key.to_string(), value.clone())),
+                _ => return Err(format!("unknown option {other}\n{}", usage(program))),
+            },
+        }
+    }
+    if players == 0 || tick_rate == 0 {
+        return Err("--players and --tick-rate must be at least 1".into());
+    }
+    let setup = Setup {
+        seed,
+        tick_rate,
+        settings: G::parse_settings(&settings)?,
+        players: (0..players).map(PlayerId).collect(),
+    };
+    let game = offline::<G>(&setup, ticks);
+    Ok(vec![final_line(game.tick().0, game.hash())])
+}
+
+/// `replay FILE --verify --headless`: re-simulates a recording and checks
+/// every recorded hash.
+fn verify<G: Game>(program: &str, args: &[String]) -> Result<Vec<String>, String> {
+    let (files, flags): (Vec<&String>, Vec<&String>) =
+        args.iter().partition(|a| !a.starts_with("--"));
+    let [file] = files[..] else {
+        return Err(usage(program));
+    };
+    if !flags.iter().any(|f| *f == "--verify") {
+        return Err(format!(
+            "only --verify is available here\n{}",
+            usage(program)
+        ));
+    }
+    let (recording, problem) = replay::open(Path::new(file)).map_err(|e| e.to_string())?;
+    let verified = replay::verify::<G>(recording, None, |_, _| {})
+        .map_err(|e| format!("{file}: {e}; this program plays only the game {}", G::NAME))?;
+    let lines = verified
+        .conclude(Path::new(file), problem)
+        .map_err(|e| e.to_string())?;
+    Ok(lines.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Tally;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn sim_prints_the_final_line_of_the_offline_game() {
+        let lines = run::<Tally>("t", &args("sim --players 3 --seed 9 --ticks 40")).unwrap();
+        let setup = Setup {
+            seed: 9,
+            tick_rate: 60,
+            settings: (),
+            players: (0..3).map(PlayerId).collect(),
+        };
+        let game = offline::<Tally>(&setup, 40);
+        assert_eq!(lines, [final_line(40, game.hash())]);
+    }
+
+    #[test]
+    fn bad_arguments_are_refused_with_a_reason() {
+        let refuse = |line: &str| run::<Tally>("t", &args(line)).unwrap_err();
+        assert!(refuse("").starts_with("usage: t sim"));
+        assert!(refuse("sim --players").contains("needs a value"));
+        assert!(refuse("sim --players x").contains("not a number"));
+        assert!(refuse("sim --players 0").contains("at least 1"));
+        assert!(refuse("sim --balls 3").contains("no setting \"balls\""));
+        assert!(refuse("replay f").contains("only --verify"));
+        assert!(refuse("replay /nonexistent --verify").contains("/nonexistent"));
+    }
+}
