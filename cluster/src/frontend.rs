@@ -226,7 +226,7 @@ impl<G: HasBots> Frontend<G> {
             out.say(format!("snapshot unavailable tick={tick}"));
             return;
         };
-        match encode(world, MAX_SNAPSHOT_SIZE as usize) {
+        match encode(&*world, MAX_SNAPSHOT_SIZE as usize) {
             Ok(bytes) => {
                 out.commands.push(NetCommand::Snapshot(tick, bytes));
                 out.say(format!("snapshot sent tick={tick}"));

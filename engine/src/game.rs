@@ -118,6 +118,14 @@ pub trait Game: Clone + PartialEq + Debug + Serialize + DeserializeOwned {
     /// fault injection may name (`--inject-desync-phase`).
     const PHASES: &'static [&'static str] = &["step"];
 
+    /// How often a client's history ring keeps a whole state (for desync
+    /// dumps and the snapshots the server asks for): every tick for a
+    /// small state; a large one (a physics world) keeps one every
+    /// `STATE_EVERY` ticks and steps on from it with the kept bundles when
+    /// a tick between is asked for, so ten seconds of history cost
+    /// `600 / STATE_EVERY` states.
+    const STATE_EVERY: u32 = 1;
+
     /// The state every peer starts from.
     fn start(setup: &Setup<Self::Settings>) -> Self;
 

@@ -244,7 +244,7 @@ impl<G: WebGame> Play<G> {
         let Some(world) = self.game.world_at(tick) else {
             return;
         };
-        match encode(world, MAX_SNAPSHOT_SIZE as usize) {
+        match encode(&*world, MAX_SNAPSHOT_SIZE as usize) {
             Ok(bytes) => self.outbox.commands.push(NetCommand::Snapshot(tick, bytes)),
             Err(e) => self.say(format!("cannot send a snapshot of tick {tick}: {e}")),
         }

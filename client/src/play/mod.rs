@@ -310,7 +310,7 @@ impl<G: ClientGame> NetPlay<G> {
             tracing::debug!(%tick, "snapshot asked for a tick no longer held");
             return;
         };
-        let mut world = world.clone();
+        let mut world = world.into_owned();
         if self.options.corrupt_snapshot {
             world.nudge();
         }

@@ -213,7 +213,13 @@ impl<G: Game> NetGame<G> {
         );
         // The starting state is kept too: the first tick's step can be
         // redone phase by phase, and tick 0's hash compared.
-        let mut history = History::new(options.history);
+        // An injected fault changes states outside the step, which stepping
+        // on from a keyframe would not: then every state is kept.
+        let every = match options.fault {
+            Some(_) => 1,
+            None => G::STATE_EVERY,
+        };
+        let mut history = History::with_keyframes(options.history, every);
         history.record(&Bundle::default(), &world, world.hash());
         let first_tick = world.tick();
         NetGame {
@@ -288,8 +294,8 @@ impl<G: Game> NetGame<G> {
 
     /// The state after `tick` ticks, while the history ring still holds it
     /// (the server asks for it as a snapshot).
-    pub fn world_at(&self, tick: Tick) -> Option<&G> {
-        self.history.at(tick).map(|remembered| &remembered.world)
+    pub fn world_at(&self, tick: Tick) -> Option<std::borrow::Cow<'_, G>> {
+        self.history.at(tick)
     }
 
     /// Stores bundles received from the server.

@@ -124,7 +124,10 @@ fn a_joiner_from_a_snapshot_fast_forwards_only_the_bundles_after_it_to_the_same_
     whole.receive(Tick(0), history.clone());
     frame(&mut whole, 0);
     // The state after 60 ticks, as a player would send it.
-    let snapshot = whole.world_at(Tick(60)).expect("still in the ring").clone();
+    let snapshot = whole
+        .world_at(Tick(60))
+        .expect("still in the ring")
+        .into_owned();
     let mut joined = NetGame::<Tally>::from_world(
         &start(Some(PlayerId(1)), 100),
         GameOptions::default(),
