@@ -51,6 +51,7 @@ extern crate self as lockstep_engine;
 
 pub mod determinism;
 mod game;
+pub mod golden;
 pub mod host;
 pub mod lockstep;
 pub mod offline_tool;
