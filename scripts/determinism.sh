@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make determinism: builds lockstep-client under several compiler
 # configurations and checks that every build, run with and without AVX2 and
-# FMA visible to glibc, ends every golden game (sim/golden-hashes.txt)
-# and one long crowded game on the same hash, and the golden games on their
+# FMA visible to glibc, ends every golden game of both real games
+# (sim/golden-hashes.txt, games/physics/golden-hashes.txt) and one long
+# crowded game of each on the same hash, and the golden games on their
 # pinned hashes. DETERMINISM.md says why each configuration is here and
 # records a run.
 #
@@ -13,11 +14,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-table=sim/golden-hashes.txt
+# game, the setting its table's third column is, the table.
+tables=(
+  "balls   balls  sim/golden-hashes.txt"
+  "physics bodies games/physics/golden-hashes.txt"
+)
 root=target/determinism
-# Not in the table, so the builds must agree with each other without a
-# pinned value to lean on: 30,000 ticks, four bots, a crowded arena.
-long_game="4 12345 96 30000"
+# Not in the tables, so the builds must agree with each other without a
+# pinned value to lean on: 30,000 ticks, four bots, a crowded arena; and
+# 1,200 ticks of four rams in 600 bodies.
+long_games=(
+  "long  balls   balls  4 12345 96 30000"
+  "plong physics bodies 4 12345 600 1200"
+)
+# The `debug` configuration builds everything unoptimised, rapier too
+# (Cargo.toml optimises it in test builds).
+unoptimised=()
+for package in rapier2d parry2d nalgebra simba glamx lockstep-physics; do
+  unoptimised+=(--config "profile.dev.package.$package.opt-level=0")
+done
 
 # Only the configuration under test may set compiler flags.
 unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_RUSTFLAGS
@@ -81,17 +96,30 @@ fi
 
 # --- the scenarios ---------------------------------------------------------
 scenario_ids=()
-declare -A params golden
-index=0
-while read -r players seed balls ticks hash _; do
-  [[ -z ${players:-} || $players == \#* ]] && continue
-  index=$((index + 1))
-  scenario_ids+=("g$index")
-  params[g$index]="$players $seed $balls $ticks"
-  golden[g$index]=$hash
-done <"$table"
-scenario_ids+=(long)
-params[long]=$long_game
+declare -A params golden game_of setting_of
+for entry in "${tables[@]}"; do
+  read -r game setting table <<<"$entry"
+  index=0
+  prefix=g
+  [[ $game == balls ]] || prefix=${game:0:1}
+  while read -r players seed size ticks hash _; do
+    [[ -z ${players:-} || $players == \#* ]] && continue
+    index=$((index + 1))
+    id=$prefix$index
+    scenario_ids+=("$id")
+    params[$id]="$players $seed $size $ticks"
+    golden[$id]=$hash
+    game_of[$id]=$game
+    setting_of[$id]=$setting
+  done <"$table"
+done
+for entry in "${long_games[@]}"; do
+  read -r id game setting players seed size ticks <<<"$entry"
+  scenario_ids+=("$id")
+  params[$id]="$players $seed $size $ticks"
+  game_of[$id]=$game
+  setting_of[$id]=$setting
+done
 
 # --- build and run ---------------------------------------------------------
 mkdir -p "$root"
@@ -100,12 +128,13 @@ declare -A result
 x86_only=" x86-64 x86-64-v3 "
 
 run_scenarios() {
-  local run=$1 bin=$2 id players seed balls ticks output
+  local run=$1 bin=$2 id players seed size ticks output
   shift 2
   runs+=("$run")
   for id in "${scenario_ids[@]}"; do
-    read -r players seed balls ticks <<<"${params[$id]}"
-    if ! output=$(env "$@" "$bin" sim --players "$players" --seed "$seed" --balls "$balls" --ticks "$ticks") ||
+    read -r players seed size ticks <<<"${params[$id]}"
+    if ! output=$(env "$@" "$bin" sim --game "${game_of[$id]}" --players "$players" --seed "$seed" \
+      --set "${setting_of[$id]}=$size" --ticks "$ticks") ||
       [[ $output != "final tick=$ticks hash="* ]]; then
       echo "determinism: $run printed no final line for $id: $output" >&2
       exit 1
@@ -124,7 +153,9 @@ for config in "${configs[@]}"; do
   log=$root/$name.log
   # Word splitting of $build_env is wanted: it is a list of VAR=value.
   # shellcheck disable=SC2086
-  if ! env $build_env cargo build -p lockstep-cli --bin lockstep-client \
+  extra=()
+  [[ $profile == dev ]] && extra=("${unoptimised[@]}")
+  if ! env $build_env cargo build "${extra[@]}" -p lockstep-cli --bin lockstep-client \
     --profile "$profile" --target-dir "$root/$name" >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     echo "determinism: building $name failed (log: $log)" >&2
@@ -148,9 +179,9 @@ done
 echo "machine: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//'), $(uname -m), glibc ${glibc:-none}, $(rustc --version)"
 [[ -n $hwcaps_tunable ]] && echo "glibc-no-avx2-fma: GLIBC_TUNABLES=$hwcaps_tunable"
 echo
-echo "scenarios (players seed balls ticks):"
+echo "scenarios (game: players seed balls|bodies ticks):"
 for id in "${scenario_ids[@]}"; do
-  printf '  %-5s %-32s %s\n' "$id" "${params[$id]}" "${golden[$id]:-(not in the table)}"
+  printf '  %-5s %-40s %s\n' "$id" "${game_of[$id]}: ${params[$id]}" "${golden[$id]:-(not in the table)}"
 done
 echo
 # The table goes through sed only to drop the last column's padding.
@@ -190,5 +221,5 @@ if ((${#mismatches[@]} > 0)); then
   for line in "${mismatches[@]}"; do echo "determinism: MISMATCH in $line"; done
   exit 1
 fi
-golden_count=$((${#scenario_ids[@]} - 1))
+golden_count=$((${#scenario_ids[@]} - ${#long_games[@]}))
 echo "determinism: identical across ${#runs[@]} configurations ($builds builds${hwcaps_tunable:+, each also with AVX2/FMA hidden from glibc}), ${#scenario_ids[@]} scenarios, matching all $golden_count golden hashes"

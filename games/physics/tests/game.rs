@@ -203,3 +203,26 @@ fn garbage_and_cut_snapshots_are_refused_without_a_panic() {
     }
     assert!(serde_json::from_str::<Physics>("{\"tick\":1}").is_err());
 }
+
+/// The sync test from a tick deep in the pile: every tick for two seconds,
+/// the snapshot of 8 ticks back is restored and stepped on, and must reach
+/// the straight run's hash and state.
+#[test]
+fn the_sync_test_passes_through_a_contact_heavy_stretch() {
+    let setup = setup(4, 11, 160);
+    let mut game = Physics::start(&setup);
+    let mut bots = Bots::<Physics>::new(setup.seed, &setup.players);
+    play_on(&mut game, &mut bots, 300);
+    assert!(game.touching_pairs() > 150, "{} contacts", game.touching_pairs());
+    let mut straight = game.clone();
+    let mut straight_bots = bots.clone();
+    let checked = lockstep_engine::determinism::synctest::check(
+        game,
+        |game| bots.inputs(game),
+        120,
+        8,
+    )
+    .unwrap();
+    play_on(&mut straight, &mut straight_bots, 120);
+    assert_eq!(checked.hash(), straight.hash());
+}
