@@ -2,7 +2,8 @@
 //! after the first snapshot starts from it, a snapshot that does not hash
 //! to what the majority reported is refused while the join still succeeds
 //! from another player's, and a second game, Tally, is joined from its
-//! snapshot the same way.
+//! snapshot the same way, and so is Topple, whose snapshot is its whole
+//! rapier world.
 
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
@@ -177,4 +178,61 @@ fn tally_is_played_joined_from_a_verified_snapshot_and_its_replay_verifies() {
     let out = verified(&replay, &["--ticks", "900"]);
     let last = lockstep_testkit::last_line(&out);
     assert_eq!(last, format!("final tick=900 hash={}", finals[0].1));
+}
+
+/// Topple through the same snapshots: its snapshot is a whole rapier world
+/// (solver state included). A bot killed mid-game rejoins from a verified
+/// snapshot, a spectator joins late from one, everyone ends on the same
+/// hash, and the server's replay verifies to it.
+#[test]
+fn physics_is_rejoined_and_watched_from_verified_snapshots_and_its_replay_verifies() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(
+        3,
+        &["--game", "physics", "--seed", "67", "--snapshot-secs", "2"],
+    );
+    let mut clients: Vec<Client> = (0..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 80 + i, 1200))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    let verified_line = server.wait_for_log("snapshot verified", Duration::from_secs(30));
+    assert!(verified_line.contains("tick="), "{verified_line}");
+    let victim = clients.remove(1);
+    let status = Command::new("kill")
+        .args(["-KILL", &victim.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    drop(victim);
+    let comeback = Client::headless_bot(&server, "bot1", 81, 1200);
+    let rejoined = server.wait_for("rejoined player=", Duration::from_secs(20));
+    assert!(rejoined.contains("name=bot1"), "{rejoined}");
+    let spectator = Client::spawn(
+        "watcher",
+        lockstep_testkit::headless(&server, "watcher").args(["--spectate", "--ticks", "1200"]),
+    );
+
+    let back = comeback.finish(Duration::from_secs(90));
+    let from = snapshot_tick(&back.stderr)
+        .unwrap_or_else(|| panic!("not caught up from a snapshot: {}", back.stderr));
+    assert!(from >= 120, "{}", back.stderr);
+    let watched = spectator.finish(Duration::from_secs(90));
+    let watched_from = snapshot_tick(&watched.stderr)
+        .unwrap_or_else(|| panic!("not joined from a snapshot: {}", watched.stderr));
+    assert!(watched_from >= from, "{}", watched.stderr);
+
+    let mut finals = vec![back.final_line(), watched.final_line()];
+    for client in clients {
+        finals.push(client.finish(Duration::from_secs(90)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 1200);
+
+    server.wait_for("game over", Duration::from_secs(10));
+    let replay = server.recording_path();
+    let header = lockstep_testkit::read_replay(&replay).header;
+    assert_eq!(header.spec.name, "physics");
+    let out = verified(&replay, &["--ticks", "1200"]);
+    let last = lockstep_testkit::last_line(&out);
+    assert_eq!(last, format!("final tick=1200 hash={}", finals[0].1));
 }

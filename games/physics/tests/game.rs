@@ -213,16 +213,16 @@ fn the_sync_test_passes_through_a_contact_heavy_stretch() {
     let mut game = Physics::start(&setup);
     let mut bots = Bots::<Physics>::new(setup.seed, &setup.players);
     play_on(&mut game, &mut bots, 300);
-    assert!(game.touching_pairs() > 150, "{} contacts", game.touching_pairs());
+    assert!(
+        game.touching_pairs() > 150,
+        "{} contacts",
+        game.touching_pairs()
+    );
     let mut straight = game.clone();
     let mut straight_bots = bots.clone();
-    let checked = lockstep_engine::determinism::synctest::check(
-        game,
-        |game| bots.inputs(game),
-        120,
-        8,
-    )
-    .unwrap();
+    let checked =
+        lockstep_engine::determinism::synctest::check(game, |game| bots.inputs(game), 120, 8)
+            .unwrap();
     play_on(&mut straight, &mut straight_bots, 120);
     assert_eq!(checked.hash(), straight.hash());
 }
