@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The crate layout's promises (ARCHITECTURE.md, "Crates and boundaries"): the games
-# (lockstep-sim, lockstep-tally), the lockstep core (lockstep-engine) and
+# (lockstep-sim, lockstep-tally, lockstep-physics), the lockstep core (lockstep-engine) and
 # the browser peer (lockstep-web) depend on no windowing, networking, TLS
 # or async runtime, and the browser peer not on the native client; the protocol
 # knows no game, and the server names one only in its binary's list; the
@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
-for crate in lockstep-sim lockstep-tally lockstep-engine lockstep-web; do
+for crate in lockstep-sim lockstep-tally lockstep-physics lockstep-engine lockstep-web; do
   found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden|lockstep-client" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2
@@ -22,7 +22,7 @@ for crate in lockstep-sim lockstep-tally lockstep-engine lockstep-web; do
   fi
 done
 
-games='lockstep-sim|lockstep-tally'
+games='lockstep-sim|lockstep-tally|lockstep-physics|rapier2d'
 found=$(cargo tree -p lockstep-protocol -e normal --prefix none | awk '{print $1}' | grep -Ex "$games" | sort -u | tr '\n' ' ' || true)
 if [ -n "$found" ]; then
   echo "layout: lockstep-protocol must name no game, but depends on: $found" >&2
@@ -30,9 +30,20 @@ if [ -n "$found" ]; then
 fi
 # The server hosts whatever game its binary lists (server/src/main.rs);
 # the library takes it as a value and names none.
-if named=$(grep -rnE 'lockstep_(sim|tally)\b' server/src --include='*.rs' | grep -v '^server/src/main.rs:'); then
+if named=$(grep -rnE 'lockstep_(sim|tally|physics)\b' server/src --include='*.rs' | grep -v '^server/src/main.rs:'); then
   echo "layout: server/src names a game outside the binary's list:" >&2
   echo "$named" >&2
+  exit 1
+fi
+
+# rapier2d's features are set once, in the workspace's Cargo.toml: a
+# crate that named its own (even as a dev-dependency) would have cargo
+# merge them into every build, so a test could compute other bits than
+# the shipped client.
+if own=$(grep -rnE --include=Cargo.toml '^\s*rapier2d\b' --exclude-dir=target --exclude-dir=fuzz . |
+  grep -vE '^\./Cargo\.toml:|rapier2d\.workspace = true\s*$'); then
+  echo "layout: rapier2d is declared outside [workspace.dependencies]:" >&2
+  echo "$own" >&2
   exit 1
 fi
 
@@ -68,4 +79,4 @@ if "$bin" solo 2>/dev/null; then
 fi
 cargo run -q -p lockstep-layout
 
-echo "layout: the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
+echo "layout: rapier2d's features are the workspace's alone; the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
