@@ -1,7 +1,8 @@
-//! A second game on the same server and tools: Tally, over real QUIC on
-//! loopback. A desync in Tally is pinpointed and diffed down to Tally's
-//! own field and phase, and a fault in a phase Tally does not have is
-//! refused. (`snapshots.rs` plays Tally through a verified snapshot.)
+//! More games on the same server and tools, over real QUIC on loopback:
+//! a desync in Tally, and one in Topple's rapier world, is pinpointed and
+//! diffed down to the game's own field and phase, and a fault in a phase
+//! Tally does not have is refused. (`snapshots.rs` plays both through a
+//! verified snapshot.)
 
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
@@ -89,4 +90,53 @@ fn a_fault_in_a_phase_tally_does_not_have_is_refused_with_its_phases() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn a_desync_in_the_physics_world_is_pinpointed_and_diffed_to_the_bodys_field() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--game", "physics", "--seed", "64", "--no-record"]);
+    let dumps = TempDir::new("physics-dumps");
+    let bot = |name: &str, seed: u64, extra: &[&str]| {
+        let mut command = lockstep_testkit::headless_bot(&server, name, seed, 300);
+        command.arg("--dump-dir").arg(&dumps.0).args(extra);
+        Client::spawn(name, &mut command)
+    };
+    let clients = vec![
+        bot("honest", 1, &[]),
+        bot(
+            "faulty",
+            2,
+            &[
+                "--inject-desync-at",
+                "100",
+                "--inject-desync-phase",
+                "physics",
+            ],
+        ),
+    ];
+    let line = server.wait_for("desync tick=", Duration::from_secs(30));
+    assert!(line.starts_with("desync tick=105 "), "{line}");
+    assert!(line.ends_with(" first=100"), "{line}");
+    for client in clients {
+        client.finish(Duration::from_secs(60));
+    }
+
+    let out = Command::new(client_bin())
+        .arg("desync-diff")
+        .arg(dumps.0.join("desync-t100-honest.json"))
+        .arg(dumps.0.join("desync-t100-faulty.bin"))
+        .output()
+        .expect("desync-diff runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("\nfirst difference: phase physics\n"),
+        "{stdout}"
+    );
+    let named = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("bodies[1].linvel.x:"))
+        .unwrap_or_else(|| panic!("the nudged field is not named:\n{stdout}"));
+    assert_eq!(named.matches("bits 0x").count(), 2, "{named}");
 }

@@ -35,11 +35,21 @@ pub enum Leaf {
     Other(String),
 }
 
+/// Values longer than this many characters are shown by their start.
+const LONG_VALUE: usize = 64;
+
 impl std::fmt::Display for Leaf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Leaf::Float(bits) => write!(f, "{:?} (bits 0x{bits:08x})", f32::from_bits(*bits)),
             Leaf::Int(v) => write!(f, "{v}"),
+            // A long value (a game's opaque blob, such as a physics
+            // world's bytes) by its start and length: the fields a game
+            // names are where to look.
+            Leaf::Other(text) if text.chars().count() > LONG_VALUE => {
+                let start: String = text.chars().take(LONG_VALUE / 2).collect();
+                write!(f, "{start}... ({} characters)", text.chars().count())
+            }
             Leaf::Other(text) => f.write_str(text),
         }
     }
@@ -293,6 +303,17 @@ mod tests {
     use crate::determinism::history::History;
     use crate::testing::{play, Tally};
     use lockstep_protocol::{Bundle, PlayerId, Tick};
+
+    #[test]
+    fn a_long_value_is_shown_by_its_start_and_length() {
+        let long = Leaf::Other(format!("\"{}\"", "ab".repeat(100)));
+        let shown = long.to_string();
+        assert!(
+            shown.starts_with("\"abab") && shown.ends_with("... (202 characters)"),
+            "{shown}"
+        );
+        assert_eq!(Leaf::Other("true".into()).to_string(), "true");
+    }
 
     #[test]
     fn identical_states_have_no_differences() {

@@ -190,12 +190,17 @@ impl Game for Physics {
     }
 
     /// One ulp on the first ram's horizontal velocity: `bodies[1]` is the
-    /// first player's ram (the platform is `bodies[0]`).
+    /// first player's ram (the platform is `bodies[0]`). Always the next
+    /// bit pattern up, never a flipped bit: a fault repeated every tick
+    /// must not undo itself when the step carries the last one's ulp on.
     fn nudge(&mut self) -> Option<&'static str> {
         let handle = *self.handles.get(1)?;
         let body = self.world.bodies.get_mut(handle)?;
         let v = body.linvel();
-        body.set_linvel(Vector::new(f32::from_bits(v.x.to_bits() ^ 1), v.y), true);
+        body.set_linvel(
+            Vector::new(f32::from_bits(v.x.to_bits().wrapping_add(1)), v.y),
+            true,
+        );
         Some("bodies[1].linvel.x")
     }
 }

@@ -226,3 +226,30 @@ fn the_sync_test_passes_through_a_contact_heavy_stretch() {
     play_on(&mut straight, &mut straight_bots, 120);
     assert_eq!(checked.hash(), straight.hash());
 }
+
+/// The fault of a desync test nudges every step from its tick on: the
+/// state must differ from the honest one at every tick, never come back.
+#[test]
+fn a_nudge_in_every_step_keeps_the_game_apart_from_the_honest_one() {
+    for seed in 1..=8 {
+        let setup = setup(2, seed, 160);
+        let mut honest = Physics::start(&setup);
+        let mut bots = Bots::<Physics>::new(seed, &setup.players);
+        play_on(&mut honest, &mut bots, 90);
+        let mut faulty = honest.clone();
+        for tick in 0..60 {
+            let inputs = bots.inputs(&honest);
+            honest.step(&inputs);
+            faulty.step_phases(&inputs, &mut |phase, game| {
+                if phase == "physics" {
+                    game.nudge();
+                }
+            });
+            assert_ne!(
+                honest.hash(),
+                faulty.hash(),
+                "seed {seed}: equal again {tick} ticks on"
+            );
+        }
+    }
+}
