@@ -82,7 +82,13 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
         .collect();
     assert_eq!(ends[0].0, 600);
     assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}");
-    let platform = server.wait_for("platform player=2 name=web", GUARD);
+    // The page may join before or after the natives (they compute every
+    // game's self-test first, debug-built): it is found by its name.
+    let platform = server.wait_for_line(
+        "the page's platform line",
+        |line| line.starts_with("platform ") && field(line, "name") == Some("web"),
+        GUARD,
+    );
     let target = field(&platform, "target").unwrap_or_default();
     assert!(
         target.starts_with("wasm32-unknown-unknown/chromium-"),
