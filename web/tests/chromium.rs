@@ -148,6 +148,29 @@ fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
     );
 }
 
+#[test]
+fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--game", "physics", "--seed", "84", "--no-record"]);
+    let native = Client::headless_bot(&server, "n1", 1, 600);
+    let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
+    let page_end = last_final(&page.finish(GUARD));
+    let native_end = last_final(&native.finish(GUARD));
+    assert_eq!(native_end.0, 600);
+    assert_eq!(page_end, native_end);
+    let verdict = verdict(&mut server);
+    assert!(
+        verdict.starts_with("verdict agreed ")
+            && verdict.contains("wasm32-unknown-unknown/chromium-"),
+        "{verdict}"
+    );
+    assert!(
+        !server.seen.iter().any(|line| line.starts_with("desync")),
+        "{:?}",
+        server.seen
+    );
+}
+
 /// `{"x":N,...}` field `key` of the page's state, as the driver printed it.
 fn state_number(line: &str, key: &str) -> i64 {
     let at = line
