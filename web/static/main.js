@@ -507,8 +507,14 @@ function drawPhysics(scene, s, dpr) {
   }
   // Rams over the piles, names over the rams.
   for (const [x, y, cos, sin, id] of rams) {
-    if (id === s.player) circle(x, y, ram + 0.25, "#ffffff");
     spokedBall(x, y, cos, sin, ram, colour(id), darker(colour(id)));
+    if (id === s.player) {
+      // One's own ram, ringed as the window rings it.
+      ctx.strokeStyle = "#ffffff";
+      ctx.beginPath();
+      ctx.arc(x, y, ram + 0.25, 0, Math.PI * 2);
+      ctx.stroke();
+    }
   }
   ctx.restore();
   ctx.setTransform(1, 0, 0, 1, 0, 0);
