@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use lockstep_engine::{apply, spec_of, Game, Setup};
+use lockstep_physics::Physics;
 use lockstep_protocol::WebMessage;
 use lockstep_protocol::{
     decode, encode, Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice,
@@ -343,4 +344,32 @@ fn a_server_that_never_answers_ends_the_page_and_one_lost_in_a_game_is_reconnect
     server.run(Duration::from_millis(50), 10);
     assert!(server.sent.opens >= 2, "it opens a new WebSocket");
     assert!(server.lines().iter().any(|l| l.contains("reconnecting")));
+}
+
+#[test]
+fn a_start_of_topple_plays_topple_and_draws_its_bodies() {
+    let mut server = FakeServer::new("?bot=4&ticks=60&name=web");
+    server.welcome();
+    let start = Start {
+        spec: spec_of::<Physics>(&Default::default()),
+        ..tally_start(Some(PlayerId(0)), &[PlayerId(0)])
+    };
+    server.send(&ServerMessage::Start(start.clone()));
+    assert_eq!(server.peer.phase(), Phase::Playing);
+    server.run(Duration::from_millis(4), 100);
+    let mut scene = Vec::new();
+    server.peer.scene(&mut scene);
+    assert_eq!(scene[0], 2.0, "a Topple scene");
+    server.run(Duration::from_millis(4), 500);
+    assert_eq!(server.peer.phase(), Phase::Ended);
+    let setup = Setup::from_start::<Physics>(&Start { you: None, ..start }).unwrap();
+    let mut world = Physics::start(&setup);
+    for bundle in &server.bundles[..60] {
+        apply(&mut world, bundle);
+    }
+    let lines = server.lines();
+    assert!(
+        lines.contains(&lockstep_engine::final_line(60, world.hash())),
+        "{lines:?}"
+    );
 }

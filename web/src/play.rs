@@ -535,6 +535,11 @@ pub fn start(
             started, options, epoch,
         )?));
     }
+    if name == <lockstep_physics::Physics as Game>::NAME {
+        return Ok(Box::new(Play::<lockstep_physics::Physics>::start(
+            started, options, epoch,
+        )?));
+    }
     let offered: Vec<&str> = crate::games::GAMES.iter().map(|g| g.name()).collect();
     Err(format!(
         "there is no game {name:?} in this page; its games are: {}",

@@ -434,8 +434,108 @@ function drawTally(scene, s, dpr) {
   drawScores(s, dpr);
 }
 
+// Topple's view, in metres, x right and y up: what the native window
+// shows (window/src/games/physics.rs), with a metre around it.
+const PHYSICS_VIEW = { left: -24, top: 17, width: 48, height: 27, margin: 1 };
+// Half the platform's thickness (games/physics/src/arena.rs).
+const PLATFORM_HALF_HEIGHT = 0.5;
+const PHYSICS_COLOURS = {
+  sky: "#1e2432",
+  pit: "#12141c",
+  platform: "#606878",
+  crate: "#c4965c",
+  ball: "#96bed2",
+};
+
+// A body's own frame, turned by (cos, sin) about (x, y), in world units.
+function turned(x, y, cos, sin, draw) {
+  ctx.save();
+  ctx.transform(cos, sin, -sin, cos, x, y);
+  draw();
+  ctx.restore();
+}
+
+// A ball (or a ram) with a spoke, so a rolling ball is seen to turn.
+function spokedBall(x, y, cos, sin, r, fill, edge) {
+  circle(x, y, r, fill);
+  ctx.strokeStyle = edge;
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, Math.PI * 2);
+  ctx.moveTo(x, y);
+  ctx.lineTo(x + r * cos, y + r * sin);
+  ctx.stroke();
+}
+
+function drawPhysics(scene, s, dpr) {
+  const [, half, crate, ball, ram, bodies] = scene;
+  const { left, top, width, height, margin } = PHYSICS_VIEW;
+  const scale = Math.min(canvas.width / (width + 2 * margin), canvas.height / (height + 2 * margin));
+  const ox = (canvas.width - width * scale) / 2 - left * scale;
+  const oy = (canvas.height - height * scale) / 2 + top * scale;
+  // World units from here on, y up.
+  ctx.setTransform(scale, 0, 0, -scale, ox, oy);
+  ctx.lineWidth = (1.5 * dpr) / scale;
+  ctx.fillStyle = PHYSICS_COLOURS.sky;
+  ctx.fillRect(left, 0, width, top);
+  ctx.fillStyle = PHYSICS_COLOURS.pit;
+  ctx.fillRect(left, top - height, width, height - top);
+  // Bodies flying past the view's edges vanish there.
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top - height, width, height);
+  ctx.clip();
+  const rams = [];
+  for (let b = 0, i = 6; b < bodies; b++, i += 6) {
+    const [kind, x, y, cos, sin, id] = scene.slice(i, i + 6);
+    if (kind === 0) {
+      turned(x, y, cos, sin, () => {
+        ctx.fillStyle = PHYSICS_COLOURS.platform;
+        ctx.fillRect(-half, -PLATFORM_HALF_HEIGHT, 2 * half, 2 * PLATFORM_HALF_HEIGHT);
+      });
+    } else if (kind === 1) {
+      turned(x, y, cos, sin, () => {
+        ctx.fillStyle = PHYSICS_COLOURS.crate;
+        ctx.fillRect(-crate, -crate, 2 * crate, 2 * crate);
+        ctx.strokeStyle = darker(PHYSICS_COLOURS.crate);
+        ctx.strokeRect(-crate, -crate, 2 * crate, 2 * crate);
+      });
+    } else if (kind === 2) {
+      spokedBall(x, y, cos, sin, ball, PHYSICS_COLOURS.ball, darker(PHYSICS_COLOURS.ball));
+    } else {
+      rams.push([x, y, cos, sin, id]);
+    }
+  }
+  // Rams over the piles, names over the rams.
+  for (const [x, y, cos, sin, id] of rams) {
+    spokedBall(x, y, cos, sin, ram, colour(id), darker(colour(id)));
+    if (id === s.player) {
+      // One's own ram, ringed as the window rings it.
+      ctx.strokeStyle = "#ffffff";
+      ctx.beginPath();
+      ctx.arc(x, y, ram + 0.25, 0, Math.PI * 2);
+      ctx.stroke();
+    }
+  }
+  ctx.restore();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  const names = new Map(s.players.map((p) => [p.id, p.name]));
+  ctx.font = `600 ${Math.round(Math.max(12 * dpr, 0.7 * scale))}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "bottom";
+  for (const [x, y, , , id] of rams) {
+    const name = names.get(id) || `player ${id}`;
+    const [sx, sy] = [ox + x * scale, oy - (y + ram) * scale - 4 * dpr];
+    ctx.fillStyle = "rgba(0, 0, 0, 0.6)";
+    ctx.fillText(name, sx + 1.5 * dpr, sy + 1.5 * dpr);
+    ctx.fillStyle = colour(id);
+    ctx.fillText(name, sx, sy);
+  }
+  drawScores(s, dpr);
+}
+
 function drawScores(s, dpr) {
-  if (s.game !== "balls" || s.players.length === 0) return;
+  // Tally shows its counts on its bars.
+  if (s.game === "tally" || s.players.length === 0) return;
   ctx.font = `600 ${Math.round(16 * dpr)}px system-ui, sans-serif`;
   ctx.textBaseline = "top";
   ctx.textAlign = "left";
@@ -506,6 +606,7 @@ function frame() {
   const scene = peer.scene();
   if (scene[0] === 0) drawBalls(scene, state, dpr);
   else if (scene[0] === 1) drawTally(scene, state, dpr);
+  else if (scene[0] === 2) drawPhysics(scene, state, dpr);
   drawHud(state);
 }
 

@@ -82,7 +82,13 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
         .collect();
     assert_eq!(ends[0].0, 600);
     assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}");
-    let platform = server.wait_for("platform player=2 name=web", GUARD);
+    // The page may join before or after the natives (they compute every
+    // game's self-test first, debug-built): it is found by its name.
+    let platform = server.wait_for_line(
+        "the page's platform line",
+        |line| line.starts_with("platform ") && field(line, "name") == Some("web"),
+        GUARD,
+    );
     let target = field(&platform, "target").unwrap_or_default();
     assert!(
         target.starts_with("wasm32-unknown-unknown/chromium-"),
@@ -139,6 +145,29 @@ fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
     assert!(
         verdict.starts_with("verdict diverged ") && verdict.contains("diverged=webfault@wasm32"),
         "{verdict}"
+    );
+}
+
+#[test]
+fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(2, &["--game", "physics", "--seed", "84", "--no-record"]);
+    let native = Client::headless_bot(&server, "n1", 1, 600);
+    let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
+    let page_end = last_final(&page.finish(GUARD));
+    let native_end = last_final(&native.finish(GUARD));
+    assert_eq!(native_end.0, 600);
+    assert_eq!(page_end, native_end);
+    let verdict = verdict(&mut server);
+    assert!(
+        verdict.starts_with("verdict agreed ")
+            && verdict.contains("wasm32-unknown-unknown/chromium-"),
+        "{verdict}"
+    );
+    assert!(
+        !server.seen.iter().any(|line| line.starts_with("desync")),
+        "{:?}",
+        server.seen
     );
 }
 

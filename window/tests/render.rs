@@ -296,3 +296,61 @@ fn the_window_draws_tally_one_bar_per_player_in_its_colour() {
     let floor = pixel(&image, gap);
     assert!(close(floor, [30, 36, 50], 8), "between the bars: {floor:?}");
 }
+
+/// Where Topple's window draws a point of its world, in metres: its view
+/// is x -24..24 and y 17 down to -10, in a field of 1600 by 900.
+fn topple_at(x: f32, y: f32) -> (i32, i32) {
+    let units = 1600.0 / 48.0;
+    let field = glam::Vec2::new(1600.0, 900.0);
+    let pos = glam::Vec2::new(x + 24.0, 17.0 - y) * units;
+    Renderer::world_to_screen((1280, 720), field, pos)
+}
+
+/// A third game in the same window: Topple's platform over the pit, its
+/// towers standing on it the right way up, early in a game before the
+/// rams reach them.
+#[test]
+fn the_window_draws_topple_towers_standing_on_the_platform() {
+    let server = Server::start(2, &["--game", "physics", "--seed", "65", "--no-record"]);
+    let dir = TempDir::new("physics-window");
+    let shot = dir.0.join("physics.png");
+    let shot_arg = shot.to_string_lossy().to_string();
+    let window = lockstep_testkit::windowed(
+        &server,
+        "ada",
+        &[
+            "--bot",
+            "5",
+            "--ticks",
+            "90",
+            "--screenshot",
+            &shot_arg,
+            "--screenshot-tick",
+            "30",
+        ],
+    );
+    let bot = Client::headless_bot(&server, "bob", 6, 90);
+    let (_, end) = lockstep_testkit::finish_in_lockstep(vec![window, bot], Duration::from_secs(90));
+    assert_eq!(end.0, 90);
+
+    let image = load_png_rgb(&shot).expect("screenshot is a PNG");
+    let expect = |what: &str, (x, y): (f32, f32), colour: [u8; 3]| {
+        let at = topple_at(x, y);
+        let seen = pixel(&image, at);
+        assert!(
+            close(seen, colour, 8),
+            "{what} at {x},{y} m ({at:?}): pixel {seen:?}, expected {colour:?}"
+        );
+    };
+    let (platform, pit, sky) = ([96, 104, 120], [18, 20, 28], [30, 36, 50]);
+    let (crate_colour, ball) = ([196, 150, 92], [150, 190, 210]);
+    // The first tower's bottom left crate, and the platform under it.
+    expect("a crate", (-16.75, 0.47), crate_colour);
+    expect("the platform", (-16.75, -0.5), platform);
+    expect("the platform", (0.0, -0.5), platform);
+    // The middle of its second layer is a ball (left of its spoke).
+    expect("a ball", (-15.95, 1.42), ball);
+    // Between the middle towers is sky; under the platform the pit.
+    expect("the sky", (0.0, 3.0), sky);
+    expect("the pit", (0.0, -5.0), pit);
+}
