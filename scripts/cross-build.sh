@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what scripts/cross.sh runs: the headless client for aarch64, i686
-# and Windows, and `lockstep-sim` for wasm32, each with Debian's compiler
+# and Windows, and `lockstep-sim` and `lockstep-physics` for wasm32, each with Debian's compiler
 # building std for the target (see scripts/cross-env.sh); and the small
 # DLL wine 8.0 needs to run Rust programs. Prints each build's time.
 set -euo pipefail
@@ -23,6 +23,7 @@ build aarch64 "${client[@]}"
 build i686 "${client[@]}"
 build windows "${client[@]}"
 build wasm32 --release -p lockstep-sim --features engine --bin lockstep-sim
+build wasm32 --release -p lockstep-physics --bin lockstep-physics
 
 # Rust's Windows std imports ProcessPrng from bcryptprimitives.dll, which
 # wine 8.0 lacks; a forwarder to RtlGenRandom next to the binary fills in.

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The cross-architecture check (make cross, after scripts/cross-build.sh):
 #
-# 1. every golden row (sim/golden-hashes.txt) and one long crowded game
-#    on each target and natively, printed as a matrix (target x scenario);
-# 2. a replay recorded by the native server verified on every target;
-# 3. a live game on loopback: a native server and headless bots built for
-#    x86_64 (native), aarch64 (qemu), i686 and Windows (wine), and the
-#    browser peer (wasm32) as a bot in headless Chromium, which must all
-#    end on the same final line with no desync.
+# 1. every golden row of both real games (sim/golden-hashes.txt,
+#    games/physics/golden-hashes.txt) and one long crowded ball game on
+#    each target and natively, printed as a matrix (target x scenario);
+# 2. a live game of each on loopback: a native server and headless bots
+#    built for x86_64 (native), aarch64 (qemu), i686 and Windows (wine),
+#    and the browser peer (wasm32) as a bot in headless Chromium, which
+#    must all end on the same final line with no desync;
+# 3. the replay the native server recorded of each verified on every
+#    target.
 #
 # Exits 1 on any difference. DETERMINISM.md records a run.
 set -euo pipefail
@@ -24,6 +26,28 @@ run() { # TARGET ARGS...: stdout of lockstep-client ARGS on TARGET
   shift
   if [ "$target" = native ]; then "$native" "$@"; else scripts/cross.sh "$target" "$@"; fi
 }
+# On wasm32 each game has its own offline program: lockstep-sim (the
+# ball game, scripts/cross.sh's default) and lockstep-physics.
+run_game() { # GAME TARGET ARGS...: run, with the game's wasm32 program
+  local game=$1
+  shift
+  if [ "$game" = physics ] && [ "$1" = wasm32 ]; then
+    PROGRAM=lockstep-physics run "$@"
+  else
+    run "$@"
+  fi
+}
+# `sim` of GAME with its sized setting: on wasm32 the game's own program
+# takes it as --balls or --bodies, the client as --game and --set.
+sim_of() { # GAME TARGET PLAYERS SEED SIZE TICKS
+  local game=$1 target=$2 setting=balls
+  [ "$game" = physics ] && setting=bodies
+  if [ "$target" = wasm32 ]; then
+    run_game "$game" "$target" sim --players "$3" --seed "$4" "--$setting" "$5" --ticks "$6"
+  else
+    run "$target" sim --game "$game" --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6"
+  fi
+}
 # The browser peer as a bot in the game at ADDR: the page's console lines
 # on stdout, like a headless client's.
 browser_bot() { # ADDR NAME SEED TICKS
@@ -36,28 +60,30 @@ failures=()
 columns=(native "${cross_targets[@]}")
 
 # --- 1. the matrix ----------------------------------------------------------
-mapfile -t rows < <(grep -vE '^\s*(#|$)' sim/golden-hashes.txt)
-rows+=("4 12345 96 30000 -")
-printf '%-34s' "scenario (players seed balls ticks)"
+rows=()
+while read -r row; do rows+=("balls $row"); done < <(grep -vE '^\s*(#|$)' sim/golden-hashes.txt)
+rows+=("balls 4 12345 96 30000 -")
+while read -r row; do rows+=("physics $row"); done < <(grep -vE '^\s*(#|$)' games/physics/golden-hashes.txt)
+printf '%-42s' "scenario (game players seed balls|bodies ticks)"
 printf ' %-16s' golden "${columns[@]}"
 printf '\n'
 for row in "${rows[@]}"; do
-  read -r players seed balls ticks golden <<<"$row"
-  printf '%-34s %-16s' "$players $seed $balls $ticks" "$golden"
+  read -r game players seed size ticks golden <<<"$row"
+  printf '%-42s %-16s' "$game $players $seed $size $ticks" "$golden"
   first=""
   for target in "${columns[@]}"; do
-    line=$(run "$target" sim --players "$players" --seed "$seed" --balls "$balls" --ticks "$ticks" | final_of || true)
+    line=$(sim_of "$game" "$target" "$players" "$seed" "$size" "$ticks" | final_of || true)
     hash=${line##*hash=}
     printf ' %-16s' "${hash:-(none)}"
     [ -n "$first" ] || first=$hash
     if [ -z "$hash" ] || { [ "$golden" != - ] && [ "$hash" != "$golden" ]; } || [ "$hash" != "$first" ]; then
-      failures+=("$target: $players $seed $balls $ticks gave ${hash:-nothing}")
+      failures+=("$target: $game $players $seed $size $ticks gave ${hash:-nothing}")
     fi
   done
   printf '\n'
 done
 
-# --- 2 and 3. a live game, and its replay on every target -----------------
+# --- 2 and 3. a live game of each, and its replay on every target --------
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -66,78 +92,88 @@ cleanup() {
 }
 trap cleanup EXIT
 live_players=(native aarch64 i686 windows browser)
-# The emulated clients (qemu, wine) fall silent for seconds when the
-# machine is busy; this game checks that every machine computes the same
-# bits, not how soon a silent player is dropped, so it gives them 20 s
-# instead of the default 2.
-"$server" --listen 127.0.0.1:0 --players ${#live_players[@]} --identity-dir "$work/identity" \
-  --replay-dir "$work/replays" --drop-timeout-ms 20000 >"$work/server.out" 2>"$work/server.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/server.out" ] && break; sleep 0.1; done
-first_line=$(head -n 1 "$work/server.out")
-addr=${first_line#listening on }
-addr=${addr%% *}
-fingerprint=${first_line##*fingerprint=}
 live_ticks=${LOCKSTEP_CROSS_TICKS:-3600}
-bot=0
-for target in "${live_players[@]}"; do
-  bot=$((bot + 1))
-  if [ "$target" = browser ]; then
-    browser_bot "$addr" "$target" "$bot" "$live_ticks" >"$work/$target.out" 2>"$work/$target.err" &
-  else
-    run "$target" --connect "$addr" --fingerprint "$fingerprint" --name "$target" --headless \
-      --bot "$bot" --ticks "$live_ticks" >"$work/$target.out" 2>"$work/$target.err" &
+
+live_game() { # GAME: a game of every machine, its verdict and its replay
+  local game=$1 dir=$work/$1 bot=0 target i first_line addr fingerprint verdict triple replay_file expected line
+  local live=() game_pids=()
+  mkdir -p "$dir"
+  # The emulated clients (qemu, wine) fall silent for seconds when the
+  # machine is busy; this game checks that every machine computes the
+  # same bits, not how soon a silent player is dropped, so it gives them
+  # 20 s instead of the default 2.
+  "$server" --listen 127.0.0.1:0 --players ${#live_players[@]} --game "$game" \
+    --identity-dir "$work/identity" --replay-dir "$dir/replays" --drop-timeout-ms 20000 \
+    >"$dir/server.out" 2>"$dir/server.log" &
+  local server_pid=$!
+  pids+=("$server_pid")
+  for _ in $(seq 100); do [ -s "$dir/server.out" ] && break; sleep 0.1; done
+  first_line=$(head -n 1 "$dir/server.out")
+  addr=${first_line#listening on }
+  addr=${addr%% *}
+  fingerprint=${first_line##*fingerprint=}
+  for target in "${live_players[@]}"; do
+    bot=$((bot + 1))
+    if [ "$target" = browser ]; then
+      browser_bot "$addr" "$target" "$bot" "$live_ticks" >"$dir/$target.out" 2>"$dir/$target.err" &
+    else
+      run "$target" --connect "$addr" --fingerprint "$fingerprint" --name "$target" --headless \
+        --bot "$bot" --ticks "$live_ticks" >"$dir/$target.out" 2>"$dir/$target.err" &
+    fi
+    game_pids+=($!)
+    pids+=($!)
+  done
+  for i in "${!live_players[@]}"; do
+    target=${live_players[$i]}
+    wait "${game_pids[$i]}" || failures+=("live $game: the $target client failed: $(tail -n 3 "$dir/$target.err")")
+    live+=("$(final_of <"$dir/$target.out" || true)")
+  done
+  echo
+  echo "live game of $game, $live_ticks ticks at 60 Hz, bots on ${live_players[*]}:"
+  for i in "${!live_players[@]}"; do
+    printf '  %-8s %s\n' "${live_players[$i]}" "${live[$i]:-(no final line)}"
+    [ "${live[$i]}" = "${live[0]}" ] && [ -n "${live[$i]}" ] || failures+=("live $game: ${live_players[$i]} ended on '${live[$i]}', ${live_players[0]} on '${live[0]}'")
+  done
+  if grep -q '^desync' "$dir/server.out"; then
+    failures+=("live $game: the server saw a desync: $(grep '^desync' "$dir/server.out" | head -n 1)")
   fi
-  pids+=($!)
-done
-live=()
-for i in "${!live_players[@]}"; do
-  target=${live_players[$i]}
-  wait "${pids[$((i + 1))]}" || failures+=("live game: the $target client failed: $(tail -n 3 "$work/$target.err")")
-  live+=("$(final_of <"$work/$target.out" || true)")
-done
-echo
-echo "live game, $live_ticks ticks at 60 Hz, bots on ${live_players[*]}:"
-for i in "${!live_players[@]}"; do
-  printf '  %-8s %s\n' "${live_players[$i]}" "${live[$i]:-(no final line)}"
-  [ "${live[$i]}" = "${live[0]}" ] && [ -n "${live[$i]}" ] || failures+=("live game: ${live_players[$i]} ended on '${live[$i]}', ${live_players[0]} on '${live[0]}'")
-done
-if grep -q '^desync' "$work/server.out"; then
-  failures+=("live game: the server saw a desync: $(grep '^desync' "$work/server.out" | head -n 1)")
-fi
-# The server's verdict names every machine of the game.
-for _ in $(seq 100); do grep -q '^verdict' "$work/server.out" && break; sleep 0.1; done
-verdict=$(grep '^verdict' "$work/server.out" | head -n 1 || true)
-echo "  server   ${verdict:-(no verdict)}"
-[[ $verdict == "verdict agreed "* ]] || failures+=("live game: the server's verdict is '${verdict:-missing}'")
-for target in "${live_players[@]}"; do
-  case "$target" in
-    native) triple=x86_64-unknown-linux-gnu ;;
-    browser) triple=wasm32-unknown-unknown/chromium ;;
-    *) triple=$(triple_of "$target") ;;
-  esac
-  [[ $verdict == *"$triple"* ]] || failures+=("live game: the verdict does not name $triple")
-done
-kill "${pids[0]}" 2>/dev/null || true
-wait "${pids[0]}" 2>/dev/null || true
-replay_file=$(ls "$work"/replays/* 2>/dev/null | head -n 1)
-echo
-echo "the server's replay of that game, verified:"
-if [ -z "$replay_file" ]; then
-  failures+=("replay: the server recorded nothing")
-else
+  # The server's verdict names every machine of the game.
+  for _ in $(seq 100); do grep -q '^verdict' "$dir/server.out" && break; sleep 0.1; done
+  verdict=$(grep '^verdict' "$dir/server.out" | head -n 1 || true)
+  echo "  server   ${verdict:-(no verdict)}"
+  [[ $verdict == "verdict agreed "* ]] || failures+=("live $game: the server's verdict is '${verdict:-missing}'")
+  for target in "${live_players[@]}"; do
+    case "$target" in
+      native) triple=x86_64-unknown-linux-gnu ;;
+      browser) triple=wasm32-unknown-unknown/chromium ;;
+      *) triple=$(triple_of "$target") ;;
+    esac
+    [[ $verdict == *"$triple"* ]] || failures+=("live $game: the verdict does not name $triple")
+  done
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  replay_file=$(ls "$dir"/replays/* 2>/dev/null | head -n 1)
+  echo
+  echo "the server's replay of that game, verified:"
+  if [ -z "$replay_file" ]; then
+    failures+=("replay of $game: the server recorded nothing")
+    return
+  fi
   expected=""
   for target in "${columns[@]}"; do
-    line=$(run "$target" replay "$replay_file" --verify --headless 2>/dev/null | final_of || true)
+    line=$(run_game "$game" "$target" replay "$replay_file" --verify --headless 2>/dev/null | final_of || true)
     printf '  %-8s %s\n' "$target" "${line:-(failed)}"
     [ -n "$expected" ] || expected=$line
-    [ -n "$line" ] && [ "$line" = "$expected" ] || failures+=("replay: $target gave '${line:-nothing}', native '$expected'")
+    [ -n "$line" ] && [ "$line" = "$expected" ] || failures+=("replay of $game: $target gave '${line:-nothing}', native '$expected'")
   done
-fi
+}
+
+live_game balls
+live_game physics
 
 echo
 if [ ${#failures[@]} -gt 0 ]; then
   for f in "${failures[@]}"; do echo "cross: MISMATCH $f"; done
   exit 1
 fi
-echo "cross: identical on ${columns[*]}: ${#rows[@]} scenarios, a live game of ${live_players[*]}, and its replay"
+echo "cross: identical on ${columns[*]}: ${#rows[@]} scenarios of both games, a live game of each on ${live_players[*]}, and their replays"

@@ -19,15 +19,23 @@ triple_of() {
   esac
 }
 
-# The binary `make cross` builds for a target: the headless client, or on
-# wasm32 (no sockets) the game-and-engine-only `lockstep-sim`.
+# binary_of TARGET [PROGRAM]: the binary `make cross` builds for a target:
+# the headless client, or on wasm32 (no sockets) a game-and-engine-only
+# program, `lockstep-sim` for the ball game (the default) or, with PROGRAM
+# lockstep-physics, Topple's. The client plays every game, so PROGRAM
+# changes nothing on the other targets.
 binary_of() {
   local triple
   triple=$(triple_of "$1") || return 1
   case "$1" in
     aarch64 | i686) echo "$cross_dir/$triple/debug/lockstep-client" ;;
     windows) echo "$cross_dir/$triple/debug/lockstep-client.exe" ;;
-    wasm32) echo "$cross_dir/$triple/release/lockstep-sim.wasm" ;;
+    wasm32)
+      case "${2:-lockstep-client}" in
+        lockstep-physics) echo "$cross_dir/$triple/release/lockstep-physics.wasm" ;;
+        *) echo "$cross_dir/$triple/release/lockstep-sim.wasm" ;;
+      esac
+      ;;
   esac
 }
 

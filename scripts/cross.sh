@@ -4,12 +4,13 @@
 # them) under that target's runner. Stdout is the program's, unchanged;
 # the exit code is passed through. On wasm32 the program is `lockstep-sim`,
 # which has the `sim` and `replay FILE --verify --headless` commands only
-# (no sockets there).
+# (no sockets there); with PROGRAM=lockstep-physics in the environment it
+# is Topple's `lockstep-physics`, which has the same two commands.
 set -euo pipefail
 source "$(dirname "$0")/cross-env.sh"
 
 target=${1:-}
-if ! bin=$(binary_of "$target"); then
+if ! bin=$(binary_of "$target" "${PROGRAM:-lockstep-client}"); then
   echo "usage: scripts/cross.sh {$(IFS='|'; echo "${cross_targets[*]}")} ARGS..." >&2
   exit 2
 fi
