@@ -311,7 +311,20 @@ fn topple_at(x: f32, y: f32) -> (i32, i32) {
 /// rams reach them.
 #[test]
 fn the_window_draws_topple_towers_standing_on_the_platform() {
-    let server = Server::start(2, &["--game", "physics", "--seed", "65", "--no-record"]);
+    // Two layers of towers (48 bodies): enough for a crate and a ball of
+    // each tower, light enough for a debug build's window.
+    let server = Server::start(
+        2,
+        &[
+            "--game",
+            "physics",
+            "--set",
+            "bodies=48",
+            "--seed",
+            "65",
+            "--no-record",
+        ],
+    );
     let dir = TempDir::new("physics-window");
     let shot = dir.0.join("physics.png");
     let shot_arg = shot.to_string_lossy().to_string();
