@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build web demo test determinism cross fuzz clean
+.PHONY: all deps build web demo test determinism cross probe fuzz clean
 
 all: build
 
@@ -42,17 +42,30 @@ determinism: deps
 	@scripts/determinism.sh
 
 # Determinism across architectures: builds the headless client for aarch64,
-# i686 and Windows and both games' offline programs for wasm32 with
-# Debian's compiler, runs every golden game of the ball game and Topple and
-# a long one on each (under qemu, the i686 loader, wine and node), plays a
-# live game of each with native, aarch64, i686, Windows and browser bots,
-# and verifies each replay on every target. Installs what it
-# needs (about 2 GB of packages). See DETERMINISM.md.
+# i686 and Windows and both games' offline programs for wasm32 (Topple's
+# for the other targets too, for `make probe`) with Debian's compiler, runs
+# every golden game of the ball game and Topple and a long one on each
+# (under qemu, the i686 loader, wine and node), plays a live game of each
+# with native, aarch64, i686, Windows and browser bots, and verifies each
+# replay on every target. Installs what it needs (about 2 GB of packages).
+# See DETERMINISM.md.
 cross: web
 	@scripts/install-deps.sh cross
 	$(CARGO) build --bins
 	@scripts/cross-build.sh
 	@scripts/cross-check.sh
+
+# The rapier probe: builds the physics game's offline program in the eight
+# configurations of `make determinism` and for aarch64, i686, Windows and
+# wasm32, and runs scenarios that use the parts of rapier the game keeps
+# away from (joint limits, a custom shape's continuous collision detection,
+# multibodies, parry's BVH log2) beside the game itself. A split in those
+# is reported, not failed; the game and limits centred on 0 must agree.
+# Installs what `make cross` installs. Rerun after upgrading rapier; see
+# DETERMINISM.md.
+probe: deps
+	@scripts/install-deps.sh cross
+	@scripts/probe-physics.sh
 
 # Runs every fuzz target (protocol decoding, stream framing, replay files)
 # for FUZZ_SECONDS each, default 60, under cargo-fuzz and nightly Rust, both

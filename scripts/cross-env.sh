@@ -19,23 +19,36 @@ triple_of() {
   esac
 }
 
-# binary_of TARGET [PROGRAM]: the binary `make cross` builds for a target:
-# the headless client, or on wasm32 (no sockets) a game-and-engine-only
-# program, `lockstep-sim` for the ball game (the default) or, with PROGRAM
-# lockstep-physics, Topple's. The client plays every game, so PROGRAM
-# changes nothing on the other targets.
+# The programs scripts/cross-build.sh builds for every target, by the names
+# binary_of and scripts/cross.sh (PROGRAM=...) take.
+cross_programs=(lockstep-client lockstep-physics)
+
+# binary_of TARGET [PROGRAM]: the binary scripts/cross-build.sh builds for
+# a target. PROGRAM lockstep-client (the default) is the headless client,
+# or on wasm32 (no sockets) the ball game's game-and-engine-only
+# `lockstep-sim`; lockstep-physics is Topple's offline program (`sim`,
+# `replay --verify` and the rapier probe), built optimised for every
+# target. The client plays every game, so `make cross` asks for
+# lockstep-physics on wasm32 only; `make probe` asks for it everywhere.
 binary_of() {
   local triple
   triple=$(triple_of "$1") || return 1
-  case "$1" in
-    aarch64 | i686) echo "$cross_dir/$triple/debug/lockstep-client" ;;
-    windows) echo "$cross_dir/$triple/debug/lockstep-client.exe" ;;
-    wasm32)
-      case "${2:-lockstep-client}" in
-        lockstep-physics) echo "$cross_dir/$triple/release/lockstep-physics.wasm" ;;
-        *) echo "$cross_dir/$triple/release/lockstep-sim.wasm" ;;
+  case "${2:-lockstep-client}" in
+    lockstep-client)
+      case "$1" in
+        aarch64 | i686) echo "$cross_dir/$triple/debug/lockstep-client" ;;
+        windows) echo "$cross_dir/$triple/debug/lockstep-client.exe" ;;
+        wasm32) echo "$cross_dir/$triple/release/lockstep-sim.wasm" ;;
       esac
       ;;
+    lockstep-physics)
+      case "$1" in
+        aarch64 | i686) echo "$cross_dir/$triple/release/lockstep-physics" ;;
+        windows) echo "$cross_dir/$triple/release/lockstep-physics.exe" ;;
+        wasm32) echo "$cross_dir/$triple/release/lockstep-physics.wasm" ;;
+      esac
+      ;;
+    *) return 1 ;;
   esac
 }
 

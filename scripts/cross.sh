@@ -4,14 +4,16 @@
 # them) under that target's runner. Stdout is the program's, unchanged;
 # the exit code is passed through. On wasm32 the program is `lockstep-sim`,
 # which has the `sim` and `replay FILE --verify --headless` commands only
-# (no sockets there); with PROGRAM=lockstep-physics in the environment it
-# is Topple's `lockstep-physics`, which has the same two commands.
+# (no sockets there). With PROGRAM=lockstep-physics in the environment the
+# program is Topple's `lockstep-physics` on every target, which has the same
+# two commands and `probe` (scripts/cross-build.sh builds it everywhere;
+# `make cross` needs it on wasm32 only, where the client is not built).
 set -euo pipefail
 source "$(dirname "$0")/cross-env.sh"
 
 target=${1:-}
 if ! bin=$(binary_of "$target" "${PROGRAM:-lockstep-client}"); then
-  echo "usage: scripts/cross.sh {$(IFS='|'; echo "${cross_targets[*]}")} ARGS..." >&2
+  echo "usage: [PROGRAM={$(IFS='|'; echo "${cross_programs[*]}")}] scripts/cross.sh {$(IFS='|'; echo "${cross_targets[*]}")} ARGS..." >&2
   exit 2
 fi
 shift

@@ -27,72 +27,10 @@ long_games=(
   "long  balls   balls  4 12345 96 30000"
   "plong physics bodies 4 12345 600 1200"
 )
-# The `debug` configuration builds everything unoptimised, rapier too
-# (Cargo.toml optimises it in test builds).
-unoptimised=()
-for package in rapier2d parry2d nalgebra simba glamx lockstep-physics; do
-  unoptimised+=(--config "profile.dev.package.$package.opt-level=0")
-done
-
-# Only the configuration under test may set compiler flags.
-unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS CARGO_BUILD_RUSTFLAGS
-
-# name, cargo profile, then the environment cargo builds it with.
-configs=(
-  "debug        dev"
-  "release      release"
-  "opt-level-1  release CARGO_PROFILE_RELEASE_OPT_LEVEL=1"
-  "opt-level-s  release CARGO_PROFILE_RELEASE_OPT_LEVEL=s"
-  "lto-fat-cgu1 release CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1"
-  "x86-64       release RUSTFLAGS=-Ctarget-cpu=x86-64"
-  "x86-64-v3    release RUSTFLAGS=-Ctarget-cpu=x86-64-v3"
-  "native       release RUSTFLAGS=-Ctarget-cpu=native"
-)
-
-notes=()
-note() {
-  notes+=("$1")
-  echo "note: $1" >&2
-}
-
-cpu_flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
-has_cpu_flags() {
-  local flag
-  for flag in "$@"; do
-    [[ $cpu_flags == *" $flag "* ]] || return 1
-  done
-}
-
-# --- the glibc setting that hides AVX2 and FMA ------------------------------
-# glibc picks its own routines (memcpy, and libm's exp, sin, fma...) by CPU
-# feature; the tunable makes it choose as on a CPU without AVX2 and FMA. The
-# spelling changed in glibc 2.33: "AVX2_Usable" became "AVX2".
-hwcaps_tunable=""
-ld_so=/lib64/ld-linux-x86-64.so.2
-glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}') || glibc=""
-if [[ $(uname -m) != x86_64 ]]; then
-  note "not an x86-64 machine: the x86 configurations and the AVX2/FMA glibc runs are skipped"
-elif [[ -z $glibc ]]; then
-  note "not a glibc system: the runs with AVX2/FMA hidden from glibc are skipped"
-else
-  if [[ $(printf '%s\n' "$glibc" 2.33 | sort -V | head -n1) == 2.33 ]]; then
-    hwcaps_tunable="glibc.cpu.hwcaps=-AVX2,-FMA"
-  else
-    hwcaps_tunable="glibc.cpu.hwcaps=-AVX2_Usable,-FMA_Usable"
-  fi
-  if ! has_cpu_flags avx2 fma; then
-    note "this CPU has no AVX2/FMA, so hiding them from glibc changes nothing; those runs are skipped"
-    hwcaps_tunable=""
-  elif [[ -x $ld_so ]] && "$ld_so" --list-diagnostics >/dev/null 2>&1; then
-    features() { GLIBC_TUNABLES=$1 "$ld_so" --list-diagnostics | grep '^x86.cpu_features.*active'; }
-    if [[ $(features "") == "$(features "$hwcaps_tunable")" ]]; then
-      note "GLIBC_TUNABLES=$hwcaps_tunable has no effect on glibc $glibc; those runs are skipped"
-      hwcaps_tunable=""
-    fi
-  else
-    note "cannot verify GLIBC_TUNABLES=$hwcaps_tunable on glibc $glibc (no ld.so --list-diagnostics)"
-  fi
-fi
+# The configurations, the CPU checks and the glibc setting, shared with
+# scripts/probe-physics.sh.
+matrix_tool=determinism
+source scripts/build-matrix.sh
 
 # --- the scenarios ---------------------------------------------------------
 scenario_ids=()
@@ -125,7 +63,6 @@ done
 mkdir -p "$root"
 runs=()
 declare -A result
-x86_only=" x86-64 x86-64-v3 "
 
 run_scenarios() {
   local run=$1 bin=$2 id players seed size ticks output
@@ -146,32 +83,13 @@ run_scenarios() {
 builds=0
 for config in "${configs[@]}"; do
   read -r name profile build_env <<<"$config"
-  if [[ $(uname -m) != x86_64 && $x86_only == *" $name "* ]]; then
-    continue
-  fi
-  echo "building $name ($profile${build_env:+, $build_env})" >&2
-  log=$root/$name.log
-  # Word splitting of $build_env is wanted: it is a list of VAR=value.
-  # shellcheck disable=SC2086
-  extra=()
-  [[ $profile == dev ]] && extra=("${unoptimised[@]}")
-  if ! env $build_env cargo build "${extra[@]}" -p lockstep-cli --bin lockstep-client \
-    --profile "$profile" --target-dir "$root/$name" >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    echo "determinism: building $name failed (log: $log)" >&2
-    exit 1
-  fi
+  matrix_skipped "$name" && continue
+  matrix_build "$name" "$profile" "$build_env" "$root/$name" lockstep-client -p lockstep-cli --bin lockstep-client
   builds=$((builds + 1))
-  dir=release
-  [[ $profile == dev ]] && dir=debug
-  bin=$root/$name/$dir/lockstep-client
-  if [[ $name == x86-64-v3 ]] && ! has_cpu_flags avx avx2 bmi1 bmi2 f16c fma abm movbe xsave; then
-    note "this CPU lacks x86-64-v3 features (AVX2, FMA, BMI2...): the x86-64-v3 build was built but not run"
-    continue
-  fi
-  run_scenarios "$name" "$bin"
+  matrix_runnable "$name" || continue
+  run_scenarios "$name" "$matrix_bin"
   if [[ -n $hwcaps_tunable ]]; then
-    run_scenarios "$name+glibc-no-avx2-fma" "$bin" GLIBC_TUNABLES="$hwcaps_tunable"
+    run_scenarios "$name+glibc-no-avx2-fma" "$matrix_bin" GLIBC_TUNABLES="$hwcaps_tunable"
   fi
 done
 

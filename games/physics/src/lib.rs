@@ -21,6 +21,7 @@ mod arena;
 mod bot;
 mod game;
 mod hash;
+pub mod probe;
 mod rng;
 mod state;
 mod steering;

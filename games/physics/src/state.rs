@@ -60,6 +60,22 @@ pub struct BodyView {
 }
 
 impl BodyView {
+    /// The view of `body`, whose handle is `handle`.
+    pub(crate) fn of(handle: RigidBodyHandle, body: &RigidBody) -> BodyView {
+        let (index, generation) = handle.into_raw_parts();
+        let (t, r, v) = (body.translation(), body.rotation(), body.linvel());
+        BodyView {
+            index,
+            generation,
+            translation: V2 { x: t.x, y: t.y },
+            rotation: Rot { re: r.re, im: r.im },
+            linvel: V2 { x: v.x, y: v.y },
+            angvel: body.angvel(),
+            sleeping: body.is_sleeping(),
+            enabled: body.is_enabled(),
+        }
+    }
+
     pub(crate) fn hash_into(&self, h: &mut Fnv) {
         h.u32(self.index);
         h.u32(self.generation);
@@ -84,18 +100,7 @@ impl Physics {
     pub fn bodies(&self) -> impl Iterator<Item = BodyView> + '_ {
         self.handles.iter().filter_map(|&handle| {
             let body = self.world.bodies.get(handle)?;
-            let (index, generation) = handle.into_raw_parts();
-            let (t, r, v) = (body.translation(), body.rotation(), body.linvel());
-            Some(BodyView {
-                index,
-                generation,
-                translation: V2 { x: t.x, y: t.y },
-                rotation: Rot { re: r.re, im: r.im },
-                linvel: V2 { x: v.x, y: v.y },
-                angvel: body.angvel(),
-                sleeping: body.is_sleeping(),
-                enabled: body.is_enabled(),
-            })
+            Some(BodyView::of(handle, body))
         })
     }
 

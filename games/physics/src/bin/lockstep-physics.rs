@@ -1,12 +1,43 @@
 //! `lockstep-physics`: Topple's offline game and replay verification with
 //! nothing but the game and the engine, for targets the full client cannot
-//! be built for (wasm32). See [`lockstep_engine::offline_tool`].
+//! be built for (wasm32), and the rapier probe. See
+//! [`lockstep_engine::offline_tool`] and [`lockstep_physics::probe`].
 //!
 //! ```text
 //! lockstep-physics sim [--players P] [--seed S] [--bodies B] [--ticks T] [--tick-rate R]
 //! lockstep-physics replay FILE --verify --headless
+//! lockstep-physics probe [--ticks N] [--every K] [SCENARIO...]
 //! ```
 
-fn main() -> std::process::ExitCode {
-    lockstep_engine::offline_tool::main::<lockstep_physics::Physics>("lockstep-physics")
+use std::process::ExitCode;
+
+const PROGRAM: &str = "lockstep-physics";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("sim" | "replay") => {
+            lockstep_engine::offline_tool::main::<lockstep_physics::Physics>(PROGRAM)
+        }
+        Some("probe") => match lockstep_physics::probe::command(PROGRAM, &args[1..]) {
+            Ok(lines) => {
+                for line in lines {
+                    println!("{line}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("{PROGRAM}: {message}");
+                ExitCode::FAILURE
+            }
+        },
+        _ => {
+            eprintln!(
+                "{}\n{}",
+                lockstep_engine::offline_tool::usage(PROGRAM),
+                lockstep_physics::probe::usage(PROGRAM)
+            );
+            ExitCode::FAILURE
+        }
+    }
 }

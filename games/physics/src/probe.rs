@@ -1,0 +1,684 @@
+//! Probe scenarios: small rapier worlds that use on purpose the parts of
+//! rapier and parry the game keeps away from, to show whether they compute
+//! the same bits on every build and target (`lockstep-physics probe`,
+//! `scripts/probe-physics.sh`, DETERMINISM.md "The rapier probe").
+//!
+//! Every scenario is built from constants and plain arithmetic: no random
+//! numbers but integer tables, no clock. A world scenario steps its world
+//! at 60 Hz and hashes every body in handle order (FNV-1a over index,
+//! generation, the bits of translation, rotation, velocities, and the
+//! sleeping and enabled flags: [`BodyView`]). This module calls no
+//! platform maths itself except where it reproduces a call of parry's
+//! word for word (`bvh-log2`); the point is what rapier and parry call.
+//!
+//! | scenario | what it exercises |
+//! |---|---|
+//! | `limits-centred` | 16 revolute joints with limits symmetric about 0: rapier takes `sin_cos` of the limit centre 0 |
+//! | `limits-offcentre` | the same chain with limit ranges not centred on 0: rapier takes `sin_cos` of each centre on a plain `f32`, the platform's maths library with `std` |
+//! | `halfspace-ccd` | a half-space ground, thin walls and fast spinning bodies with continuous collision detection (CCD): a third of them a custom shape, which rapier sweeps through its fallback, parry's nonlinear shape cast; the half-space, a target without a sweep of its own, takes the fallback for every body (parry has no nonlinear cast against a half-space, so contacts alone stop them there) |
+//! | `multibody` | a 12-link multibody (reduced-coordinates) chain falling onto the ground |
+//! | `multibody-motor` | the same with a box hanging from its end by an impulse joint with a position motor: a joint with a multibody link on one side goes through rapier's generic joint constraint, which takes `sin` of a plain `f32` |
+//! | `multibody-limits` | the same with that joint limited to a range not centred on 0: the generic path's `sin_cos` of the centre |
+//! | `bvh-log2` | parry's BVH optimisation parameters for 1 to 200,000 leaves, with std's `f32::log2` as parry calls it: the integers that decide the rebuild |
+//! | `bvh-log2-raw` | the same formula, hashing the bits of the float it rounds |
+//! | `game` | the game itself, four bots, seed 1: the control |
+
+use lockstep_engine::{Bots, Game, Setup};
+use lockstep_protocol::PlayerId;
+use rapier2d::parry::bounding_volume::{Aabb, BoundingSphere};
+use rapier2d::parry::query::{PointProjection, PointQuery, Ray, RayCast, RayIntersection};
+use rapier2d::parry::shape::{
+    Cuboid, FeatureId, PolygonalFeature, PolygonalFeatureMap, Shape, ShapeType, SupportMap,
+    TypedShape,
+};
+use rapier2d::prelude::*;
+
+use crate::arena::PhysicsSettings;
+use crate::game::Physics;
+use crate::hash::Fnv;
+use crate::state::BodyView;
+
+/// Every scenario, in the order `probe` runs them without names.
+pub const SCENARIOS: &[&str] = &[
+    "limits-centred",
+    "limits-offcentre",
+    "halfspace-ccd",
+    "multibody",
+    "multibody-motor",
+    "multibody-limits",
+    "bvh-log2",
+    "bvh-log2-raw",
+    "game",
+];
+
+/// Ticks a world scenario runs without `--ticks`.
+pub const DEFAULT_TICKS: u32 = 3000;
+/// Ticks between the intermediate hashes without `--every`.
+pub const DEFAULT_EVERY: u32 = 500;
+/// The leaf counts `bvh-log2` evaluates: `1..=BVH_LEAVES`.
+pub const BVH_LEAVES: u32 = 200_000;
+
+/// The outcome of one scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The scenario's name.
+    pub scenario: &'static str,
+    /// Ticks stepped, or `None` for a scenario that is not a world.
+    pub ticks: Option<u32>,
+    /// The final hash.
+    pub hash: u64,
+    /// Ticks between the intermediate hashes (0: none).
+    pub every: u32,
+    /// The hash after every `every` ticks, in order.
+    pub checkpoints: Vec<u64>,
+}
+
+impl Outcome {
+    /// The line `probe` prints:
+    /// `probe scenario=NAME ticks=N hash=H hash500=H1,H2,...`, or
+    /// `probe scenario=NAME leaves=L hash=H` for the BVH scenarios.
+    pub fn line(&self) -> String {
+        let mut line = format!("probe scenario={}", self.scenario);
+        match self.ticks {
+            Some(ticks) => line.push_str(&format!(" ticks={ticks}")),
+            None => line.push_str(&format!(" leaves={BVH_LEAVES}")),
+        }
+        line.push_str(&format!(" hash={:016x}", self.hash));
+        if !self.checkpoints.is_empty() {
+            let hashes: Vec<String> = self
+                .checkpoints
+                .iter()
+                .map(|h| format!("{h:016x}"))
+                .collect();
+            line.push_str(&format!(" hash{}={}", self.every, hashes.join(",")));
+        }
+        line
+    }
+}
+
+/// Runs `scenario` for `ticks` ticks, keeping a hash every `every` ticks
+/// (0: none); `None` if there is no such scenario.
+pub fn run(scenario: &str, ticks: u32, every: u32) -> Option<Outcome> {
+    let name = *SCENARIOS.iter().find(|s| **s == scenario)?;
+    let mut checkpoints = Vec::new();
+    let mut keep = |tick: u32, hash: u64| {
+        if every > 0 && tick.is_multiple_of(every) {
+            checkpoints.push(hash);
+        }
+    };
+    let (hash, ticks) = match name {
+        "limits-centred" => (
+            step_world(chain(centred_limits), ticks, &mut keep),
+            Some(ticks),
+        ),
+        "limits-offcentre" => (
+            step_world(chain(offcentre_limits), ticks, &mut keep),
+            Some(ticks),
+        ),
+        "halfspace-ccd" => (halfspace_ccd(ticks, &mut keep), Some(ticks)),
+        "multibody" => (multibody(Pendulum::None, ticks, &mut keep), Some(ticks)),
+        "multibody-motor" => (multibody(Pendulum::Motor, ticks, &mut keep), Some(ticks)),
+        "multibody-limits" => (multibody(Pendulum::Limits, ticks, &mut keep), Some(ticks)),
+        "bvh-log2" => (bvh_log2(false), None),
+        "bvh-log2-raw" => (bvh_log2(true), None),
+        _ => (game(ticks, &mut keep), Some(ticks)),
+    };
+    Some(Outcome {
+        scenario: name,
+        ticks,
+        hash,
+        every: if ticks.is_some() { every } else { 0 },
+        checkpoints,
+    })
+}
+
+/// The usage line of the `probe` command.
+pub fn usage(program: &str) -> String {
+    format!(
+        "usage: {program} probe [--ticks N] [--every K] [SCENARIO...]\n       scenarios: {}",
+        SCENARIOS.join(" ")
+    )
+}
+
+/// `probe [--ticks N] [--every K] [SCENARIO...]` (the arguments after
+/// `probe`): one line per scenario, every scenario without names.
+pub fn command(program: &str, args: &[String]) -> Result<Vec<String>, String> {
+    let (mut ticks, mut every) = (DEFAULT_TICKS, DEFAULT_EVERY);
+    let mut names = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--ticks" | "--every" => {
+                let value = rest
+                    .next()
+                    .ok_or_else(|| format!("{arg} needs a value\n{}", usage(program)))?;
+                let value: u32 = value
+                    .parse()
+                    .map_err(|_| format!("{arg}: not a number: {value:?}"))?;
+                if arg == "--ticks" {
+                    ticks = value;
+                } else {
+                    every = value;
+                }
+            }
+            name if SCENARIOS.contains(&name) => names.push(name),
+            other => return Err(format!("unknown scenario {other:?}\n{}", usage(program))),
+        }
+    }
+    if names.is_empty() {
+        names = SCENARIOS.to_vec();
+    }
+    Ok(names
+        .iter()
+        .filter_map(|name| run(name, ticks, every))
+        .map(|outcome| outcome.line())
+        .collect())
+}
+
+/// FNV-1a over every body of `world` in handle-index order.
+pub fn world_hash(world: &PhysicsWorld) -> u64 {
+    let mut views: Vec<BodyView> = world
+        .bodies
+        .iter()
+        .map(|(handle, body)| BodyView::of(handle, body))
+        .collect();
+    views.sort_unstable_by_key(|v| v.index);
+    let mut h = Fnv::new();
+    for view in &views {
+        view.hash_into(&mut h);
+    }
+    h.0
+}
+
+/// A fresh world stepping at 60 Hz with the default gravity.
+fn new_world() -> PhysicsWorld {
+    let mut world = PhysicsWorld::new();
+    world.integration_parameters.dt = 1.0 / 60.0;
+    world
+}
+
+/// Steps `world` `ticks` times, passing the hash after each tick to
+/// `keep`; the final hash.
+fn step_world(mut world: PhysicsWorld, ticks: u32, keep: &mut dyn FnMut(u32, u64)) -> u64 {
+    for tick in 1..=ticks {
+        world.step();
+        keep(tick, world_hash(&world));
+    }
+    world_hash(&world)
+}
+
+// --- the revolute chains ---------------------------------------------------
+
+/// Links of the revolute chains.
+const CHAIN_LINKS: usize = 16;
+/// Half the length of a link.
+const LINK_HALF: f32 = 0.5;
+/// Half the thickness of a link.
+const LINK_HALF_THICKNESS: f32 = 0.1;
+/// Half the range of every limit, in radians.
+const LIMIT_HALF_RANGE: f32 = 0.5;
+/// The limit centres of `limits-offcentre`, in units of 0.005 rad. Each
+/// centre, as rapier computes it (`(min + max) * 0.5`), is one where
+/// glibc's `sinf` or `cosf` and the `libm` crate's give different bits
+/// (found by comparing the two over `k * 0.005` for |k| <= 300 on x86_64),
+/// so the scenario is sure to reach a value the libraries disagree on.
+const OFFCENTRE_K: [i32; CHAIN_LINKS] = [
+    19, -96, 111, -163, 167, -199, 241, -246, -19, 96, -111, 163, -167, 199, -241, 246,
+];
+
+/// Limits symmetric about 0.
+fn centred_limits(_link: usize) -> [f32; 2] {
+    [-LIMIT_HALF_RANGE, LIMIT_HALF_RANGE]
+}
+
+/// Limits centred on `OFFCENTRE_K[link] * 0.005`.
+fn offcentre_limits(link: usize) -> [f32; 2] {
+    let centre = OFFCENTRE_K[link % CHAIN_LINKS] as f32 * 0.005;
+    [centre - LIMIT_HALF_RANGE, centre + LIMIT_HALF_RANGE]
+}
+
+/// A chain of links hanging from a fixed anchor, held out horizontally at
+/// the start, each joint a revolute impulse joint limited to `limits(i)`.
+fn chain(limits: fn(usize) -> [f32; 2]) -> PhysicsWorld {
+    let mut world = new_world();
+    let top = 20.0;
+    let mut previous =
+        world.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(0.0, top)));
+    let mut anchor = Vector::ZERO;
+    for i in 0..CHAIN_LINKS {
+        let x = LINK_HALF + 2.0 * LINK_HALF * i as f32;
+        let (link, _) = world.insert(
+            RigidBodyBuilder::dynamic().translation(Vector::new(x, top)),
+            ColliderBuilder::cuboid(LINK_HALF, LINK_HALF_THICKNESS).density(1.0),
+        );
+        let joint = RevoluteJointBuilder::new()
+            .local_anchor1(anchor)
+            .local_anchor2(Vector::new(-LINK_HALF, 0.0))
+            .limits(limits(i))
+            .contacts_enabled(false);
+        world.insert_impulse_joint(previous, link, joint);
+        previous = link;
+        anchor = Vector::new(LINK_HALF, 0.0);
+    }
+    world
+}
+
+// --- the multibody chain ---------------------------------------------------
+
+/// Links of the multibody chain.
+const MULTIBODY_LINKS: usize = 12;
+/// Ticks between the kicks that swing the multibody chain again.
+const MULTIBODY_KICK_EVERY: u32 = 300;
+
+/// What hangs from the end of the multibody chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pendulum {
+    /// Nothing.
+    None,
+    /// A box on an impulse revolute joint with a position motor.
+    Motor,
+    /// A box on an impulse revolute joint with limits not centred on 0.
+    Limits,
+}
+
+/// A 12-link chain of multibody revolute joints (no limits, no motors)
+/// from a fixed anchor 8 m above a ground box, held out horizontally at
+/// the start: it swings down and its end drags on the ground; every 300
+/// ticks its last link is flung up again. With a [`Pendulum`], a box
+/// hangs from the last link by an impulse joint: rapier builds a joint
+/// with a multibody link on one side through its generic joint
+/// constraints.
+fn multibody(pendulum: Pendulum, ticks: u32, keep: &mut dyn FnMut(u32, u64)) -> u64 {
+    let mut world = new_world();
+    world.insert(
+        RigidBodyBuilder::fixed().translation(Vector::new(0.0, -0.5)),
+        ColliderBuilder::cuboid(30.0, 0.5).friction(0.6),
+    );
+    let top = 8.0;
+    let mut previous =
+        world.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(0.0, top)));
+    let mut anchor = Vector::ZERO;
+    for i in 0..MULTIBODY_LINKS {
+        let x = LINK_HALF + 2.0 * LINK_HALF * i as f32;
+        let (link, _) = world.insert(
+            RigidBodyBuilder::dynamic().translation(Vector::new(x, top)),
+            ColliderBuilder::cuboid(LINK_HALF, LINK_HALF_THICKNESS)
+                .density(1.0)
+                .friction(0.6),
+        );
+        let joint = RevoluteJointBuilder::new()
+            .local_anchor1(anchor)
+            .local_anchor2(Vector::new(-LINK_HALF, 0.0))
+            .contacts_enabled(false);
+        world.insert_multibody_joint(previous, link, joint);
+        previous = link;
+        anchor = Vector::new(LINK_HALF, 0.0);
+    }
+    let tip = previous;
+    if pendulum != Pendulum::None {
+        let x = 2.0 * LINK_HALF * MULTIBODY_LINKS as f32 + 0.6;
+        let (bob, _) = world.insert(
+            RigidBodyBuilder::dynamic().translation(Vector::new(x, top)),
+            ColliderBuilder::cuboid(0.6, 0.2).density(2.0),
+        );
+        let joint = RevoluteJointBuilder::new()
+            .local_anchor1(anchor)
+            .local_anchor2(Vector::new(-0.6, 0.0))
+            .contacts_enabled(false);
+        let joint = if pendulum == Pendulum::Motor {
+            joint.motor_position(0.7, 40.0, 4.0)
+        } else {
+            joint.limits(offcentre_limits(0))
+        };
+        world.insert_impulse_joint(tip, bob, joint);
+    }
+    for tick in 0..ticks {
+        if tick > 0 && tick.is_multiple_of(MULTIBODY_KICK_EVERY) {
+            if let Some(body) = world.bodies.get_mut(tip) {
+                let round = (tick / MULTIBODY_KICK_EVERY) % 4;
+                body.set_linvel(Vector::new(2.0 * round as f32 - 3.0, 12.0), true);
+            }
+        }
+        world.step();
+        keep(tick + 1, world_hash(&world));
+    }
+    world_hash(&world)
+}
+
+// --- continuous collision detection against a half-space -------------------
+
+/// Fast bodies of `halfspace-ccd`.
+const FAST_BODIES: u32 = 24;
+/// Ticks between the kicks that throw every fast body again.
+const KICK_EVERY: u32 = 300;
+
+/// A half-space ground, two thin walls and three thin posts, all fixed,
+/// and 24 fast spinning bodies with CCD on (cuboids, balls and [`Slab`]s
+/// in turn), thrown again every 300 ticks at 40 to 58 m/s: far more than
+/// a wall's 0.1 m per 1/60 s step.
+fn halfspace_ccd(ticks: u32, keep: &mut dyn FnMut(u32, u64)) -> u64 {
+    let mut world = new_world();
+    world.insert(
+        RigidBodyBuilder::fixed(),
+        ColliderBuilder::new(SharedShape::halfspace(Vector::Y))
+            .friction(0.5)
+            .restitution(0.3),
+    );
+    for (x, half_height) in [
+        (-15.0, 10.0),
+        (15.0, 10.0),
+        (-6.0, 1.5),
+        (0.0, 1.5),
+        (6.0, 1.5),
+    ] {
+        world.insert(
+            RigidBodyBuilder::fixed().translation(Vector::new(x, half_height)),
+            ColliderBuilder::cuboid(0.05, half_height).restitution(0.3),
+        );
+    }
+    let mut fast = Vec::new();
+    for i in 0..FAST_BODIES {
+        let collider = match i % 3 {
+            0 => ColliderBuilder::cuboid(0.25, 0.25),
+            1 => ColliderBuilder::ball(0.25),
+            _ => ColliderBuilder::new(SharedShape::new(Slab(Cuboid::new(Vector::new(0.3, 0.1))))),
+        };
+        let (body, _) = world.insert(
+            RigidBodyBuilder::dynamic()
+                .translation(Vector::new(-12.0 + i as f32, 6.0 + (i % 4) as f32))
+                .ccd_enabled(true),
+            collider.density(1.0).restitution(0.4).friction(0.4),
+        );
+        fast.push(body);
+    }
+    for tick in 0..ticks {
+        if tick.is_multiple_of(KICK_EVERY) {
+            let round = tick / KICK_EVERY;
+            for (i, &handle) in (0u32..).zip(&fast) {
+                let Some(body) = world.bodies.get_mut(handle) else {
+                    continue;
+                };
+                let sign = if (i + round).is_multiple_of(2) {
+                    1.0
+                } else {
+                    -1.0
+                };
+                let speed = 40.0 + 3.0 * ((i + round) % 7) as f32;
+                let drop = 20.0 + 2.0 * ((i + 2 * round) % 5) as f32;
+                let spin = 30.0 + 5.0 * ((i + round) % 6) as f32;
+                body.set_linvel(Vector::new(sign * speed, -drop), true);
+                body.set_angvel(-sign * spin, true);
+            }
+        }
+        world.step();
+        keep(tick + 1, world_hash(&world));
+    }
+    world_hash(&world)
+}
+
+/// A custom shape: a cuboid under another name. rapier's continuous
+/// collision detection has an exact sweep for its own shapes only and
+/// falls back to parry's nonlinear shape cast for a custom one; contacts
+/// go through the support-map and polygonal-feature paths.
+#[derive(Debug, Clone, Copy)]
+struct Slab(Cuboid);
+
+impl RayCast for Slab {
+    fn cast_local_ray_and_get_normal(
+        &self,
+        ray: &Ray,
+        max_time_of_impact: f32,
+        solid: bool,
+    ) -> Option<RayIntersection> {
+        self.0
+            .cast_local_ray_and_get_normal(ray, max_time_of_impact, solid)
+    }
+}
+
+impl PointQuery for Slab {
+    fn project_local_point(&self, pt: Vector, solid: bool) -> PointProjection {
+        self.0.project_local_point(pt, solid)
+    }
+
+    fn project_local_point_and_get_feature(&self, pt: Vector) -> (PointProjection, FeatureId) {
+        self.0.project_local_point_and_get_feature(pt)
+    }
+}
+
+impl SupportMap for Slab {
+    fn local_support_point(&self, dir: Vector) -> Vector {
+        self.0.local_support_point(dir)
+    }
+}
+
+impl PolygonalFeatureMap for Slab {
+    fn local_support_feature(&self, dir: Vector, out_feature: &mut PolygonalFeature) {
+        self.0.local_support_feature(dir, out_feature);
+    }
+}
+
+impl Shape for Slab {
+    fn compute_local_aabb(&self) -> Aabb {
+        self.0.compute_local_aabb()
+    }
+
+    fn compute_local_bounding_sphere(&self) -> BoundingSphere {
+        self.0.compute_local_bounding_sphere()
+    }
+
+    fn clone_dyn(&self) -> Box<dyn Shape> {
+        Box::new(*self)
+    }
+
+    fn scale_dyn(&self, scale: Vector, _num_subdivisions: u32) -> Option<Box<dyn Shape>> {
+        Some(Box::new(Slab(self.0.scaled(scale))))
+    }
+
+    fn mass_properties(&self, density: f32) -> MassProperties {
+        self.0.mass_properties(density)
+    }
+
+    fn shape_type(&self) -> ShapeType {
+        ShapeType::Custom
+    }
+
+    fn as_typed_shape(&self) -> TypedShape<'_> {
+        TypedShape::Custom(self)
+    }
+
+    fn ccd_thickness(&self) -> f32 {
+        self.0.ccd_thickness()
+    }
+
+    fn ccd_angular_thickness(&self) -> f32 {
+        self.0.ccd_angular_thickness()
+    }
+
+    fn is_convex(&self) -> bool {
+        true
+    }
+
+    fn as_support_map(&self) -> Option<&dyn SupportMap> {
+        Some(self)
+    }
+
+    fn as_polygonal_feature_map(&self) -> Option<(&dyn PolygonalFeatureMap, f32)> {
+        Some((self, 0.0))
+    }
+}
+
+// --- parry's BVH optimisation parameters -----------------------------------
+
+/// For every leaf count `1..=BVH_LEAVES`, parry's incremental BVH
+/// optimisation parameters (parry2d 0.31.1,
+/// `src/partitioning/bvh/bvh_optimize.rs`, `Bvh::optimization_config`),
+/// computed as parry computes them: the integers that decide how much of
+/// the tree is rebuilt, or with `raw` the bits of the float that is
+/// rounded to the last of them.
+fn bvh_log2(raw: bool) -> u64 {
+    const TARGET_REBUILD_NODE_PERCENTAGE: u32 = 5;
+    let mut h = Fnv::new();
+    for num_leaves in 1..=BVH_LEAVES {
+        let num_optimized_leaves = (num_leaves * TARGET_REBUILD_NODE_PERCENTAGE).div_ceil(100);
+        let num_leaves_sqrt = (num_leaves as f32).sqrt();
+        let target_root_node_count = num_leaves_sqrt.ceil();
+        let target_subtree_leaf_count = (num_leaves_sqrt * 4.0).ceil();
+        // Deliberately parry's own expression, std's `f32::log2` (the
+        // platform's `log2f`) included: this scenario shows what that call
+        // computes on each target.
+        #[allow(clippy::disallowed_methods)]
+        let root_refinement_cost = target_root_node_count * target_root_node_count.log2()
+            / (target_subtree_leaf_count * target_subtree_leaf_count.log2());
+        let unrounded =
+            num_optimized_leaves as f32 / target_subtree_leaf_count - root_refinement_cost;
+        if raw {
+            h.f32(root_refinement_cost);
+            h.f32(unrounded);
+        } else {
+            // parry writes `.round().max(0.0) as usize`; the cast saturates
+            // below 0 as the comparison does.
+            let rounded = unrounded.round();
+            let count = if rounded > 0.0 { rounded as u64 } else { 0 };
+            h.u64(target_root_node_count as u64);
+            h.u64(target_subtree_leaf_count as u64);
+            h.u64(count);
+        }
+    }
+    h.0
+}
+
+// --- the game ----------------------------------------------------------------
+
+/// The game with its default settings, four bots and seed 1, stepped as
+/// [`lockstep_engine::offline`] steps it; the game's own hash.
+fn game(ticks: u32, keep: &mut dyn FnMut(u32, u64)) -> u64 {
+    let setup = game_setup();
+    let mut game = Physics::start(&setup);
+    let mut bots = Bots::<Physics>::new(setup.seed, &setup.players);
+    for tick in 1..=ticks {
+        let inputs = bots.inputs(&game);
+        game.step(&inputs);
+        keep(tick, game.hash());
+    }
+    game.hash()
+}
+
+/// The control game's setup.
+fn game_setup() -> Setup<PhysicsSettings> {
+    Setup {
+        seed: 1,
+        tick_rate: 60,
+        settings: PhysicsSettings::default(),
+        players: (0..4).map(PlayerId).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn every_scenario_repeats_in_process_and_differs_from_the_others() {
+        let ticks = 90;
+        let mut hashes = Vec::new();
+        for name in SCENARIOS {
+            let first = run(name, ticks, 30).unwrap();
+            let second = run(name, ticks, 30).unwrap();
+            assert_eq!(first, second, "{name} is not repeatable");
+            if first.ticks.is_some() {
+                assert_eq!(first.checkpoints.len(), 3, "{name}");
+                assert_eq!(first.checkpoints.last(), Some(&first.hash), "{name}");
+            }
+            hashes.push(first.hash);
+        }
+        for (i, a) in hashes.iter().enumerate() {
+            for (j, b) in hashes.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "{} and {} hash alike", SCENARIOS[i], SCENARIOS[j]);
+            }
+        }
+    }
+
+    #[test]
+    fn the_worlds_move() {
+        for name in [
+            "limits-centred",
+            "limits-offcentre",
+            "halfspace-ccd",
+            "multibody",
+            "multibody-motor",
+            "multibody-limits",
+        ] {
+            let outcome = run(name, 60, 1).unwrap();
+            assert_ne!(outcome.checkpoints[0], outcome.checkpoints[59], "{name}");
+        }
+    }
+
+    #[test]
+    fn the_control_is_the_offline_game() {
+        let game = lockstep_engine::offline::<Physics>(&game_setup(), 40);
+        assert_eq!(run("game", 40, 0).unwrap().hash, game.hash());
+    }
+
+    #[test]
+    fn the_offcentre_limits_are_not_centred_and_the_centred_ones_are() {
+        for link in 0..CHAIN_LINKS {
+            let [lo, hi] = offcentre_limits(link);
+            assert_ne!((lo + hi) * 0.5, 0.0);
+            assert!(hi - lo < 2.0);
+            let [lo, hi] = centred_limits(link);
+            assert_eq!((lo + hi) * 0.5, 0.0);
+        }
+    }
+
+    #[test]
+    fn the_custom_shape_reaches_the_fallback_and_the_cuboid_does_not() {
+        use rapier2d::parry::query::ToiProxy;
+        let slab = Slab(Cuboid::new(Vector::new(0.3, 0.1)));
+        assert!(ToiProxy::from_shape(&slab).is_none());
+        assert!(ToiProxy::from_shape(&slab.0).is_some());
+        assert!(ToiProxy::from_shape(&HalfSpace::new(Vector::Y)).is_none());
+    }
+
+    #[test]
+    fn the_bvh_scenarios_know_no_ticks() {
+        let outcome = run("bvh-log2", 5, 1).unwrap();
+        assert_eq!(outcome.ticks, None);
+        assert!(outcome.checkpoints.is_empty());
+        assert!(outcome
+            .line()
+            .starts_with("probe scenario=bvh-log2 leaves=200000 hash="));
+    }
+
+    #[test]
+    fn the_command_prints_one_line_per_scenario() {
+        let lines = command("t", &args("--ticks 20 --every 10 multibody game")).unwrap();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with("probe scenario=multibody ticks=20 hash="));
+        assert_eq!(
+            lines[0]
+                .split(" hash10=")
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .count(),
+            2
+        );
+        assert!(lines[1].starts_with("probe scenario=game ticks=20 hash="));
+        let all = command("t", &args("--ticks 2 --every 0")).unwrap();
+        assert_eq!(all.len(), SCENARIOS.len());
+        assert!(!all[0].contains("hash0="));
+        assert!(command("t", &args("nonsense"))
+            .unwrap_err()
+            .contains("unknown scenario"));
+        assert!(command("t", &args("--ticks"))
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(command("t", &args("--ticks x"))
+            .unwrap_err()
+            .contains("not a number"));
+    }
+}
