@@ -42,13 +42,12 @@ determinism: deps
 	@scripts/determinism.sh
 
 # Determinism across architectures: builds the headless client for aarch64,
-# i686 and Windows and both games' offline programs for wasm32 (Topple's
-# for the other targets too, for `make probe`) with Debian's compiler, runs
-# every golden game of the ball game and Topple and a long one on each
-# (under qemu, the i686 loader, wine and node), plays a live game of each
-# with native, aarch64, i686, Windows and browser bots, and verifies each
-# replay on every target. Installs what it needs (about 2 GB of packages).
-# See DETERMINISM.md.
+# i686 and Windows and both games' offline programs for wasm32 with
+# Debian's compiler, runs every golden game of the ball game and Topple and
+# a long one on each (under qemu, the i686 loader, wine and node), plays a
+# live game of each with native, aarch64, i686, Windows and browser bots,
+# and verifies each replay on every target. Installs what it needs (about
+# 2 GB of packages). See DETERMINISM.md.
 cross: web
 	@scripts/install-deps.sh cross
 	$(CARGO) build --bins

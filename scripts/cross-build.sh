@@ -4,10 +4,11 @@
 # scripts/cross-env.sh), and the small DLL wine 8.0 needs to run Rust
 # programs. Prints each build's time. PROGRAM is
 #   lockstep-client: the headless client for aarch64, i686 and Windows, and
-#     `lockstep-sim` for wasm32;
+#     for wasm32 (no sockets) the offline programs of both games,
+#     `lockstep-sim` and `lockstep-physics`: what `make cross` runs;
 #   lockstep-physics: Topple's offline program, optimised, for all four
-#     (`make cross` runs it on wasm32, `make probe` everywhere).
-# Without arguments, both.
+#     targets: what `make probe` runs.
+# Without arguments, lockstep-client.
 set -euo pipefail
 source "$(dirname "$0")/cross-env.sh"
 cd "$cross_root"
@@ -24,7 +25,7 @@ build() {
 }
 
 programs=("$@")
-[ ${#programs[@]} -gt 0 ] || programs=("${cross_programs[@]}")
+[ ${#programs[@]} -gt 0 ] || programs=(lockstep-client)
 for program in "${programs[@]}"; do
   case "$program" in
     lockstep-client)
@@ -34,6 +35,7 @@ for program in "${programs[@]}"; do
       build i686 "${client[@]}"
       build windows "${client[@]}"
       build wasm32 --release -p lockstep-sim --features engine --bin lockstep-sim
+      build wasm32 --release -p lockstep-physics --bin lockstep-physics
       ;;
     lockstep-physics)
       label=$program
