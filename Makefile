@@ -43,11 +43,11 @@ determinism: deps
 
 # Determinism across architectures: builds the headless client for aarch64,
 # i686 and Windows and both games' offline programs for wasm32 with
-# Debian's compiler, runs every golden game of the ball game and Topple and
-# a long one on each (under qemu, the i686 loader, wine and node), plays a
-# live game of each with native, aarch64, i686, Windows and browser bots,
-# and verifies each replay on every target. Installs what it needs (about
-# 2 GB of packages). See DETERMINISM.md.
+# Debian's compiler, runs every golden game of the ball game and Topple
+# and the ball game's long one on each (under qemu, the i686 loader, wine
+# and node), plays a live game of each with native, aarch64, i686, Windows
+# and browser bots, and verifies each replay on every target. Installs
+# what it needs (about 2 GB of packages). See DETERMINISM.md.
 cross: web
 	@scripts/install-deps.sh cross
 	$(CARGO) build --bins
