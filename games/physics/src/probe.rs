@@ -241,26 +241,54 @@ fn offcentre_limits(link: usize) -> [f32; 2] {
 /// the start, each joint a revolute impulse joint limited to `limits(i)`.
 fn chain(limits: fn(usize) -> [f32; 2]) -> PhysicsWorld {
     let mut world = new_world();
-    let top = 20.0;
+    let link = ColliderBuilder::cuboid(LINK_HALF, LINK_HALF_THICKNESS).density(1.0);
+    hang_links(
+        &mut world,
+        20.0,
+        CHAIN_LINKS,
+        &link,
+        |world, i, previous, link, joint| {
+            world.insert_impulse_joint(previous, link, joint.limits(limits(i)));
+        },
+    );
+    world
+}
+
+/// Hangs `links` links shaped as `collider` from a fixed anchor at height
+/// `top`, held out horizontally along +x, each joined to the one before
+/// by `join(world, i, previous, link, joint)` with a revolute joint
+/// between their ends (contacts off); returns the last link.
+fn hang_links(
+    world: &mut PhysicsWorld,
+    top: f32,
+    links: usize,
+    collider: &ColliderBuilder,
+    mut join: impl FnMut(
+        &mut PhysicsWorld,
+        usize,
+        RigidBodyHandle,
+        RigidBodyHandle,
+        RevoluteJointBuilder,
+    ),
+) -> RigidBodyHandle {
     let mut previous =
         world.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(0.0, top)));
     let mut anchor = Vector::ZERO;
-    for i in 0..CHAIN_LINKS {
+    for i in 0..links {
         let x = LINK_HALF + 2.0 * LINK_HALF * i as f32;
         let (link, _) = world.insert(
             RigidBodyBuilder::dynamic().translation(Vector::new(x, top)),
-            ColliderBuilder::cuboid(LINK_HALF, LINK_HALF_THICKNESS).density(1.0),
+            collider.clone(),
         );
         let joint = RevoluteJointBuilder::new()
             .local_anchor1(anchor)
             .local_anchor2(Vector::new(-LINK_HALF, 0.0))
-            .limits(limits(i))
             .contacts_enabled(false);
-        world.insert_impulse_joint(previous, link, joint);
+        join(world, i, previous, link, joint);
         previous = link;
         anchor = Vector::new(LINK_HALF, 0.0);
     }
-    world
+    previous
 }
 
 // --- the multibody chain ---------------------------------------------------
@@ -295,26 +323,19 @@ fn multibody(pendulum: Pendulum, ticks: u32, keep: &mut dyn FnMut(u32, u64)) -> 
         ColliderBuilder::cuboid(30.0, 0.5).friction(0.6),
     );
     let top = 8.0;
-    let mut previous =
-        world.insert_body(RigidBodyBuilder::fixed().translation(Vector::new(0.0, top)));
-    let mut anchor = Vector::ZERO;
-    for i in 0..MULTIBODY_LINKS {
-        let x = LINK_HALF + 2.0 * LINK_HALF * i as f32;
-        let (link, _) = world.insert(
-            RigidBodyBuilder::dynamic().translation(Vector::new(x, top)),
-            ColliderBuilder::cuboid(LINK_HALF, LINK_HALF_THICKNESS)
-                .density(1.0)
-                .friction(0.6),
-        );
-        let joint = RevoluteJointBuilder::new()
-            .local_anchor1(anchor)
-            .local_anchor2(Vector::new(-LINK_HALF, 0.0))
-            .contacts_enabled(false);
-        world.insert_multibody_joint(previous, link, joint);
-        previous = link;
-        anchor = Vector::new(LINK_HALF, 0.0);
-    }
-    let tip = previous;
+    let link = ColliderBuilder::cuboid(LINK_HALF, LINK_HALF_THICKNESS)
+        .density(1.0)
+        .friction(0.6);
+    let tip = hang_links(
+        &mut world,
+        top,
+        MULTIBODY_LINKS,
+        &link,
+        |world, _, previous, link, joint| {
+            world.insert_multibody_joint(previous, link, joint);
+        },
+    );
+    let anchor = Vector::new(LINK_HALF, 0.0);
     if pendulum != Pendulum::None {
         let x = 2.0 * LINK_HALF * MULTIBODY_LINKS as f32 + 0.6;
         let (bob, _) = world.insert(
