@@ -17,30 +17,47 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A headless bot of `ticks` ticks that writes its desync dumps to `dumps`,
+/// with `extra` arguments.
+fn dumping_bot(server: &Server, dumps: &TempDir, name: &str, seed: u64, extra: &[&str]) -> Client {
+    let mut command = lockstep_testkit::headless_bot(server, name, seed, 300);
+    command.arg("--dump-dir").arg(&dumps.0).args(extra);
+    Client::spawn(name, &mut command)
+}
+
+/// The arguments that make a bot's world part from the others' at tick
+/// 100, in `phase`.
+fn fault_at_100(phase: &str) -> [&str; 4] {
+    ["--inject-desync-at", "100", "--inject-desync-phase", phase]
+}
+
+/// `desync-diff` of the honest bot's JSON dump and the faulty one's binary
+/// dump of tick 100: whether it exited 0, and what it printed.
+fn diff_at_100(dumps: &TempDir, honest: &str, faulty: &str) -> (bool, String) {
+    let out = Command::new(client_bin())
+        .arg("desync-diff")
+        .arg(dumps.0.join(format!("desync-t100-{honest}.json")))
+        .arg(dumps.0.join(format!("desync-t100-{faulty}.bin")))
+        .output()
+        .expect("desync-diff runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
 #[test]
 fn a_desync_in_tally_is_pinpointed_and_diffed_to_its_field_and_phase() {
     let _serial = one_at_a_time();
     let mut server = Server::start(3, &["--game", "tally", "--seed", "62", "--no-record"]);
     let dumps = TempDir::new("tally-dumps");
-    let bot = |name: &str, seed: u64, extra: &[&str]| {
-        let mut command = lockstep_testkit::headless_bot(&server, name, seed, 300);
-        command.arg("--dump-dir").arg(&dumps.0).args(extra);
-        Client::spawn(name, &mut command)
-    };
+    let bot =
+        |name: &str, seed: u64, extra: &[&str]| dumping_bot(&server, &dumps, name, seed, extra);
     // Tally's last phase, so nothing later in the step rounds the nudge
     // away before the hash.
     let clients = vec![
         bot("honest-a", 1, &[]),
-        bot(
-            "faulty",
-            2,
-            &[
-                "--inject-desync-at",
-                "100",
-                "--inject-desync-phase",
-                "drift",
-            ],
-        ),
+        bot("faulty", 2, &fault_at_100("drift")),
         bot("honest-b", 3, &[]),
     ];
     let line = server.wait_for("desync tick=", Duration::from_secs(30));
@@ -54,14 +71,8 @@ fn a_desync_in_tally_is_pinpointed_and_diffed_to_its_field_and_phase() {
     assert_eq!(finals[0], finals[2]);
     assert_ne!(finals[1], finals[0]);
 
-    let out = Command::new(client_bin())
-        .arg("desync-diff")
-        .arg(dumps.0.join("desync-t100-honest-a.json"))
-        .arg(dumps.0.join("desync-t100-faulty.bin"))
-        .output()
-        .expect("desync-diff runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success(), "{stdout}");
+    let (same, stdout) = diff_at_100(&dumps, "honest-a", "faulty");
+    assert!(!same, "{stdout}");
     assert!(
         stdout.contains("\nfirst difference: phase drift\n"),
         "{stdout}"
@@ -97,23 +108,11 @@ fn a_desync_in_the_physics_world_is_pinpointed_and_diffed_to_the_bodys_field() {
     let _serial = one_at_a_time();
     let mut server = Server::start(2, &["--game", "physics", "--seed", "64", "--no-record"]);
     let dumps = TempDir::new("physics-dumps");
-    let bot = |name: &str, seed: u64, extra: &[&str]| {
-        let mut command = lockstep_testkit::headless_bot(&server, name, seed, 300);
-        command.arg("--dump-dir").arg(&dumps.0).args(extra);
-        Client::spawn(name, &mut command)
-    };
+    let bot =
+        |name: &str, seed: u64, extra: &[&str]| dumping_bot(&server, &dumps, name, seed, extra);
     let clients = vec![
         bot("honest", 1, &[]),
-        bot(
-            "faulty",
-            2,
-            &[
-                "--inject-desync-at",
-                "100",
-                "--inject-desync-phase",
-                "physics",
-            ],
-        ),
+        bot("faulty", 2, &fault_at_100("physics")),
     ];
     let line = server.wait_for("desync tick=", Duration::from_secs(30));
     assert!(line.starts_with("desync tick=105 "), "{line}");
@@ -122,14 +121,8 @@ fn a_desync_in_the_physics_world_is_pinpointed_and_diffed_to_the_bodys_field() {
         client.finish(Duration::from_secs(60));
     }
 
-    let out = Command::new(client_bin())
-        .arg("desync-diff")
-        .arg(dumps.0.join("desync-t100-honest.json"))
-        .arg(dumps.0.join("desync-t100-faulty.bin"))
-        .output()
-        .expect("desync-diff runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success(), "{stdout}");
+    let (same, stdout) = diff_at_100(&dumps, "honest", "faulty");
+    assert!(!same, "{stdout}");
     assert!(
         stdout.contains("\nfirst difference: phase physics\n"),
         "{stdout}"

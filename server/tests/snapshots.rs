@@ -27,6 +27,24 @@ fn snapshot_tick(stderr: &str) -> Option<u32> {
     rest.split_whitespace().next()?.parse().ok()
 }
 
+/// Every final line is the same, at tick `ticks`.
+fn all_end_alike(finals: &[(u32, String)], ticks: u32) {
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, ticks);
+}
+
+/// Once the game is over, the server's replay names `game` and verifies to
+/// `hash` at tick `ticks`.
+fn replay_verifies_to(server: &mut Server, game: &str, ticks: u32, hash: &str) {
+    server.wait_for("game over", Duration::from_secs(10));
+    let replay = server.recording_path();
+    let header = lockstep_testkit::read_replay(&replay).header;
+    assert_eq!(header.spec.name, game);
+    let out = verified(&replay, &["--ticks", &ticks.to_string()]);
+    let last = lockstep_testkit::last_line(&out);
+    assert_eq!(last, format!("final tick={ticks} hash={hash}"));
+}
+
 #[test]
 fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0() {
     let _serial = one_at_a_time();
@@ -83,8 +101,7 @@ fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0()
     for client in clients {
         finals.push(client.finish(Duration::from_secs(60)).final_line());
     }
-    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
-    assert_eq!(finals[0].0, 900);
+    all_end_alike(&finals, 900);
 }
 
 #[test]
@@ -129,8 +146,7 @@ fn a_snapshot_off_the_confirmed_hash_is_refused_and_a_late_spectator_still_joins
     for client in honest {
         finals.push(client.finish(Duration::from_secs(60)).final_line());
     }
-    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
-    assert_eq!(finals[0].0, 900);
+    all_end_alike(&finals, 900);
 }
 
 /// A second game through the same snapshots: two bots play Tally, a
@@ -168,16 +184,9 @@ fn tally_is_played_joined_from_a_verified_snapshot_and_its_replay_verifies() {
     for bot in bots {
         finals.push(bot.finish(Duration::from_secs(60)).final_line());
     }
-    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
-    assert_eq!(finals[0].0, 900);
+    all_end_alike(&finals, 900);
 
-    server.wait_for("game over", Duration::from_secs(10));
-    let replay = server.recording_path();
-    let header = lockstep_testkit::read_replay(&replay).header;
-    assert_eq!(header.spec.name, "tally");
-    let out = verified(&replay, &["--ticks", "900"]);
-    let last = lockstep_testkit::last_line(&out);
-    assert_eq!(last, format!("final tick=900 hash={}", finals[0].1));
+    replay_verifies_to(&mut server, "tally", 900, &finals[0].1);
 }
 
 /// Topple through the same snapshots: its snapshot is a whole rapier world
@@ -225,14 +234,7 @@ fn physics_is_rejoined_and_watched_from_verified_snapshots_and_its_replay_verifi
     for client in clients {
         finals.push(client.finish(Duration::from_secs(90)).final_line());
     }
-    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
-    assert_eq!(finals[0].0, 1200);
+    all_end_alike(&finals, 1200);
 
-    server.wait_for("game over", Duration::from_secs(10));
-    let replay = server.recording_path();
-    let header = lockstep_testkit::read_replay(&replay).header;
-    assert_eq!(header.spec.name, "physics");
-    let out = verified(&replay, &["--ticks", "1200"]);
-    let last = lockstep_testkit::last_line(&out);
-    assert_eq!(last, format!("final tick=1200 hash={}", finals[0].1));
+    replay_verifies_to(&mut server, "physics", 1200, &finals[0].1);
 }
