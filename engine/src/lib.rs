@@ -76,7 +76,8 @@ pub fn final_line(tick: u32, hash: u64) -> String {
 /// What a networked game cost, as the line before the `final` one of a
 /// played game says it, in the native client and the browser peer alike:
 /// `stats stalled_ticks=N tx_bytes=N rx_bytes=N rtt_us=N delay=N
-/// playout=N input_lag_ms=N replaced=N speed_pct=N inputs_on_schedule=N`.
+/// playout=N input_lag_ms=N replaced=N speed_pct=N inputs_on_schedule=N
+/// caught_up=N`.
 /// Scripts read the link's cost from it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StatsLine {
@@ -100,6 +101,9 @@ pub struct StatsLine {
     pub speed_pct: u16,
     /// Ticks whose input was sent on schedule.
     pub inputs_on_schedule: u64,
+    /// Ticks the clock took as due at once because the others were
+    /// ahead of it (after a resume, say).
+    pub caught_up: u64,
 }
 
 impl std::fmt::Display for StatsLine {
@@ -107,7 +111,7 @@ impl std::fmt::Display for StatsLine {
         write!(
             f,
             "stats stalled_ticks={} tx_bytes={} rx_bytes={} rtt_us={} delay={} playout={} \
-             input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={}",
+             input_lag_ms={} replaced={} speed_pct={} inputs_on_schedule={} caught_up={}",
             self.stalled_ticks,
             self.tx_bytes,
             self.rx_bytes,
@@ -117,7 +121,8 @@ impl std::fmt::Display for StatsLine {
             self.input_lag_ms,
             self.replaced,
             self.speed_pct,
-            self.inputs_on_schedule
+            self.inputs_on_schedule,
+            self.caught_up
         )
     }
 }

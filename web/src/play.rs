@@ -408,6 +408,7 @@ impl<G: WebGame> Play<G> {
             replaced: stats.replaced_inputs,
             speed_pct: self.game.slowest_speed().0,
             inputs_on_schedule: self.link.inputs_on_schedule,
+            caught_up: stats.caught_up_ticks,
         };
         vec![
             line.to_string(),

@@ -176,6 +176,7 @@ fn report(outcome: &GameOutcome) -> Vec<String> {
         replaced: outcome.replaced,
         speed_pct: outcome.slowest_speed.0,
         inputs_on_schedule: outcome.inputs_on_schedule,
+        caught_up: outcome.caught_up,
     };
     vec![stats.to_string(), final_line(outcome.tick, outcome.hash)]
 }

@@ -74,6 +74,8 @@ pub struct GameOutcome {
     /// Ticks whose input the network thread sent on schedule, before the
     /// frontend's own sample for them arrived.
     pub inputs_on_schedule: u64,
+    /// Ticks the clock caught up because the others were ahead of it.
+    pub caught_up: u64,
 }
 
 impl GameOutcome {
@@ -97,6 +99,7 @@ impl GameOutcome {
             playout: game.playout(),
             input_lag_ms: game.input_lag(frame).as_millis() as u64,
             inputs_on_schedule: link.inputs_on_schedule,
+            caught_up: game.stats().caught_up_ticks,
         }
     }
 }

@@ -118,6 +118,11 @@ impl InputBuffer {
         self.pending.len()
     }
 
+    /// The last bundle received and not yet simulated.
+    pub fn newest(&self) -> Option<&Bundle> {
+        self.pending.back()
+    }
+
     /// Adds bundles for `first_tick, first_tick + 1, ...`. Ticks already
     /// held or simulated are ignored (the server repeats unacknowledged
     /// bundles); a batch starting after a gap is ignored too, because the

@@ -99,6 +99,7 @@ pub fn run(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome,
                 playout: 0,
                 input_lag_ms: 0,
                 inputs_on_schedule: 0,
+                caught_up: 0,
             });
         }
         screen.pace(frame_start);

@@ -65,6 +65,9 @@ pub struct GameStats {
     /// Ticks simulated with the server's stand-in for our input (see
     /// [`Advance::Ran`]).
     pub replaced_inputs: u64,
+    /// Ticks the clock took as due at once because the others were that
+    /// far ahead of it ([`NetGame::advance`]).
+    pub caught_up_ticks: u64,
 }
 
 /// Client-side options of a networked game.
@@ -386,6 +389,11 @@ impl<G: Game> NetGame<G> {
         let postpone = self.speed.enter(self.current.tick());
         self.clock.set_tick_ns(self.speed.tick_ns());
         self.clock.postpone(postpone);
+        let behind = self.ticks_behind();
+        if behind > 0 {
+            self.clock.hurry(u64::from(behind) * self.clock.tick_ns());
+            self.stats.caught_up_ticks += u64::from(behind);
+        }
         if !self.clock.due() {
             return Advance::NotDue;
         }
@@ -423,6 +431,33 @@ impl<G: Game> NetGame<G> {
                 Advance::Stalled(tick)
             }
         }
+    }
+
+    /// Ticks of bundles received beyond both the inputs this player has
+    /// sampled and the tick its clock has reached (its input delay
+    /// ahead), when the server stood in for ours in the newest: the
+    /// others are that far ahead of our clock, and our inputs came too
+    /// late to complete those ticks. It happens when our clock started late (after a resume, or
+    /// the last to go live after a rejoin) and, with stand-ins,
+    /// nothing else would ever bring it back: every tick of ours would
+    /// come late for the rest of the game. Networked play never discards
+    /// time, and it must not lag behind the game for good either.
+    fn ticks_behind(&self) -> u32 {
+        let stood_in = match (self.me, self.buffer.newest()) {
+            (Some(me), Some(newest)) => newest.substituted.contains(&me),
+            _ => false,
+        };
+        if !stood_in {
+            return 0;
+        }
+        let due = self.clock.lag_ns() / self.clock.tick_ns().max(1);
+        let clock_through = self
+            .buffer
+            .next_tick()
+            .plus(u32::try_from(due).unwrap_or(u32::MAX))
+            .plus(self.buffer.input_delay());
+        let expected = clock_through.max(self.buffer.next_local());
+        self.buffer.received_through().0.saturating_sub(expected.0)
     }
 
     /// Simulates `tick` with its `bundle` (and the injected fault, from

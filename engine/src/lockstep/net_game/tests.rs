@@ -519,6 +519,34 @@ fn a_player_is_told_when_the_server_stood_in_for_its_input() {
 }
 
 #[test]
+fn a_clock_behind_the_others_takes_the_ticks_they_are_ahead_as_due_once() {
+    let mut game =
+        NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
+    game.receive(Tick(0), (0..3).map(bundle).collect());
+    assert_eq!(frame(&mut game, TICK_NS).0, vec![1]);
+    // Our inputs went out through tick 3. The others are 20 ticks ahead:
+    // the server stood in for ours to complete ticks 4 to 23.
+    let ahead = (3..24).map(|tick| {
+        let mut b = bundle(1);
+        if tick > 3 {
+            b.substituted = vec![PlayerId(1)];
+        }
+        b
+    });
+    game.receive(Tick(3), ahead.collect());
+    // One tick of real time, yet the clock takes the 19 ticks the others
+    // are ahead of it as due: it runs to where it holds what its input
+    // delay holds back, as a punctual player does.
+    assert_eq!(frame(&mut game, TICK_NS).0, (2..=21).collect::<Vec<u32>>());
+    assert_eq!(game.stats().caught_up_ticks, 19);
+    assert_eq!(game.bundles_held(), 3);
+    // Then the clock's pace again, and nothing more is caught up.
+    assert_eq!(frame(&mut game, TICK_NS).0, vec![22]);
+    assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
+    assert_eq!(game.stats().caught_up_ticks, 19);
+}
+
+#[test]
 fn a_player_plays_until_its_departure_is_bundled() {
     let mut game =
         NetGame::<Tally>::new(&start(Some(PlayerId(1)), 0), GameOptions::default()).unwrap();
