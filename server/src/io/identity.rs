@@ -21,6 +21,10 @@ pub enum IdentityError {
         /// The underlying error.
         source: io::Error,
     },
+    /// The identity directory's path names something else, such as a
+    /// file.
+    #[error("the identity directory {0} is not a directory; give --identity-dir a directory, or a path that does not exist yet")]
+    NotADirectory(PathBuf),
     /// Only one of the two files exists: refusing to silently replace an
     /// identity clients may have pinned.
     #[error("the identity in {dir} lacks {missing}; remove the directory to create a new one")]
@@ -64,6 +68,9 @@ impl Identity {
             let path = path.to_path_buf();
             move |source| IdentityError::Io { path, source }
         };
+        if dir.exists() && !dir.is_dir() {
+            return Err(IdentityError::NotADirectory(dir.to_path_buf()));
+        }
         match (cert_path.exists(), key_path.exists()) {
             (true, true) => {
                 let cert = fs::read(&cert_path).map_err(io_err(&cert_path))?;
@@ -153,6 +160,23 @@ mod tests {
             })
         ));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_identity_directory_that_is_a_file_is_refused_with_what_to_do() {
+        let file = std::env::temp_dir().join(format!("lockstep-not-a-dir-{}", std::process::id()));
+        fs::write(&file, b"a file").unwrap();
+        let said = Identity::load_or_create(&file).unwrap_err().to_string();
+        assert_eq!(
+            said,
+            format!(
+                "the identity directory {} is not a directory; give --identity-dir a directory, \
+                 or a path that does not exist yet",
+                file.display()
+            )
+        );
+        assert_eq!(fs::read(&file).unwrap(), b"a file", "left as it was");
+        fs::remove_file(&file).unwrap();
     }
 
     #[test]
