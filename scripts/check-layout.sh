@@ -60,10 +60,16 @@ for pair in lockstep-server:lockstep-client lockstep-client:lockstep-server lock
   fi
 done
 
-# Its own target directory, so the windowed binary the tests run stays.
-dir=target/headless
-cargo build -q -p lockstep-cli --no-default-features --bin lockstep-client --target-dir "$dir"
-bin=$dir/debug/lockstep-client
+# The headless client is built in the workspace's own target directory:
+# cargo keeps both builds of each crate whose features differ (a few, the
+# rest is shared), and a separate directory would compile the whole tree
+# again, rapier included, for minutes. It overwrites the windowed
+# lockstep-client the tests run, which is put back afterwards (cargo
+# only copies the binary it already has).
+bin=target/debug/lockstep-client
+restore() { cargo build -q --bins; }
+trap restore EXIT
+cargo build -q -p lockstep-cli --no-default-features --bin lockstep-client
 if ldd "$bin" | grep -qi sdl; then
   echo "layout: the headless client links SDL2:" >&2
   ldd "$bin" | grep -i sdl >&2
@@ -77,6 +83,8 @@ if "$bin" solo 2>/dev/null; then
   echo "layout: the headless client claims to open a window" >&2
   exit 1
 fi
+restore
+trap - EXIT
 cargo run -q -p lockstep-layout
 
 echo "layout: rapier2d's features are the workspace's alone; the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
