@@ -1,11 +1,15 @@
 //! Desync detection end to end: one bot nudges its world by one ulp, the
 //! server names it and the tick where it began, every client dumps both
-//! ticks, and `desync-diff` finds the nudged field and the phase.
+//! ticks, and `desync-diff` finds the nudged field and the phase. The
+//! server's replay of the game still verifies, and says whom the server
+//! named.
 
 use std::process::Command;
 use std::time::Duration;
 
-use lockstep_testkit::{client_bin, Client, Server, TempDir};
+use lockstep_testkit::{
+    client_bin, last_line, read_replay, slot_of, verified, Client, Server, TempDir,
+};
 
 fn bot(server: &Server, name: &str, seed: u64, dumps: &TempDir, extra: &[&str]) -> Client {
     let mut command = lockstep_testkit::headless(server, name);
@@ -138,6 +142,20 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
         .find_map(|f| f.strip_prefix("majority="))
         .unwrap_or_else(|| panic!("{verdict}"));
     assert_eq!(majority.split(',').count(), 2, "{verdict}");
+
+    // The replay holds the faulty bot's wrong hashes too; they were
+    // expected, and the re-simulation passes where the honest bots ended.
+    server.wait_for("game over tick=", Duration::from_secs(10));
+    let path = server.recording_path();
+    let out = verified(&path, &["--ticks", "420"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let faulty = slot_of(&read_replay(&path), "faulty");
+    let named = format!("diverged player={faulty} name=faulty tick=300 first=293 unreproduced=");
+    assert!(stdout.lines().any(|l| l.starts_with(&named)), "{stdout}");
+    assert_eq!(
+        last_line(&out),
+        format!("final tick=420 hash={}", finals[0].1)
+    );
 }
 
 #[test]
@@ -192,6 +210,21 @@ fn on_desync_stop_ends_the_game_for_everyone() {
     named.sort_unstable();
     assert_eq!(named, ["one", "two"], "{verdict}");
     assert!(verdict.ends_with(" majority="), "{verdict}");
+    // The server could not tell which of the two was right; the
+    // re-simulation of its replay can: the replay verifies, and names two
+    // alone.
+    server.wait_for("game over tick=", Duration::from_secs(10));
+    let path = server.recording_path();
+    let out = verified(&path, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let two = slot_of(&read_replay(&path), "two");
+    let diverged: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("diverged "))
+        .collect();
+    assert_eq!(diverged.len(), 1, "{stdout}");
+    let named = format!("diverged player={two} name=two tick=100 first=95 unreproduced=");
+    assert!(diverged[0].starts_with(&named), "{stdout}");
     // The fault was a change after tick 95's step: every phase of the
     // step agrees, and the faulty machine's step does not give its own
     // recorded hash.

@@ -10,11 +10,16 @@
 //! session then rebuilds the relay from those bundles, waits for the
 //! players to reconnect (each keeps its world and is sent only the bundles
 //! it lacks), and goes on writing the same file from its last whole
-//! record.
+//! record. The hash reports and desyncs the file holds rebuild what the
+//! server knew of the game's agreement, so its verdict at the end names
+//! the players that diverged before the restart too.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{Bundle, PlayerId, ReadOutcome, Replay, ReplayError, ReplayHeader, Tick};
+use lockstep_protocol::{
+    Bundle, GameEvent, PlayerId, ReadOutcome, Replay, ReplayError, ReplayHeader, Tick,
+};
 
 /// A game read back from its replay, ready to go on.
 #[derive(Debug, Clone)]
@@ -33,6 +38,12 @@ pub struct ResumedGame {
     /// Players whose departure was decided (and recorded) but not yet
     /// bundled: they are dropped again at once.
     pub(crate) leaving: Vec<PlayerId>,
+    /// Every hash report recorded (tick, player, hash), judged again so
+    /// the desync check knows what it knew before the restart.
+    pub(crate) reports: Vec<(Tick, PlayerId, u64)>,
+    /// The ticks of the desyncs recorded: announced before the restart,
+    /// so not again.
+    pub(crate) announced: BTreeSet<Tick>,
     /// What was wrong with the file's tail, if anything (the record the
     /// crash cut short).
     pub(crate) damaged_tail: Option<String>,
@@ -106,6 +117,12 @@ impl ResumedGame {
             .filter(|(tick, player, _)| *tick >= next && players.iter().any(|(id, _)| id == player))
             .map(|&(_, player, _)| player)
             .collect();
+        let announced = replay
+            .events
+            .iter()
+            .filter(|(_, event)| matches!(event, GameEvent::Desync { .. }))
+            .map(|&(tick, _)| tick)
+            .collect();
         Ok(ResumedGame {
             path: path.to_path_buf(),
             valid_len: outcome.valid_len,
@@ -113,6 +130,8 @@ impl ResumedGame {
             bundles: replay.bundles,
             players,
             leaving,
+            reports: replay.hashes,
+            announced,
             damaged_tail: outcome.problem.map(|p| p.to_string()),
         })
     }
@@ -204,6 +223,7 @@ mod tests {
     }
 
     /// A recording of 6 ticks: bob leaves at tick 2 and is back at 4; cy's
+    /// hash of tick 5 differs from ann's and the desync is recorded; cy's
     /// departure is decided at tick 6 but not yet bundled; then the file
     /// ends inside a record.
     fn crashed_recording(dir: &Path) -> PathBuf {
@@ -223,6 +243,21 @@ mod tests {
             }
             writer.write_bundle(Tick(tick), &b).unwrap();
         }
+        for (player, hash) in [(0, 7), (2, 8)] {
+            let player = PlayerId(player);
+            let tick = Tick(5);
+            writer.write(&Record::Hash { tick, player, hash }).unwrap();
+        }
+        let event = GameEvent::Desync {
+            diverged: vec![PlayerId(0), PlayerId(2)],
+            first: None,
+        };
+        writer
+            .write(&Record::Event {
+                tick: Tick(5),
+                event,
+            })
+            .unwrap();
         writer
             .write(&Record::Left {
                 tick: Tick(6),
@@ -260,6 +295,14 @@ mod tests {
             ]
         );
         assert_eq!(game.leaving, [PlayerId(2)]);
+        assert_eq!(
+            game.reports,
+            [(Tick(5), PlayerId(0), 7), (Tick(5), PlayerId(2), 8)]
+        );
+        assert_eq!(
+            game.announced.iter().copied().collect::<Vec<_>>(),
+            [Tick(5)]
+        );
         let tail = game.damaged_tail().unwrap();
         assert!(tail.contains("truncated"), "{tail}");
         assert_eq!(game.valid_len, std::fs::metadata(&path).unwrap().len() - 5);

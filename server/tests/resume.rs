@@ -2,15 +2,20 @@
 //! loopback. The server is SIGKILLed in the middle of a game and started
 //! again with `--resume` on its replay; the bots, which keep their worlds
 //! and keep trying to reconnect, go on from where they were and finish on
-//! one hash, and the one replay file verifies from tick 0 to its end.
+//! one hash, and the one replay file verifies from tick 0 to its end. A
+//! desync found before the restart is still in the resumed server's
+//! verdict, and the replay verifies with the diverged player's hashes in
+//! it.
 
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use lockstep_protocol::GameEvent;
 use lockstep_testkit::{
-    clock, field, finish_in_lockstep, last_line, read_replay, verified, Client, Server,
+    clock, field, finish_in_lockstep, last_line, read_replay, slot_of, verified, Client, Server,
+    TempDir,
 };
 
 /// These tests time real processes; one at a time keeps the two cores of
@@ -131,6 +136,89 @@ fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_
     let recorded = read_replay(&replay);
     assert!(recorded.end.is_some(), "the resumed server ended the file");
     assert!(recorded.bundles.len() > 1800);
+}
+
+/// Waits until the replay at `path` records a desync.
+fn wait_for_recorded_desync(path: &Path) {
+    let deadline = clock::now() + Duration::from_secs(60);
+    let recorded = || {
+        read_replay(path)
+            .events
+            .iter()
+            .any(|(_, event)| matches!(event, GameEvent::Desync { .. }))
+    };
+    while !recorded() {
+        assert!(clock::now() < deadline, "the desync never reached the file");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_desync_before_the_server_died_is_in_the_resumed_servers_verdict_and_the_replay_verifies() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "66"]);
+    // Every bot dumps the desync's ticks: into a temporary directory, not
+    // the working directory.
+    let dumps = TempDir::new("resume-dumps");
+    let bot = |name: &str, seed: u64, extra: &[&str]| {
+        let mut command = lockstep_testkit::headless_bot(&server, name, seed, 1200);
+        command
+            .args(["--reconnect-secs", "60", "--dump-dir"])
+            .arg(&dumps.0)
+            .args(extra);
+        Client::spawn(name, &mut command)
+    };
+    let clients = vec![
+        bot("honest-a", 1, &[]),
+        bot("faulty", 2, &["--inject-desync-at", "100"]),
+        bot("honest-b", 3, &[]),
+    ];
+    let replay = server.recording_path();
+    let desync = server.wait_for("desync tick=", Duration::from_secs(30));
+    assert!(
+        desync.starts_with("desync tick=105 diverged=faulty "),
+        "{desync}"
+    );
+    // 100 when every bot answered in time, as they do on an idle machine.
+    let first = field(&desync, "first").unwrap_or_default().to_string();
+    wait_for_recorded_desync(&replay);
+    kill(server.child.id());
+
+    let mut resumed = Server::resume(server, &replay, &[]);
+    resumed.wait_for_all("reconnected player=", 3, Duration::from_secs(30));
+    let finals: Vec<(u32, String)> = clients
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(120)).final_line())
+        .collect();
+    assert_eq!(finals[0], finals[2]);
+    assert_ne!(finals[1], finals[0]);
+    // The faulty bot's hashes still differ after the restart: it was
+    // named once, before, and is not announced again.
+    let verdict = resumed.wait_for("verdict ", Duration::from_secs(30));
+    assert!(
+        !resumed.seen.iter().any(|l| l.starts_with("desync")),
+        "{:?}",
+        resumed.seen
+    );
+    assert!(
+        verdict.starts_with("verdict diverged ")
+            && field(&verdict, "diverged").is_some_and(|d| d.starts_with("faulty@")),
+        "{verdict}"
+    );
+
+    // The one file holds the faulty bot's hashes of both servers: they were
+    // expected, and the re-simulation passes where the honest bots ended.
+    resumed.wait_for("game over tick=", Duration::from_secs(10));
+    let out = verified(&replay, &["--ticks", "1200"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let faulty = slot_of(&read_replay(&replay), "faulty");
+    let named =
+        format!("diverged player={faulty} name=faulty tick=105 first={first} unreproduced=");
+    assert!(stdout.lines().any(|l| l.starts_with(&named)), "{stdout}");
+    assert_eq!(
+        last_line(&out),
+        format!("final tick=1200 hash={}", finals[0].1)
+    );
 }
 
 #[test]

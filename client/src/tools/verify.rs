@@ -1,7 +1,9 @@
 //! `replay FILE`: checks a replay against the world hashes recorded in it,
 //! headless as fast as possible with a progress bar on the terminal
 //! (`--verify --headless`), or, through [`Opened`], while the window
-//! crate's replay window shows it.
+//! crate's replay window shows it. A player the server named diverged is
+//! expected to differ: it is said on a line of its own, and the replay
+//! still verifies ([`lockstep_engine::replay::expected_hashes`]).
 //!
 //! A damaged file is still checked up to the damage: what is wrong with it
 //! is said first on stderr, and fails the command at the end even if every
@@ -70,7 +72,8 @@ impl Opened {
 
     /// Checks the replay with `check`, run for the game it recorded out
     /// of `games` (`run` is [`Games::run`] or the window's own); on
-    /// success the `verified ticks=N checks=C` summary and the final line.
+    /// success the `verified ticks=N checks=C` summary, a `diverged` line
+    /// for each player the server named, and the final line.
     /// A divergence, damage to the file, or a game this client does not
     /// have is the error.
     pub fn check<E: std::fmt::Display>(
@@ -86,13 +89,14 @@ impl Opened {
         let name = recording.header.spec.name.clone();
         let verified =
             run(&name, recording).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))??;
-        Ok(verified.conclude(&file, problem)?.to_vec())
+        Ok(verified.conclude(&file, problem)?)
     }
 }
 
 /// Verifies a replay file headless, as whichever of `games` it recorded,
-/// as fast as possible: the `verified ticks=N checks=C` summary and the
-/// final line; a divergence, damage to the file, or a game this client
+/// as fast as possible: the `verified ticks=N checks=C` summary, a
+/// `diverged` line for each player the server named, and the final line;
+/// a divergence, damage to the file, or a game this client
 /// does not have is the error.
 pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<String>> {
     let opened = open(&options.file)?;

@@ -4,34 +4,25 @@
 //! A replay holds the starting parameters and every tick's bundle, so the
 //! whole game re-simulates exactly, entirely inside the fixed-step loop:
 //! flipcode's "record the user commands to a file and play them back".
-//! Recorded hash reports make the playback a verification: any tick whose
-//! hash differs from the recorded one is the first divergence.
+//! Recorded hash reports make the playback a verification: the first
+//! recorded hash the re-simulation must reproduce and does not is the
+//! divergence ([`crate::replay::expected_hashes`] says which must: not the
+//! reports of a player the server named diverged).
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{PlayerId, Replay, ReplayError, Tick};
+use lockstep_protocol::{Replay, ReplayError, Tick};
 
+use super::expected_hashes::ExpectedHashes;
+pub use super::expected_hashes::{Diverged, Mismatch};
 use crate::game::{apply, Game, Setup, SetupError};
 
 /// Snapshots kept every this many ticks while playing, so a seek
 /// re-simulates at most this many ticks (5 s at 60 Hz: a seek stays
 /// instant at over a million ticks per second).
 pub const SNAPSHOT_EVERY: u32 = 300;
-
-/// A recorded hash that the re-simulation did not reproduce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Mismatch {
-    /// World tick of the report.
-    pub tick: Tick,
-    /// Who reported it.
-    pub player: PlayerId,
-    /// The recorded hash.
-    pub recorded: u64,
-    /// The re-simulated hash.
-    pub actual: u64,
-}
 
 /// Why a replay could not be played or verified.
 #[derive(Debug, thiserror::Error)]
@@ -86,12 +77,10 @@ pub struct Playback<G> {
     pub previous: G,
     /// The state now.
     pub current: G,
-    expected: BTreeMap<Tick, Vec<(PlayerId, u64)>>,
+    /// The recorded reports, checked as the ticks are stepped (a seek
+    /// back steps them again without counting twice).
+    expected: ExpectedHashes,
     snapshots: BTreeMap<Tick, G>,
-    checked: u32,
-    /// Ticks up to here had their reports counted in `checked` (a seek
-    /// back replays them without counting twice).
-    checked_through: Tick,
     mismatch: Option<Mismatch>,
 }
 
@@ -99,10 +88,7 @@ impl<G: Game> Playback<G> {
     /// A playback at tick 0, if the replay is a game of `G`.
     pub fn new(replay: Replay) -> Result<Playback<G>, SetupError> {
         let world = G::start(&Setup::from_header::<G>(&replay.header)?);
-        let mut expected: BTreeMap<Tick, Vec<(PlayerId, u64)>> = BTreeMap::new();
-        for &(tick, player, hash) in &replay.hashes {
-            expected.entry(tick).or_default().push((player, hash));
-        }
+        let expected = ExpectedHashes::new(&replay);
         let mut snapshots = BTreeMap::new();
         snapshots.insert(Tick(0), world.clone());
         Ok(Playback {
@@ -111,8 +97,6 @@ impl<G: Game> Playback<G> {
             current: world,
             expected,
             snapshots,
-            checked: 0,
-            checked_through: Tick(0),
             mismatch: None,
         })
     }
@@ -129,7 +113,7 @@ impl<G: Game> Playback<G> {
 
     /// Recorded hashes checked so far.
     pub fn checked(&self) -> u32 {
-        self.checked
+        self.expected.checked()
     }
 
     /// Recorded hash reports in the replay.
@@ -140,6 +124,12 @@ impl<G: Game> Playback<G> {
     /// The first recorded hash the re-simulation did not reproduce.
     pub fn mismatch(&self) -> Option<Mismatch> {
         self.mismatch
+    }
+
+    /// The players named diverged whose reports the re-simulation has not
+    /// reproduced so far.
+    pub fn diverged(&self) -> Vec<Diverged> {
+        self.expected.diverged()
     }
 
     /// Simulates the next tick; false at the end of the replay.
@@ -156,21 +146,10 @@ impl<G: Game> Playback<G> {
                 .entry(now)
                 .or_insert_with(|| self.current.clone());
         }
-        if let Some(reports) = self.expected.get(&now) {
-            let actual = self.current.hash();
-            if now > self.checked_through {
-                self.checked += reports.len() as u32;
-                self.checked_through = now;
-            }
-            for &(player, recorded) in reports {
-                if recorded != actual && self.mismatch.is_none_or(|m| m.tick > now) {
-                    self.mismatch = Some(Mismatch {
-                        tick: now,
-                        player,
-                        recorded,
-                        actual,
-                    });
-                }
+        let current = &self.current;
+        if let Some(mismatch) = self.expected.check(now, || current.hash()) {
+            if self.mismatch.is_none_or(|m| m.tick > now) {
+                self.mismatch = Some(mismatch);
             }
         }
         true
@@ -191,7 +170,7 @@ impl<G: Game> Playback<G> {
 }
 
 /// The result of a verification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
     /// Ticks re-simulated.
     pub ticks: u32,
@@ -201,6 +180,9 @@ pub struct Verified {
     pub checked: u32,
     /// The first divergence, if any.
     pub mismatch: Option<Mismatch>,
+    /// The players the server named diverged whose reports were not
+    /// reproduced: expected, said, not a failure.
+    pub diverged: Vec<Diverged>,
 }
 
 impl Verified {
@@ -210,14 +192,16 @@ impl Verified {
     }
 
     /// The verdict on `path`, whose reading stopped at `problem` if any:
-    /// the summary and the final line, or why the file fails. A damaged
-    /// file fails even when every tick before the damage verified, so a
-    /// truncated recording never passes as a good one.
+    /// the summary, a `diverged player=P name=N tick=T first=F
+    /// unreproduced=K` line for each player the server named diverged,
+    /// and the final line; or why the file fails. A damaged file fails
+    /// even when every tick before the damage verified, so a truncated
+    /// recording never passes as a good one.
     pub fn conclude(
         self,
         path: &Path,
         problem: Option<ReplayError>,
-    ) -> Result<[String; 2], VerifyError> {
+    ) -> Result<Vec<String>, VerifyError> {
         if let Some(mismatch) = self.mismatch {
             return Err(VerifyError::Diverged(mismatch));
         }
@@ -228,7 +212,10 @@ impl Verified {
                 ticks: self.ticks,
             });
         }
-        Ok([self.summary(), crate::final_line(self.ticks, self.hash)])
+        let mut lines = vec![self.summary()];
+        lines.extend(self.diverged.iter().map(ToString::to_string));
+        lines.push(crate::final_line(self.ticks, self.hash));
+        Ok(lines)
     }
 }
 
@@ -250,18 +237,9 @@ pub enum VerifyError {
     },
 }
 
-impl std::fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the replay diverges at tick {}: player {} recorded hash {:016x}, re-simulation gives {:016x}",
-            self.tick, self.player, self.recorded, self.actual
-        )
-    }
-}
-
 /// Re-simulates the replay as fast as possible (up to tick `stop_at` if
-/// given), checking every recorded hash; `progress(done, total)` is called
+/// given), checking the recorded hashes ([`ExpectedHashes`] says which
+/// must be reproduced); `progress(done, total)` is called
 /// every few thousand ticks (for a progress bar).
 pub fn verify<G: Game>(
     replay: Replay,
@@ -269,29 +247,13 @@ pub fn verify<G: Game>(
     mut progress: impl FnMut(u32, u32),
 ) -> Result<Verified, SetupError> {
     let total = (replay.bundles.len() as u32).min(stop_at.unwrap_or(u32::MAX));
-    let mut expected: BTreeMap<Tick, Vec<(PlayerId, u64)>> = BTreeMap::new();
-    for &(tick, player, hash) in &replay.hashes {
-        expected.entry(tick).or_default().push((player, hash));
-    }
+    let mut expected = ExpectedHashes::new(&replay);
     let mut world = G::start(&Setup::from_header::<G>(&replay.header)?);
-    let mut checked = 0;
     let mut mismatch = None;
     for (i, bundle) in replay.bundles.iter().take(total as usize).enumerate() {
         apply(&mut world, bundle);
-        if let Some(reports) = expected.get(&world.tick()) {
-            let actual = world.hash();
-            for &(player, recorded) in reports {
-                checked += 1;
-                if recorded != actual && mismatch.is_none() {
-                    mismatch = Some(Mismatch {
-                        tick: world.tick(),
-                        player,
-                        recorded,
-                        actual,
-                    });
-                }
-            }
-        }
+        let found = expected.check(world.tick(), || world.hash());
+        mismatch = mismatch.or(found);
         if i % 4096 == 0 {
             progress(i as u32, total);
         }
@@ -300,8 +262,9 @@ pub fn verify<G: Game>(
     Ok(Verified {
         ticks: world.tick().0,
         hash: world.hash(),
-        checked,
+        checked: expected.checked(),
         mismatch,
+        diverged: expected.diverged(),
     })
 }
 
@@ -310,11 +273,12 @@ mod tests {
     use super::*;
     use crate::replay::recorder::{solo_header, Recorder};
     use crate::testing::{inputs_at, setup, Tally};
-    use lockstep_protocol::{Bundle, RosterEntry};
+    use lockstep_protocol::{Bundle, GameEvent, PlayerId, RosterEntry};
 
-    /// A recorded two-player Tally of `ticks` ticks, hashes every 15.
-    fn recorded(ticks: u32) -> Vec<u8> {
-        let setup = setup(2);
+    /// A recorded Tally of `players` players and `ticks` ticks, player 0's
+    /// hashes every 15.
+    fn recorded(players: u8, ticks: u32) -> Vec<u8> {
+        let setup = setup(players);
         let roster = setup
             .players
             .iter()
@@ -328,7 +292,7 @@ mod tests {
         let mut game = Tally::start(&setup);
         for _ in 0..ticks {
             let bundle = Bundle {
-                inputs: inputs_at(&game, 2),
+                inputs: inputs_at(&game, players),
                 ..Bundle::default()
             };
             apply(&mut game, &bundle);
@@ -343,7 +307,7 @@ mod tests {
 
     #[test]
     fn verification_reproduces_every_recorded_hash() {
-        let verified = verify::<Tally>(read(&recorded(900)), None, |_, _| {}).unwrap();
+        let verified = verify::<Tally>(read(&recorded(2, 900)), None, |_, _| {}).unwrap();
         assert_eq!(verified.ticks, 900);
         assert_eq!(verified.checked, 60);
         assert_eq!(verified.mismatch, None);
@@ -351,7 +315,7 @@ mod tests {
 
     #[test]
     fn verification_names_the_first_divergent_tick() {
-        let mut replay = read(&recorded(900));
+        let mut replay = read(&recorded(2, 900));
         // Change one input of tick 400: the world diverges from tick 401 on,
         // and 405 is the first recorded hash after it.
         let input = &mut replay.bundles[400].inputs[0].input;
@@ -369,7 +333,7 @@ mod tests {
 
     #[test]
     fn playback_and_seeking_reach_the_same_worlds_as_a_straight_run() {
-        let replay = read(&recorded(1000));
+        let replay = read(&recorded(2, 1000));
         let straight = verify::<Tally>(replay.clone(), None, |_, _| {}).unwrap();
         let mut playback = Playback::<Tally>::new(replay).unwrap();
         while playback.step() {}
@@ -384,5 +348,75 @@ mod tests {
         playback.seek(Tick(5000));
         assert_eq!(playback.current.tick(), Tick(1000));
         assert_eq!(playback.current.hash(), straight.hash);
+    }
+
+    /// A three-player game of 900 ticks as the server records one whose
+    /// player 2 parted from the others at tick 400 and came back from a
+    /// verified snapshot at 600: every player's report every 15 ticks,
+    /// player 2's wrong from 405 to 585, and the desync the server named
+    /// at 405.
+    fn desynced() -> Replay {
+        let mut replay = read(&recorded(3, 900));
+        let parted = 405..600;
+        replay.hashes = replay
+            .hashes
+            .iter()
+            .flat_map(|&(tick, _, hash)| {
+                let parted = parted.clone();
+                (0..3).map(move |p| {
+                    let wrong = p == 2 && parted.contains(&tick.0);
+                    (tick, PlayerId(p), if wrong { !hash } else { hash })
+                })
+            })
+            .collect();
+        let desync = GameEvent::Desync {
+            diverged: vec![PlayerId(2)],
+            first: Some(Tick(400)),
+        };
+        replay.events.push((Tick(405), desync));
+        replay
+    }
+
+    #[test]
+    fn a_replay_with_a_recorded_desync_of_one_player_verifies_and_names_it() {
+        let replay = desynced();
+        let straight = verify::<Tally>(read(&recorded(3, 900)), None, |_, _| {}).unwrap();
+        let verified = verify::<Tally>(replay.clone(), None, |_, _| {}).unwrap();
+        assert_eq!(verified.mismatch, None);
+        assert_eq!(verified.checked, 180);
+        let lines = verified.conclude(Path::new("game"), None).unwrap();
+        assert_eq!(
+            lines,
+            [
+                "verified ticks=900 checks=180".to_string(),
+                "diverged player=2 name=p2 tick=405 first=400 unreproduced=13".to_string(),
+                crate::final_line(900, straight.hash),
+            ]
+        );
+        // The replay window's playback sees the same.
+        let mut playback = Playback::<Tally>::new(replay).unwrap();
+        while playback.step() {}
+        playback.seek(Tick(300));
+        playback.seek(Tick(900));
+        assert_eq!(playback.mismatch(), None);
+        assert_eq!(playback.checked(), 180);
+        assert_eq!(playback.diverged()[0].unreproduced, 13);
+    }
+
+    #[test]
+    fn a_replay_with_a_recorded_desync_whose_bundles_were_changed_still_fails() {
+        // One input changed before the desync, or after it: the world
+        // parts from the one everybody not named reported.
+        for (changed, fails_at) in [(100, 105), (700, 705)] {
+            let mut replay = desynced();
+            let input = &mut replay.bundles[changed].inputs[0].input;
+            input.buttons = lockstep_protocol::Buttons(input.buttons.0 ^ 0x20);
+            let verified = verify::<Tally>(replay, None, |_, _| {}).unwrap();
+            let mismatch = verified.mismatch.expect("a changed bundle fails");
+            assert_eq!(mismatch.tick, Tick(fails_at));
+            assert_eq!(mismatch.player, PlayerId(0));
+            let error = verified.conclude(Path::new("game"), None).unwrap_err();
+            assert!(matches!(error, VerifyError::Diverged(_)), "{error}");
+        }
     }
 }

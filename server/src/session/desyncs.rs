@@ -3,15 +3,17 @@
 //! at once (each dumps the tick), the players are asked for their per-tick
 //! hashes to pinpoint where it began, and the desync is announced once
 //! they answer or the wait is over. When the game ends, its verdict says
-//! which machines agreed.
+//! which machines agreed. A game resumed after a restart judges the
+//! reports its replay holds first, so the verdict remembers them.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use lockstep_protocol::{DesyncNotice, PlayerId, ServerMessage, Tick};
 use tracing::{debug, info, warn};
 
 use super::{Action, ConnId, Role, Session};
-use crate::desync_check::{Pinpoint, PINPOINT_WAIT};
+use crate::desync_check::{Desync, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recording;
 use crate::{OnDesync, ServerEvent};
 
@@ -70,26 +72,62 @@ impl Session {
         let relay = &game.relay;
         let desyncs = game.hashes.judge(|tick| relay.players_at(tick));
         for desync in desyncs {
-            let notice = ServerMessage::Desync(DesyncNotice {
-                tick: desync.tick,
-                diverged: desync.diverged.clone(),
-                majority: desync.majority,
-                since: desync.since,
-            });
-            self.tell_everyone(&notice);
-            let connected = self.connected_players();
-            let asked: Vec<PlayerId> = desync
-                .reporters
-                .iter()
-                .copied()
-                .filter(|player| connected.contains(player))
-                .collect();
-            if let Some(game) = &mut self.game {
-                let pinpoint = Pinpoint::new(desync, asked, now + PINPOINT_WAIT);
-                game.pinpoints.push_back(pinpoint);
-            }
+            self.pinpoint(desync, now);
         }
         self.settle_pinpoints(Some(now));
+    }
+
+    /// Tells every client of a new desync and asks its reporters still
+    /// connected for their per-tick hashes.
+    fn pinpoint(&mut self, desync: Desync, now: Duration) {
+        let notice = ServerMessage::Desync(DesyncNotice {
+            tick: desync.tick,
+            diverged: desync.diverged.clone(),
+            majority: desync.majority,
+            since: desync.since,
+        });
+        self.tell_everyone(&notice);
+        let connected = self.connected_players();
+        let asked: Vec<PlayerId> = desync
+            .reporters
+            .iter()
+            .copied()
+            .filter(|player| connected.contains(player))
+            .collect();
+        if let Some(game) = &mut self.game {
+            let pinpoint = Pinpoint::new(desync, asked, now + PINPOINT_WAIT);
+            game.pinpoints.push_back(pinpoint);
+        }
+    }
+
+    /// Judges the hash reports of a game resumed from its replay, as the
+    /// server that recorded them did, so the verdict counts them and names
+    /// whom they found diverged. Every tick the file holds reports of is
+    /// judged at once: a report that never reached the file was lost with
+    /// the crash, like any in flight. A desync the file records was
+    /// announced before the restart; one it lacks (the server died while
+    /// pinpointing it) is pinpointed again, with nobody to ask, and
+    /// announced by the next [`Session::settle_pinpoints`].
+    pub(super) fn judge_recorded(
+        &mut self,
+        reports: Vec<(Tick, PlayerId, u64)>,
+        announced: &BTreeSet<Tick>,
+        now: Duration,
+    ) {
+        let Some(game) = &mut self.game else {
+            return;
+        };
+        for (tick, player, hash) in reports {
+            game.hashes.report(player, tick, hash);
+        }
+        let desyncs = game.hashes.judge(|_| Vec::new());
+        for desync in desyncs {
+            if announced.contains(&desync.tick) {
+                info!(tick = %desync.tick, diverged = ?desync.diverged, "desync known from the replay");
+            } else {
+                self.pinpoint(desync, now);
+            }
+        }
     }
 
     /// Announces the desyncs whose per-tick hashes are in (or whose wait

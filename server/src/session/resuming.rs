@@ -23,8 +23,9 @@ impl Session {
     /// replay file grows on, and the game waits, with no stand-ins and no
     /// drops, until every player still in it has reconnected or
     /// [`crate::Config::resume_wait`] is over; then those still missing
-    /// are dropped at an announced tick as always.
-    pub fn resume(&mut self, game: ResumedGame, now: Duration) {
+    /// are dropped at an announced tick as always. The desyncs found
+    /// before the restart are known again from the replay's reports.
+    pub fn resume(&mut self, mut game: ResumedGame, now: Duration) {
         let header = game.header.clone();
         self.lobby.games = 1;
         self.config.tick_rate = header.tick_rate;
@@ -59,6 +60,8 @@ impl Session {
         if let Some(tail) = &game.damaged_tail {
             info!(path = %game.path.display(), tail = %tail, "cut off the record the crash left half written");
         }
+        let reports = std::mem::take(&mut game.reports);
+        self.judge_recorded(reports, &game.announced, now);
         let mut waiting: BTreeSet<PlayerId> = game.players.iter().map(|&(id, _)| id).collect();
         for player in game.leaving {
             waiting.remove(&player);
@@ -85,6 +88,7 @@ impl Session {
             });
         }
         self.forget_departed();
+        self.settle_pinpoints(Some(now));
     }
 
     /// The resumed game that still waits for its players, if one does.
@@ -169,10 +173,13 @@ mod tests {
     use std::time::Duration;
 
     use lockstep_protocol::{
-        Bundle, Input, PlayerId, PlayerInput, ReplayHeader, RosterEntry, Tick, PROTOCOL_VERSION,
+        Bundle, GameEvent, Input, PlayerId, PlayerInput, ReplayHeader, RosterEntry, Tick,
+        PROTOCOL_VERSION,
     };
 
-    use super::super::harness::{ms, Harness};
+    use super::super::harness::{ms, platform, Harness, TRIPLE};
+    use super::super::Action;
+    use crate::recording::Recording;
     use crate::resume::ResumedGame;
     use crate::{Config, ServerEvent};
 
@@ -218,17 +225,45 @@ mod tests {
             bundles: vec![bundle; 30],
             players: (0..3).map(|p| (PlayerId(p), Tick(0))).collect(),
             leaving: Vec::new(),
+            reports: Vec::new(),
+            announced: Default::default(),
             damaged_tail: None,
         }
     }
 
-    fn resumed(wait: Duration) -> Harness {
+    /// [`game`] on three x86-64 Linux machines, whose replay holds the
+    /// reports of ticks 15 and 30, bob's of tick 30 apart from the
+    /// others'; `announced` when the server had announced that desync
+    /// before it died.
+    fn desynced_game(announced: bool) -> ResumedGame {
+        let mut game = game("lockstep-no-such-dir");
+        game.header.platforms = (0..3).map(|p| (PlayerId(p), platform(TRIPLE))).collect();
+        for (tick, bob) in [(15, 1), (30, 2)] {
+            for (player, hash) in [(0, 1), (1, bob), (2, 1)] {
+                game.reports.push((Tick(tick), PlayerId(player), hash));
+            }
+        }
+        if announced {
+            game.announced.insert(Tick(30));
+        }
+        game
+    }
+
+    /// A server started with `--resume`, which waits `wait` for the
+    /// players, resuming `game`.
+    fn resuming(game: ResumedGame, wait: Duration) -> Harness {
         let mut h = Harness::new(Config {
             players: 9,
             resume_wait: wait,
             ..Config::new(crate::TEST_GAME)
         });
-        h.session.resume(game("lockstep-no-such-dir"), h.now);
+        h.session.resume(game, h.now);
+        h
+    }
+
+    fn resumed(wait: Duration) -> Harness {
+        let mut h = resuming(game("lockstep-no-such-dir"), wait);
+        h.actions();
         h
     }
 
@@ -377,5 +412,58 @@ mod tests {
         // ann of another game: its world is not this one's.
         assert_eq!(out.starts(2)[0].resume, None);
         assert_eq!(out.histories(2)[0].1.len(), 30);
+    }
+
+    #[test]
+    fn a_desync_before_the_restart_is_in_the_verdict_of_the_resumed_game() {
+        let mut h = resuming(desynced_game(true), Duration::from_secs(30));
+        let mut reports = h.actions().reports();
+        for (id, name) in [(1, "ann"), (2, "bob"), (3, "cy")] {
+            h.join_keeping(id, name, SEED, 30);
+        }
+        for id in 1..=3 {
+            reports.extend(h.inputs(id, 30..46).reports());
+        }
+        // bob came back from a verified snapshot before the restart:
+        // everyone agrees from here on.
+        for id in 1..=3 {
+            reports.extend(h.hash(id, 45, 1).reports());
+        }
+        assert!(
+            !reports.iter().any(|r| r.starts_with("desync")),
+            "{reports:?}"
+        );
+        h.session.announce_shutdown();
+        h.actions();
+        h.session.shut_down();
+        // As a server that never restarted says it: bob, and the reports
+        // of before the restart counted too.
+        assert_eq!(
+            h.actions().reports(),
+            [
+                "verdict diverged ticks=46 checks=9 diverged=bob@x86_64-unknown-linux-gnu \
+                 majority=x86_64-unknown-linux-gnu,x86_64-unknown-linux-gnu"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_desync_the_server_died_before_announcing_is_announced_when_the_game_resumes() {
+        let mut h = resuming(desynced_game(false), Duration::from_secs(30));
+        let out = h.actions();
+        assert!(
+            out.reports()
+                .contains(&"desync tick=30 diverged=bob first=unknown".to_string()),
+            "{:?}",
+            out.reports()
+        );
+        let recorded = out.position(|action| {
+            let event = GameEvent::Desync {
+                diverged: vec![PlayerId(1)],
+                first: None,
+            };
+            *action == Action::Record(Recording::Event(Tick(30), event))
+        });
+        assert!(recorded.is_some(), "the desync is recorded");
     }
 }

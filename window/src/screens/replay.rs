@@ -157,6 +157,7 @@ pub fn run<G: WindowGame>(
                 hash: playback.current.hash(),
                 checked: playback.checked(),
                 mismatch: playback.mismatch(),
+                diverged: playback.diverged(),
             });
         }
         screen.pace(frame_start);
