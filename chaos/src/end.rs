@@ -135,7 +135,8 @@ impl Run<'_> {
                 .collect();
             observe::stand_ins(&replay.bundles, &roster, &self.ending.entries)
         });
-        for line in observed.unwrap_or_default() {
+        let speeds = observe::speed_changes(&self.timeline);
+        for line in observed.unwrap_or_default().into_iter().chain(speeds) {
             self.say(&line);
         }
         let judgement = checks::judge(&self.ending);

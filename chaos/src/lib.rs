@@ -34,7 +34,7 @@
 
 pub mod checks;
 mod end;
-mod faults;
+pub mod faults;
 pub mod history;
 pub mod io;
 pub mod observe;
@@ -44,5 +44,4 @@ pub mod schedule;
 pub mod shaper;
 
 pub use checks::Judgement;
-pub use faults::BACK_RUN;
 pub use run::{run, Options, RunError};

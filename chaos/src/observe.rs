@@ -1,13 +1,15 @@
-//! What the replay shows beyond the checks: where each bot was stood in
-//! for. Stand-ins during a fault done to the bot are its answer; after a
-//! server restart they are the players catching up; anywhere else they
-//! are worth a look (a bot whose clock stays behind, a machine too
-//! loaded to keep up). Reported, not judged: a loaded machine stands in
-//! for its bots now and then.
+//! What the run shows beyond the checks: where each bot was stood in for,
+//! and every change of the game's speed. Stand-ins during a fault done to
+//! the bot are its answer; after a server restart they are the players
+//! catching up; anywhere else they are worth a look (a bot whose clock
+//! stays behind, a machine too loaded to keep up). Reported, not judged:
+//! a loaded machine stands in for its bots and slows the game now and
+//! then.
 
 use lockstep_protocol::{Bundle, PlayerId};
 
 use crate::history::Entry;
+use crate::said::Said;
 use crate::schedule::{Kind, TICK_RATE};
 
 /// Game time after a server restart counted as its aftermath.
@@ -62,6 +64,15 @@ pub fn stand_ins(
     lines
 }
 
+/// Every speed change any server of the run announced, in order.
+pub fn speed_changes(timeline: &[Said]) -> Vec<String> {
+    timeline
+        .iter()
+        .filter(|s| s.is_event("speed"))
+        .map(|s| format!("speed change: {}", s.line))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -87,6 +98,28 @@ mod tests {
             took: Duration::ZERO,
             answer: Ok(String::new()),
         }
+    }
+
+    #[test]
+    fn every_speed_change_of_any_server_is_listed() {
+        let said = |who: &str, line: &str| Said {
+            at: Duration::ZERO,
+            who: who.into(),
+            stream: crate::said::Stream::Out,
+            line: line.into(),
+        };
+        let timeline = [
+            said(
+                "server",
+                "speed percent=25 from_tick=4263 reason=slow slowest=bot3",
+            ),
+            said("bot3", "speed percent=1"),
+            said("server", "resumed tick=5000"),
+        ];
+        assert_eq!(
+            speed_changes(&timeline),
+            ["speed change: speed percent=25 from_tick=4263 reason=slow slowest=bot3"]
+        );
     }
 
     #[test]
