@@ -20,7 +20,7 @@ use crate::history::Entry;
 use crate::io::process::{Proc, Signal};
 use crate::run::{Run, DROP_TIMEOUT_MS, PATIENCE};
 use crate::said::{self, Said};
-use crate::schedule::{Bot, Fault, Leave, LinkPlan, TICK_RATE};
+use crate::schedule::{Bot, Fault, Leave, LinkPlan, Secs, TICK_RATE};
 
 /// Ticks in a row of a bot's own inputs that show it is back in the game:
 /// half a second, so a bot that is still stood in for most of the time
@@ -73,7 +73,10 @@ impl Run<'_> {
             .filter(|s| match fault.bot() {
                 Some(bot) => {
                     let name = bot.to_string();
-                    s.mentions(&name) || s.is_notice_of(&name) || s.is_event("desync")
+                    s.mentions(&name)
+                        || s.is_notice_of(&name)
+                        || s.is_event("desync")
+                        || said::connection_ended(s, &name)
                 }
                 None if fault.kind() == crate::schedule::Kind::Spectator => {
                     said::spectator_log(s, &guest).is_some() || s.is_notice_of(&guest)
@@ -144,9 +147,9 @@ impl Run<'_> {
         });
         match too_much {
             Some(line) => Err(format!(
-                "the game was postponed by more than the {:.1} s {name} could have held it \
-                 back: `{}`",
-                f64::from(limit_ms) / 1000.0,
+                "the game was postponed by more than the {} {name} could have held it back: \
+                 `{}`",
+                Secs(limit_ms),
                 line.line
             )),
             None => Ok(()),
@@ -184,11 +187,7 @@ impl Run<'_> {
             s.is_event_about("substituted", &name) || (s.is_event("speed") && s.mentions(&name))
         });
         let back = self.back_in_game(bot, thawed)?;
-        self.not_dropped(
-            bot,
-            mark,
-            &format!("a {:.1} s stop", f64::from(ms) / 1000.0),
-        )?;
+        self.not_dropped(bot, mark, &format!("a {} stop", Secs(ms)))?;
         self.forgiven_at_most(&name, mark, ms + FORGIVEN_SLACK_MS)?;
         let told = told.ok_or_else(|| format!("no stand-in or speed line for {name}"))?;
         Ok(format!(

@@ -144,6 +144,15 @@ pub fn reconnected_notice(line: &str) -> bool {
     line.contains("reconnected at tick ") || line.contains("reconnected; joining the game afresh")
 }
 
+/// The server's log line saying why the connection of the client called
+/// `name` ended (`connection ended name=NAME reason=...`).
+pub fn connection_ended(said: &Said, name: &str) -> bool {
+    said.who == SERVER
+        && said.stream == Stream::Err
+        && said.line.contains("connection ended")
+        && field(&said.line, "name") == Some(name)
+}
+
 /// The server's log line for a spectator called `name` joining (`true`)
 /// or leaving (`false`), if `said` is one.
 pub fn spectator_log(said: &Said, name: &str) -> Option<bool> {
@@ -234,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn spectators_coming_and_going_are_read_from_the_servers_log() {
+    fn spectators_coming_and_going_and_ended_connections_are_read_from_the_servers_log() {
         let mut said = server(
             "2026-01-01T00:00:00.000000Z  INFO lockstep_server::session::admission: spectator \
              joined name=guest1",
@@ -245,5 +254,11 @@ mod tests {
         said.line =
             "... INFO lockstep_server::session: spectator left name=guest1 why=closed".into();
         assert_eq!(spectator_log(&said, "guest1"), Some(false));
+        said.line =
+            "... INFO connection{remote=127.0.0.1:57333}: lockstep_server::io::connection: \
+                     connection ended name=bot3 reason=too many datagrams (more than 240 a second)"
+                .into();
+        assert!(connection_ended(&said, "bot3"));
+        assert!(!connection_ended(&said, "bot33"));
     }
 }

@@ -296,8 +296,9 @@ impl fmt::Display for Fault {
     }
 }
 
-/// Milliseconds shown as seconds with one decimal.
-struct Secs(u32);
+/// Milliseconds shown as seconds with one decimal, cut (not rounded), as
+/// the schedule shows them.
+pub struct Secs(pub u32);
 
 impl fmt::Display for Secs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
