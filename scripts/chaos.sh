@@ -18,7 +18,10 @@
 # `check FAILED: ...`). It uses 127.0.0.1 only, and stops only the
 # processes it started, by their PIDs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# Cargo runs from the repository (its rust-toolchain.toml picks the
+# compiler); the paths given (--bin-dir, --keep) stay relative to where
+# this was run.
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 bin_dir=
 args=()
@@ -28,11 +31,11 @@ while [ $# -gt 0 ]; do
     *) args+=("$1") && shift ;;
     esac
 done
-target=$(cargo metadata --format-version 1 --no-deps | sed -E 's/.*"target_directory":"([^"]*)".*/\1/')
+target=$(cd "$root" && cargo metadata --format-version 1 --no-deps | sed -E 's/.*"target_directory":"([^"]*)".*/\1/')
 if [ -z "$bin_dir" ]; then
-    cargo build -q --bins
+    (cd "$root" && cargo build -q --bins)
     bin_dir=$target/debug
 else
-    cargo build -q --bin lockstep-chaos
+    (cd "$root" && cargo build -q --bin lockstep-chaos)
 fi
 exec "$target/debug/lockstep-chaos" --bin-dir "$bin_dir" ${args[@]+"${args[@]}"}
