@@ -41,8 +41,8 @@ pub struct Ending {
     pub roster: Vec<(u8, String)>,
     /// The replay verified whole, and verified to the bots' last tick.
     pub verified: Option<(Verified, Verified)>,
-    /// Bots that never came back while they kept trying, with what shows
-    /// it.
+    /// Bots that never came back while they kept trying, one entry per
+    /// bot with what shows it.
     pub never_back: Vec<String>,
 }
 

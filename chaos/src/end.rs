@@ -2,6 +2,7 @@
 //! says its verdict and goes, the replay is verified, and everything the
 //! run saw is gathered into its [`crate::checks::Ending`] and judged.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -59,6 +60,8 @@ impl Run<'_> {
         self.pump();
         let timeline = &self.timeline;
         let mut finals = Vec::new();
+        // What shows each lost player gone, one entry per player.
+        let mut lost: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for player in &self.players {
             let name = player.bot.to_string();
             let end = timeline[player.since.min(timeline.len())..]
@@ -67,9 +70,11 @@ impl Run<'_> {
                 .find_map(|s| said::final_line(&s.line))
                 .map(|(tick, hash)| (tick, hash.to_string()));
             if end.is_none() {
-                self.ending.never_back.push(format!(
-                    "{name}'s last process (started {} times) printed no final line",
-                    player.generation
+                let status = player.proc.as_ref().and_then(Proc::status);
+                lost.entry(name.clone()).or_default().push(format!(
+                    "its last process (of {}) printed no final line{}",
+                    player.generation,
+                    status.map_or(String::new(), |s| format!(" and ended with {s}"))
                 ));
             }
             finals.push((name, end));
@@ -93,11 +98,15 @@ impl Run<'_> {
                 })
                 .count();
             if back == 0 {
-                self.ending
-                    .never_back
+                lost.entry(name.to_string())
+                    .or_default()
                     .push(format!("`{}` and no rejoin after it", drop.line));
             }
         }
+        self.ending.never_back = lost
+            .into_iter()
+            .map(|(name, why)| format!("{name}: {}", why.join("; ")))
+            .collect();
         let watched = timeline
             .iter()
             .filter(|s| s.who == "watcher" && s.stream == Stream::Out)

@@ -95,16 +95,28 @@ impl Run<'_> {
     /// from tick `from` on; the first of them.
     fn back_in_game(&mut self, bot: Bot, from: u32) -> Result<u32, String> {
         let name = bot.to_string();
-        self.wait(PATIENCE, |run| {
+        let back = self.wait(PATIENCE, |run| {
             let replay = run.replay.as_ref()?;
-            replay.own_run_from(replay.slot(&name)?, from, BACK_RUN)
-        })
-        .ok_or_else(|| {
-            format!(
+            if let Some(first) = replay.own_run_from(replay.slot(&name)?, from, BACK_RUN) {
+                return Some(Ok(first));
+            }
+            // A bot whose process is gone is not coming back.
+            let status = run
+                .players
+                .iter()
+                .find(|p| p.bot == bot)
+                .and_then(|p| p.proc.as_ref()?.status())?;
+            Some(Err(format!(
+                "{name}'s process ended ({status}) before its own inputs filled {BACK_RUN} \
+                 ticks in a row after tick {from}"
+            )))
+        });
+        back.unwrap_or_else(|| {
+            Err(format!(
                 "{name}'s own inputs never filled {BACK_RUN} ticks in a row after tick {from} \
                  (the game is at tick {})",
                 self.tick()
-            )
+            ))
         })
     }
 

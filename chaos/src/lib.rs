@@ -19,8 +19,10 @@
 //! 4. At the end: every bot's last process and the spectator must end on
 //!    one `final tick=T hash=H`, the only desync must be the injected one,
 //!    the replay (written by every server of the run in turn) must hold
-//!    and verify the whole game, and no player that kept trying may be
-//!    lost ([`checks`]). The last line is the summary:
+//!    and verify the whole game, and no bot may be lost: every one must
+//!    end the game, and every drop be followed by a rejoin ([`checks`]).
+//!    The last line is the summary, whose `lost` counts the ticks missing
+//!    from the replay and the bots lost:
 //!
 //! ```text
 //! chaos seed=S minutes=M faults=N kinds=kill:a,stop:b,link:c,spectator:d,server:e,desync:f desyncs=D verdict=agreed|split|unfinished lost=L

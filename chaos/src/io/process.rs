@@ -135,6 +135,11 @@ impl Proc {
         self.status.is_some()
     }
 
+    /// How it exited, if [`Proc::exited`] has seen it go.
+    pub fn status(&self) -> Option<ExitStatus> {
+        self.status
+    }
+
     /// Sends `signal`, unless it has exited.
     pub fn signal(&mut self, signal: Signal) -> Result<(), ProcError> {
         if self.exited().is_some() {
