@@ -199,7 +199,7 @@ impl Run<'_> {
             s.is_event_about("substituted", &name) || (s.is_event("speed") && s.mentions(&name))
         });
         let back = self.back_in_game(bot, thawed)?;
-        self.not_dropped(bot, mark, &format!("a {} stop", Secs(ms)))?;
+        self.not_dropped(bot, mark, &format!("its {} stop", Secs(ms)))?;
         self.forgiven_at_most(&name, mark, ms + FORGIVEN_SLACK_MS)?;
         let told = told.ok_or_else(|| format!("no stand-in or speed line for {name}"))?;
         Ok(format!(
@@ -242,7 +242,7 @@ impl Run<'_> {
             return Err(format!("the window did nothing: {window}"));
         }
         let back = self.back_in_game(bot, to)?;
-        self.not_dropped(bot, mark, "a bad link's window")?;
+        self.not_dropped(bot, mark, "its bad link's window")?;
         Ok(format!("{window}; its own inputs again from tick {back}"))
     }
 
