@@ -1,4 +1,6 @@
-//! The timer queue: packets waiting for their arrival time.
+//! The timer queue: packets waiting for their arrival time. Public for any
+//! driver of an [`crate::Impairment`] outside this crate (the chaos run's
+//! UDP proxy), so it queues packets the way the socket here does.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -7,7 +9,7 @@ use std::time::Duration;
 /// instant leave in the order they were queued, so equal arrival times never
 /// reorder anything. Pure: the caller supplies the current time.
 #[derive(Debug)]
-pub(crate) struct DelayQueue<T> {
+pub struct DelayQueue<T> {
     /// `(arrival, sequence number)`: the sequence number breaks ties.
     entries: BTreeMap<(Duration, u64), T>,
     next_sequence: u64,
@@ -16,7 +18,7 @@ pub(crate) struct DelayQueue<T> {
 
 impl<T> DelayQueue<T> {
     /// An empty queue that holds at most `capacity` packets.
-    pub(crate) fn new(capacity: usize) -> Self {
+    pub fn new(capacity: usize) -> Self {
         DelayQueue {
             entries: BTreeMap::new(),
             next_sequence: 0,
@@ -26,7 +28,7 @@ impl<T> DelayQueue<T> {
 
     /// Queues `item` to leave at `at`, or hands it back when the queue is
     /// full, as a router's full buffer drops what arrives.
-    pub(crate) fn push(&mut self, at: Duration, item: T) -> Result<(), T> {
+    pub fn push(&mut self, at: Duration, item: T) -> Result<(), T> {
         if self.entries.len() >= self.capacity {
             return Err(item);
         }
@@ -36,12 +38,12 @@ impl<T> DelayQueue<T> {
     }
 
     /// When the earliest packet is due, if any is queued.
-    pub(crate) fn next_due(&self) -> Option<Duration> {
+    pub fn next_due(&self) -> Option<Duration> {
         self.entries.first_key_value().map(|(&(at, _), _)| at)
     }
 
     /// Takes the earliest packet if it is due at `now`.
-    pub(crate) fn pop_due(&mut self, now: Duration) -> Option<T> {
+    pub fn pop_due(&mut self, now: Duration) -> Option<T> {
         let entry = self.entries.first_entry()?;
         (entry.key().0 <= now).then(|| entry.remove())
     }

@@ -61,8 +61,10 @@ use quinn::AsyncUdpSocket;
 
 pub use args::{LinkArgs, LinkArgsError};
 pub use burst::{BurstError, GilbertElliott};
+pub use delay_queue::DelayQueue;
 pub use impairment::{Fate, Impairment, LinkConfig, REORDER_MAX_HOLD};
 pub use plain::PlainSocket;
+pub use rng::SplitMix64;
 pub use socket::{ConditionedSocket, DirectionStats, LinkStats, MAX_QUEUED_PACKETS};
 
 /// Binds a UDP socket on `addr` whose outgoing traffic follows `up` and

@@ -3,7 +3,9 @@
 //! Impairment must be reproducible (same seed, same losses), so the generator
 //! is part of the crate rather than a dependency whose stream could change
 //! between versions. SplitMix64 passes BigCrush, needs one `u64` of state and
-//! turns any seed, even 0 or 1, into a well-mixed stream.
+//! turns any seed, even 0 or 1, into a well-mixed stream. It is public so
+//! that other seeded tools of the workspace (the chaos run's schedule) draw
+//! from the same generator instead of a copy of it.
 
 use std::time::Duration;
 
@@ -17,14 +19,14 @@ const UNIT_SCALE: f64 = 1.0 / (1u64 << 53) as f64;
 
 /// A SplitMix64 generator.
 #[derive(Clone, Debug)]
-pub(crate) struct SplitMix64 {
+pub struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
     /// A generator for `seed`, with `stream` picking one of many independent
     /// sequences for the same seed (the two directions of one socket).
-    pub(crate) fn new(seed: u64, stream: u64) -> Self {
+    pub fn new(seed: u64, stream: u64) -> Self {
         let mut mixer = SplitMix64 {
             state: seed ^ stream.wrapping_mul(GOLDEN_GAMMA).rotate_left(32),
         };
@@ -33,7 +35,8 @@ impl SplitMix64 {
         }
     }
 
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(GOLDEN_GAMMA);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -42,18 +45,18 @@ impl SplitMix64 {
     }
 
     /// Uniform in `[0, 1)`.
-    pub(crate) fn next_f64(&mut self) -> f64 {
+    pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * UNIT_SCALE
     }
 
     /// True with probability `p`; never for `p <= 0` (or NaN), always for
     /// `p >= 1`, so an out-of-range probability saturates instead of failing.
-    pub(crate) fn chance(&mut self, p: f64) -> bool {
+    pub fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && self.next_f64() < p
     }
 
     /// Uniform in `[0, max]`, at nanosecond resolution.
-    pub(crate) fn duration_up_to(&mut self, max: Duration) -> Duration {
+    pub fn duration_up_to(&mut self, max: Duration) -> Duration {
         let span = u64::try_from(max.as_nanos())
             .unwrap_or(u64::MAX)
             .saturating_add(1);

@@ -1,0 +1,183 @@
+//! The end of a run: the bots and the spectator end the game, the server
+//! says its verdict and goes, the replay is verified, and everything the
+//! run saw is gathered into its [`crate::checks::Ending`] and judged.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::checks::{self, Judgement, Verified};
+use crate::io::process::{Proc, Signal};
+use crate::observe;
+use crate::run::{Run, PATIENCE};
+use crate::said::{self, Stream};
+use crate::schedule::TICK_RATE;
+
+impl Run<'_> {
+    /// After the last fault: the bots and the spectator end the game, the
+    /// server its verdict, and the replay is verified.
+    pub(crate) fn finish(&mut self) -> Result<(), String> {
+        let left = self.schedule.ticks().saturating_sub(self.tick()) / TICK_RATE;
+        let limit = Duration::from_secs(u64::from(left) * 3) + PATIENCE;
+        let ended = self.wait(limit, |run| {
+            let mut procs = run.players.iter().filter_map(|p| p.proc.as_ref());
+            let bots = procs.all(|p| p.exited_now());
+            let watcher = run.watcher.as_ref().is_none_or(Proc::exited_now);
+            (bots && watcher).then_some(())
+        });
+        if ended.is_none() {
+            return Err(format!(
+                "the bots had not ended the game at tick {}",
+                self.tick()
+            ));
+        }
+        self.say(&format!(
+            "the bots ended the game; the replay holds {} ticks",
+            self.tick()
+        ));
+        self.wait_line(0, PATIENCE, |s| s.is_event("game over"));
+        if let Some(server) = &mut self.server {
+            let _ = server.signal(Signal::Term);
+        }
+        let gone = self.wait(PATIENCE, |run| {
+            run.server
+                .as_ref()
+                .is_none_or(Proc::exited_now)
+                .then_some(())
+        });
+        if gone.is_none() {
+            if let Some(server) = &mut self.server {
+                server.kill();
+            }
+        }
+        self.pump();
+        Ok(())
+    }
+
+    /// Collects what the run saw into its ending and judges it.
+    pub(crate) fn conclude(&mut self) -> Judgement {
+        self.pump();
+        let timeline = &self.timeline;
+        let mut finals = Vec::new();
+        // What shows each lost player gone, one entry per player.
+        let mut lost: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for player in &self.players {
+            let name = player.bot.to_string();
+            let end = timeline[player.since.min(timeline.len())..]
+                .iter()
+                .filter(|s| s.who == name && s.stream == Stream::Out)
+                .find_map(|s| said::final_line(&s.line))
+                .map(|(tick, hash)| (tick, hash.to_string()));
+            if end.is_none() {
+                let status = player.proc.as_ref().and_then(Proc::status);
+                lost.entry(name.clone()).or_default().push(format!(
+                    "its last process (of {}) printed no final line{}",
+                    player.generation,
+                    status.map_or(String::new(), |s| format!(" and ended with {s}"))
+                ));
+            }
+            finals.push((name, end));
+        }
+        for (i, drop) in timeline
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_event("dropped"))
+        {
+            let Some(name) = said::field(&drop.line, "name") else {
+                continue;
+            };
+            // Leaving at the end of the game is no loss.
+            if matches!(said::field(&drop.line, "reason"), Some("left" | "finished")) {
+                continue;
+            }
+            let back = timeline[i + 1..]
+                .iter()
+                .filter(|s| {
+                    s.is_event_about("rejoined", name) || s.is_event_about("reconnected", name)
+                })
+                .count();
+            if back == 0 {
+                lost.entry(name.to_string())
+                    .or_default()
+                    .push(format!("`{}` and no rejoin after it", drop.line));
+            }
+        }
+        self.ending.never_back = lost
+            .into_iter()
+            .map(|(name, why)| format!("{name}: {}", why.join("; ")))
+            .collect();
+        let watched = timeline
+            .iter()
+            .filter(|s| s.who == "watcher" && s.stream == Stream::Out)
+            .find_map(|s| said::final_line(&s.line))
+            .map(|(tick, hash)| (tick, hash.to_string()));
+        finals.push(("watcher".to_string(), watched));
+        self.ending.finals = finals;
+        self.ending.desyncs = timeline
+            .iter()
+            .filter(|s| s.is_event("desync"))
+            .filter_map(|s| said::desync(&s.line))
+            .collect();
+        self.ending.verdict = timeline
+            .iter()
+            .rev()
+            .find(|s| s.is_event("verdict"))
+            .map(|s| s.line.clone());
+        if let Some(replay) = &self.replay {
+            self.ending.recorded = replay.ticks();
+            self.ending.roster = replay
+                .header
+                .iter()
+                .flat_map(|h| h.roster.iter().map(|r| (r.id.0, r.name.clone())))
+                .collect();
+            let path = replay.path().to_path_buf();
+            let whole = self.verify(&path, None);
+            let at_end = self.verify(&path, Some(self.schedule.ticks()));
+            self.ending.verified = Some((whole, at_end));
+        }
+        let observed = self.replay.as_ref().map(|replay| {
+            let roster: Vec<_> = replay
+                .header
+                .iter()
+                .flat_map(|h| h.roster.iter().map(|r| (r.id, r.name.clone())))
+                .collect();
+            observe::stand_ins(&replay.bundles, &roster, &self.ending.entries)
+        });
+        let speeds = observe::speed_changes(&self.timeline);
+        for line in observed.unwrap_or_default().into_iter().chain(speeds) {
+            self.say(&line);
+        }
+        let judgement = checks::judge(&self.ending);
+        for failure in &judgement.failures {
+            self.say(&format!("check FAILED: {failure}"));
+        }
+        judgement
+    }
+
+    /// `lockstep-client replay FILE --verify --headless [--ticks N]`.
+    fn verify(&mut self, file: &Path, ticks: Option<u32>) -> Verified {
+        let mut command = Command::new(&self.client_bin);
+        command
+            .arg("replay")
+            .arg(file)
+            .args(["--verify", "--headless"]);
+        if let Some(ticks) = ticks {
+            command.args(["--ticks", &ticks.to_string()]);
+        }
+        let output = command
+            .output()
+            .map_err(|e| format!("cannot run the verifier: {e}"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let shown = ticks.map_or(String::new(), |t| format!(" --ticks {t}"));
+        for line in stdout.lines().chain(stderr.lines()) {
+            self.say(&format!("replay --verify{shown}: {line}"));
+        }
+        let end = stdout.lines().find_map(said::final_line);
+        match (output.status.success(), end) {
+            (true, Some((tick, hash))) => Ok((tick, hash.to_string())),
+            _ => Err(stderr.lines().last().unwrap_or("no final line").to_string()),
+        }
+    }
+}
