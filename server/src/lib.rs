@@ -89,7 +89,6 @@ pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
 pub use io::identity::{Identity, IdentityError};
-pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, run, transport_config, EndpointError};
 pub use io::web::{WebDoor, WebDoorError, MAX_WEB_CONNECTIONS};
