@@ -21,8 +21,9 @@ use crate::network::{Delivery, Path, ToClient, ToServer, Wire};
 /// 16.7 ms) and coarse enough that a minute of play is 60 000 steps.
 pub const STEP: Duration = Duration::from_millis(1);
 
-/// How long a client takes to notice a server that died: its QUIC idle
-/// timeout (the client's `LOST_SERVER_AFTER_MS`).
+/// How long a client takes to notice a server that died: the QUIC idle
+/// timeout the server sets (`lockstep_server::idle_timeout`), five seconds
+/// at the default drop timeout.
 pub const SERVER_LOST_AFTER: Duration = Duration::from_secs(5);
 
 /// How long a first connection waits for a server that is not there

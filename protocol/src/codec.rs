@@ -14,6 +14,14 @@ pub const MAX_MESSAGE_SIZE: usize = 64 * 1024;
 /// senders also respect the connection's own (possibly smaller) limit.
 pub const MAX_DATAGRAM_SIZE: usize = 1200;
 
+/// Datagrams a client may send per second on average; the server
+/// disconnects one that sends more (beyond a burst). An honest client
+/// sends one per tick plus a few repeats and heartbeats: at 60 Hz about
+/// 70. Four times that leaves room for bursts after a stall and keeps a
+/// flood from costing the server more than a player. Clients pace
+/// themselves well below it.
+pub const MAX_DATAGRAMS_PER_SECOND: u32 = 240;
+
 /// Bytes of the little-endian `u32` length prefix in front of every
 /// control-stream frame.
 pub const FRAME_HEADER_LEN: usize = 4;

@@ -54,7 +54,7 @@ pub use beacon::{
 };
 pub use codec::{
     decode, encode, encode_bundles, encode_frame, hello_version, DecodeError, EncodeError,
-    FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
+    FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 pub use game::{
     check_game_name, GameSpec, GameSpecError, BALLS_GAME, MAX_GAME_NAME_LEN, MAX_GAME_SETTINGS_LEN,

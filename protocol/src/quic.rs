@@ -28,21 +28,22 @@ use quinn_proto::RttEstimator;
 /// joiner's history on the control stream).
 pub const MIN_CONGESTION_WINDOW: u64 = 64 * 1024;
 
-/// Transport settings of either end: the connection closes after
-/// `idle_timeout_ms` of silence, keep-alives every second hold an idle
-/// lobby open, and the peer is asked to acknowledge every tenth packet (or
-/// after its usual ACK delay) rather than every second one, so its ACKs
-/// ride on its own datagrams (inputs one way, bundles the other) instead
-/// of taking packets of their own. The congestion window never falls
-/// below [`MIN_CONGESTION_WINDOW`].
-pub fn transport_config(idle_timeout_ms: u32) -> quinn::TransportConfig {
+/// Transport settings of either end: this end lets the connection close
+/// after `idle_timeout` of silence (`None`: it sets no limit, and the
+/// peer's decides; QUIC uses the shorter of the two ends' limits),
+/// keep-alives every second hold an idle lobby open, and the peer is asked
+/// to acknowledge every tenth packet (or after its usual ACK delay) rather
+/// than every second one, so its ACKs ride on its own datagrams (inputs
+/// one way, bundles the other) instead of taking packets of their own. The
+/// congestion window never falls below [`MIN_CONGESTION_WINDOW`].
+pub fn transport_config(idle_timeout: Option<Duration>) -> quinn::TransportConfig {
     let mut ack = quinn::AckFrequencyConfig::default();
     ack.ack_eliciting_threshold(quinn::VarInt::from_u32(9));
     let mut transport = quinn::TransportConfig::default();
+    // A limit beyond QUIC's range (2^62 ms) is no limit.
+    let idle_timeout = idle_timeout.and_then(|limit| quinn::IdleTimeout::try_from(limit).ok());
     transport
-        .max_idle_timeout(Some(quinn::IdleTimeout::from(quinn::VarInt::from_u32(
-            idle_timeout_ms,
-        ))))
+        .max_idle_timeout(idle_timeout)
         .keep_alive_interval(Some(Duration::from_secs(1)))
         .ack_frequency_config(Some(ack))
         .congestion_controller_factory(Arc::new(FlooredFactory {

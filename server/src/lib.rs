@@ -89,9 +89,8 @@ pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
 pub use io::identity::{Identity, IdentityError};
-pub use io::intake::MAX_DATAGRAMS_PER_SECOND;
 pub use io::recording::Recorder;
-pub use io::server::{endpoint, run, transport_config, EndpointError};
+pub use io::server::{endpoint, idle_timeout, run, transport_config, EndpointError};
 pub use io::web::{WebDoor, WebDoorError, MAX_WEB_CONNECTIONS};
 pub use recording::Recording;
 pub use relay::{
@@ -120,6 +119,12 @@ pub use speed::{CapacityReport, SpeedChange, SpeedControl, SpeedReason};
 /// with 50 ms, a client frozen for 300 ms at delay 3 stalled the others on
 /// every tick of the freeze (see BENCHMARKS.md, "Feel").
 pub const DEFAULT_LAGGARD_TOLERANCE: Duration = Duration::from_millis(8);
+
+/// How long a silent player is waited for before it is dropped, by
+/// default (`--drop-timeout-ms`). A player whose machine stopped for less
+/// comes back on the same connection (QUIC's idle timeout is longer,
+/// [`idle_timeout`]).
+pub const DEFAULT_DROP_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// QUIC close code: the server is shutting down.
 pub const CLOSE_SHUTDOWN: quinn::VarInt = quinn::VarInt::from_u32(1);
@@ -218,7 +223,7 @@ impl Config {
             seed: 1,
             game,
             spec: game.default_spec(),
-            drop_timeout: Duration::from_secs(2),
+            drop_timeout: DEFAULT_DROP_TIMEOUT,
             laggard_tolerance: Some(DEFAULT_LAGGARD_TOLERANCE),
             hello_timeout: Duration::from_secs(5),
             hash_interval: 15,

@@ -8,7 +8,8 @@ use anyhow::Context;
 use clap::Parser;
 use lockstep_engine::{find_game, Hosted, HostedGame};
 use lockstep_server::{
-    AdvertiseOptions, Config, Identity, OnDesync, WebDoor, DEFAULT_LAGGARD_TOLERANCE,
+    AdvertiseOptions, Config, Identity, OnDesync, WebDoor, DEFAULT_DROP_TIMEOUT,
+    DEFAULT_LAGGARD_TOLERANCE,
 };
 
 /// The games this server can host (`--game`): the only place the server
@@ -51,8 +52,11 @@ struct Args {
     /// World seed (default: picked from the clock and printed).
     #[arg(long)]
     seed: Option<u64>,
-    /// Milliseconds of silence after which a player is dropped.
-    #[arg(long, default_value_t = 2000)]
+    /// Milliseconds of silence after which a player is dropped. A player
+    /// whose machine stopped for less (a frozen process, a suspended
+    /// laptop) comes back on the same connection; meanwhile the game
+    /// stands in for its inputs (--laggard-ms) or waits for it.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_DROP_TIMEOUT.as_millis() as u64)]
     drop_timeout_ms: u64,
     /// Milliseconds a tick waits for a late player's input once every other
     /// input of the tick has arrived; then the player's previous input
@@ -194,7 +198,8 @@ fn bind(
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let endpoint = lockstep_server::endpoint(args.listen, identity, link)?;
+        let drop_timeout = Duration::from_millis(args.drop_timeout_ms);
+        let endpoint = lockstep_server::endpoint(args.listen, identity, link, drop_timeout)?;
         if args.web.no_web {
             return Ok((endpoint, None));
         }

@@ -48,7 +48,12 @@ pub fn serve(clients: usize) -> anyhow::Result<()> {
             Identity::load_or_create(&dir.0).context("creating the forwarder's identity")?
         };
         let listen: SocketAddr = (Ipv4Addr::LOCALHOST, 0).into();
-        let endpoint = lockstep_server::endpoint(listen, &identity, &LinkConfig::default())?;
+        let endpoint = lockstep_server::endpoint(
+            listen,
+            &identity,
+            &LinkConfig::default(),
+            lockstep_server::DEFAULT_DROP_TIMEOUT,
+        )?;
         let addr = endpoint.local_addr()?;
         println!("listening on {addr} fingerprint={}", identity.fingerprint());
         let mut connections = Vec::with_capacity(clients);

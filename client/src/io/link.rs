@@ -39,10 +39,11 @@ use lockstep_protocol::quic::FingerprintVerifier;
 /// Time allowed for the server to acknowledge our Leave before we close.
 const LEAVE_GRACE: Duration = Duration::from_millis(500);
 
-/// Silence after which the server counts as lost: the server sends the
-/// lag indicator four times a second and QUIC keep-alives every second, so
-/// five quiet seconds mean it is gone, not busy.
-const LOST_SERVER_AFTER_MS: u32 = 5_000;
+/// How long a first connection waits for the server to answer (a
+/// reconnection waits what its `Connect` says). Once connected, the
+/// server's idle timeout decides when silence means it is lost: the
+/// client sets none of its own ([`transport_config`]).
+const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 
 /// How long a client that lost the server keeps trying to reconnect by
 /// default (`--reconnect-secs`): long enough for someone to start the
@@ -264,15 +265,23 @@ fn client_config(
     Ok((config, verifier))
 }
 
-/// The client's QUIC settings: the shared ones, giving up on the server
-/// after `LOST_SERVER_AFTER_MS` of silence.
+/// The client's QUIC settings: the shared ones, with no idle timeout of
+/// the client's own. QUIC ends a connection after the shorter of the two
+/// ends' limits, so the server's decides, and it outlasts the server's
+/// drop timeout (five seconds at least): a client that was stopped for
+/// less than that (a frozen process, a suspended laptop) finds its
+/// connection alive and its place in the game kept, and a server that is
+/// gone is given up after as long as it would have waited for us.
 pub fn transport_config() -> quinn::TransportConfig {
-    lockstep_protocol::quic::transport_config(LOST_SERVER_AFTER_MS)
+    lockstep_protocol::quic::transport_config(None)
 }
 
 /// Readable reason for a lost connection; uses the server's close reason
-/// when it gave one.
-fn describe(error: &quinn::ConnectionError) -> String {
+/// when it gave one. `silence` is how long nothing had been heard from the
+/// server, as the driver saw it: a quarter second early at worst (it looks
+/// at least that often), so it is rounded down after a quarter second's
+/// grace.
+fn describe(error: &quinn::ConnectionError, silence: Duration) -> String {
     match error {
         quinn::ConnectionError::ApplicationClosed(close) => format!(
             "the server closed the connection: {}",
@@ -280,7 +289,7 @@ fn describe(error: &quinn::ConnectionError) -> String {
         ),
         quinn::ConnectionError::TimedOut => format!(
             "lost the server: nothing heard from it for {} s",
-            LOST_SERVER_AFTER_MS / 1000
+            (silence + Duration::from_millis(250)).as_secs()
         ),
         other => format!("connection lost: {other}"),
     }
@@ -365,6 +374,10 @@ struct Quic {
     /// The fingerprint the server had to present, if one was known.
     expected: Option<String>,
     verifier: Arc<FingerprintVerifier>,
+    /// The bytes received from the server so far, and when their count
+    /// was last seen to grow (as of the last look at the path): how long
+    /// the server has been silent, keep-alives included.
+    heard: (u64, Duration),
 }
 
 impl Driver<'_> {
@@ -427,10 +440,12 @@ impl Driver<'_> {
             datagram = quic.conn.read_datagram() => connection.handle_datagram(&datagram?, now()),
             command = self.commands.recv() => {
                 // A frontend gone without a word leaves too.
-                connection.handle_command(command.unwrap_or(NetCommand::Leave), now(), quic.path());
+                let now = now();
+                connection.handle_command(command.unwrap_or(NetCommand::Leave), now, quic.path(now));
             }
             _ = tokio::time::sleep_until(deadline), if timeout.is_some() => {
-                connection.handle_timeout(now(), quic.path());
+                let now = now();
+                connection.handle_timeout(now, quic.path(now));
             }
         }
         Ok(())
@@ -444,8 +459,11 @@ impl Driver<'_> {
     ) -> Result<Option<Closed>, NetError> {
         match action {
             Action::Connect { answer_within } => {
-                self.quic = Some(connect(self.endpoint, self.options, answer_within).await?);
-                connection.handle_connected(self.now());
+                let mut quic = connect(self.endpoint, self.options, answer_within).await?;
+                let now = self.now();
+                quic.path(now);
+                self.quic = Some(quic);
+                connection.handle_connected(now);
             }
             Action::Event(event) => {
                 let _ = self.events.send(event);
@@ -496,15 +514,22 @@ impl Driver<'_> {
     /// The QUIC connection in use, or the attempt to open one, failed: it
     /// goes without a reason, and the connection decides what next.
     fn fail(&mut self, connection: &mut Connection, error: NetError) {
-        self.quic = None;
-        connection.handle_failure(failure(&error), explain(error), self.now());
+        let now = self.now();
+        let silence = self
+            .quic
+            .take()
+            .map_or(Duration::ZERO, |quic| now.saturating_sub(quic.heard.1));
+        connection.handle_failure(failure(&error), explain(error, silence), now);
     }
 }
 
 impl Quic {
-    /// What QUIC knows of the path now.
-    fn path(&self) -> PathStats {
+    /// What QUIC knows of the path at `now`.
+    fn path(&mut self, now: Duration) -> PathStats {
         let stats = self.conn.stats();
+        if stats.udp_rx.bytes > self.heard.0 {
+            self.heard = (stats.udp_rx.bytes, now);
+        }
         PathStats {
             rtt: self.conn.rtt(),
             tx_bytes: stats.udp_tx.bytes,
@@ -539,12 +564,9 @@ async fn connect(
     let connecting = endpoint
         .connect_with(config, options.server, "lockstep")
         .map_err(|e| NetError::Connect(options.server, e))?;
-    let connected = match answer_within {
-        Some(limit) => tokio::time::timeout(limit, connecting)
-            .await
-            .map_err(|_| NetError::NoAnswer(options.server))?,
-        None => connecting.await,
-    };
+    let connected = tokio::time::timeout(answer_within.unwrap_or(ANSWER_WITHIN), connecting)
+        .await
+        .map_err(|_| NetError::NoAnswer(options.server))?;
     let conn = connected.map_err(|e| match (&e, &expected, verifier.seen()) {
         (quinn::ConnectionError::TransportError(_), Some(expected), Some(seen))
             if !verifier.matches(&seen) =>
@@ -584,6 +606,7 @@ async fn connect(
         reader: FrameReader::new(),
         expected,
         verifier,
+        heard: (0, Duration::ZERO),
     })
 }
 
@@ -624,12 +647,13 @@ fn is_no_server(error: &NetError) -> bool {
         )
 }
 
-/// The sentence for a connection that ended with `error`.
-fn explain(error: NetError) -> String {
+/// The sentence for a connection that ended with `error`, `silence` after
+/// the server was last heard.
+fn explain(error: NetError, silence: Duration) -> String {
     match error {
         NetError::Connection(e)
         | NetError::Read(quinn::ReadError::ConnectionLost(e))
-        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => describe(&e),
+        | NetError::Write(quinn::WriteError::ConnectionLost(e)) => describe(&e, silence),
         e => lockstep_protocol::error_chain(&e),
     }
 }

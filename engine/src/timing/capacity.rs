@@ -18,6 +18,14 @@
 //! per frame however many ticks it runs, so a slow draw costs frames per
 //! second, not ticks per second.
 //!
+//! A machine that stopped (a frozen process, a suspended laptop, a
+//! debugger) is not a slow one: a stop that falls among a frame's ticks
+//! would count as work, and a window of a few ticks and two seconds of
+//! "work" reports a capacity of a few percent, for which the server slows
+//! the game to its floor and postpones everyone's schedule by a minute.
+//! So a frame whose ticks, or whose wait since the last frame, took
+//! [`STOPPED_TICKS`] ticks' time or more ends the window unreported.
+//!
 //! Pure: given durations, it answers once per [`REPORT_EVERY`] of real
 //! time in which ticks ran.
 //!
@@ -33,6 +41,13 @@ use lockstep_protocol::Percent;
 /// 15 ticks at 60 Hz still averages out a slow tick now and then, and a
 /// report is a dozen bytes.
 pub const REPORT_EVERY: Duration = Duration::from_millis(250);
+
+/// Ticks' time (at full speed) that no frame takes unless the machine
+/// stopped. The loop runs a frame's ticks for about three ticks' time at
+/// most, so a frame's ticks that take ten need seven ticks' time for one:
+/// a machine that slow holds the game back even at the slowest speed
+/// the server sets (a quarter), and its reports change nothing there.
+pub const STOPPED_TICKS: u64 = 10;
 
 /// Measures the capacity over windows of [`REPORT_EVERY`].
 #[derive(Debug, Clone)]
@@ -61,8 +76,14 @@ impl CapacityMeter {
     /// One frame: `elapsed_ns` of real time since the last one, in which
     /// `ticks` ran and took `busy_ns`. At the end of a window in which
     /// ticks ran, returns the window's capacity and starts the next; a
-    /// window without ticks (the game waited all along) carries on.
+    /// window without ticks (the game waited all along) carries on. A
+    /// frame that shows the machine stopped, in its ticks or before it,
+    /// ends the window unreported: the stop may be in its busy time.
     pub fn frame(&mut self, elapsed_ns: u64, ticks: u32, busy_ns: u64) -> Option<Percent> {
+        if elapsed_ns.max(busy_ns) >= self.full_ns.saturating_mul(STOPPED_TICKS) {
+            self.restart();
+            return None;
+        }
         self.elapsed_ns = self.elapsed_ns.saturating_add(elapsed_ns);
         self.ticks += u64::from(ticks);
         self.busy_ns = self.busy_ns.saturating_add(busy_ns);
@@ -71,10 +92,15 @@ impl CapacityMeter {
         }
         let work = u128::from(self.ticks) * u128::from(self.full_ns) * 100;
         let percent = work / u128::from(self.busy_ns.max(1));
+        self.restart();
+        Some(Percent(percent.min(u128::from(u16::MAX)) as u16))
+    }
+
+    /// Starts a new window.
+    fn restart(&mut self) {
         self.elapsed_ns = 0;
         self.ticks = 0;
         self.busy_ns = 0;
-        Some(Percent(percent.min(u128::from(u16::MAX)) as u16))
     }
 }
 
@@ -108,16 +134,58 @@ mod tests {
         // One tick every 20 ms, each taking 2 ms: ten times the tick rate.
         assert_eq!(run(&mut meter, 13, TICK_NS / MS, 2), vec![1000]);
         // A tick too quick to time reports the most the field holds.
-        assert_eq!(
-            meter.frame(REPORT_EVERY.as_nanos() as u64, 1, 0),
-            Some(Percent(u16::MAX))
-        );
+        assert_eq!(run(&mut meter, 13, TICK_NS / MS, 0), vec![u16::MAX]);
     }
 
     #[test]
     fn a_window_where_the_game_waited_all_along_reports_nothing_until_ticks_run() {
         let mut meter = CapacityMeter::new(50);
-        assert_eq!(meter.frame(300 * MS, 0, 0), None);
+        // 300 ms of frames without ticks.
+        for _ in 0..30 {
+            assert_eq!(meter.frame(10 * MS, 0, 0), None);
+        }
         assert_eq!(meter.frame(10 * MS, 3, 30 * MS), Some(Percent(200)));
+    }
+
+    /// What a machine reports when it stops for 2.2 s in the ticks of
+    /// frame 5 of a window, as `frame` tells the meter of frame 5, then
+    /// frame 6 and then 40 frames more; before and after it runs one 2 ms
+    /// tick every 20 ms.
+    fn stopped_in_frame_5(frame: impl Fn(&mut CapacityMeter) -> Option<Percent>) -> Vec<u16> {
+        let mut meter = CapacityMeter::new(50);
+        let mut reports = run(&mut meter, 4, TICK_NS / MS, 2);
+        reports.extend(frame(&mut meter).map(|p| p.0));
+        reports.extend(meter.frame(2_200 * MS, 1, 2 * MS).map(|p| p.0));
+        reports.extend(run(&mut meter, 40, TICK_NS / MS, 2));
+        reports
+    }
+
+    #[test]
+    fn a_machine_stopped_among_its_ticks_is_not_reported_slow() {
+        // Frame 5's ticks hold the stop; frame 6 comes 2.2 s after it.
+        let reports = stopped_in_frame_5(|meter| meter.frame(TICK_NS, 2, 2_200 * MS));
+        assert_eq!(reports, vec![1000, 1000, 1000]);
+        // The same when the window would end with frame 5.
+        let mut meter = CapacityMeter::new(50);
+        assert!(run(&mut meter, 12, TICK_NS / MS, 2).is_empty());
+        assert_eq!(meter.frame(TICK_NS, 2, 2_200 * MS), None);
+        assert_eq!(run(&mut meter, 13, TICK_NS / MS, 2), vec![1000]);
+    }
+
+    #[test]
+    fn a_machine_stopped_between_frames_is_not_reported_slow() {
+        let reports = stopped_in_frame_5(|meter| meter.frame(TICK_NS, 1, 2 * MS));
+        assert_eq!(reports, vec![1000, 1000, 1000]);
+    }
+
+    #[test]
+    fn a_machine_that_needs_three_ticks_time_for_each_tick_is_still_measured() {
+        let mut meter = CapacityMeter::new(50);
+        // Frames of two 60 ms ticks: 120 ms, six ticks' time, all work.
+        let reports: Vec<u16> = (0..9)
+            .filter_map(|_| meter.frame(120 * MS, 2, 120 * MS))
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(reports, vec![33, 33, 33]);
     }
 }

@@ -46,9 +46,10 @@
 //!   all in (`snapshot.rs`); bad chunks end the connection.
 //! - Each bundle reaches the frontend once, in order, from datagrams and
 //!   History alike (the [`Link`]'s rule).
-//! - A local input goes to the link and out as a datagram at once, or
-//!   after `send_delay` at the next resend check, or with
-//!   `inputs_over_stream` on the control stream. The ticks the game's
+//! - A local input goes to the link and out as a datagram at once (at the
+//!   next resend check when the link's pace holds it back), or after
+//!   `send_delay` at the next resend check, or with `inputs_over_stream`
+//!   on the control stream. The ticks the game's
 //!   schedule says are due get the held input when the frontend is late
 //!   ([`crate::input_schedule`]), never over the stream.
 //! - GameDone forgets the kept game and resets the exchange: a loss then
@@ -200,8 +201,12 @@ impl Exchange {
         self.held.clear();
     }
 
-    /// Sends the link's input datagram for `now`, if one fits the path.
+    /// Sends the link's input datagram for `now`, if one fits the path and
+    /// the pace lets it go (else the resend check sends it when it does).
     fn send_inputs(&mut self, now: Duration, path: PathStats, actions: &mut Actions) {
+        if !self.link.may_send(now) {
+            return;
+        }
         if let Some(bytes) = self.link.next_datagram(now, path.max_datagram_size) {
             actions.push(Action::Datagram(bytes));
         }

@@ -12,7 +12,7 @@ use super::harness::{bundles, config, input, ms, resuming, start, Harness, Out, 
 use super::{
     Action, Closed, Config, Ending, Failure, LinkStats, NetCommand, NetEvent, Started, STATS_EVERY,
 };
-use crate::datagrams::{HEARTBEAT, RESEND_AFTER};
+use crate::datagrams::{HEARTBEAT, RESEND_AFTER, SEND_BURST};
 use crate::input_schedule::Schedule;
 
 fn from_snapshot(tick: u32) -> Start {
@@ -346,6 +346,22 @@ fn with_send_delay_an_input_is_held_that_long_then_released_at_the_resend_check(
             inputs: vec![input(1)]
         }]
     );
+}
+
+#[test]
+fn inputs_the_pace_holds_back_go_together_at_the_next_resend_check() {
+    // A frontend waking from a stop sends the inputs of 128 overdue
+    // ticks at once, one command each.
+    let mut h = Harness::playing(config(), 1);
+    // Halfway between two heartbeats, which count against the pace.
+    h.advance(ms(5_000) + HEARTBEAT / 2);
+    let burst: Vec<InputDatagram> = (0..128)
+        .flat_map(|tick| h.input(tick, input(1)).datagrams())
+        .collect();
+    assert_eq!(burst.len(), SEND_BURST as usize);
+    let rest = h.advance(RESEND_AFTER / 3).datagrams();
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!((rest[0].first_tick, rest[0].inputs.len()), (Tick(0), 128));
 }
 
 #[test]

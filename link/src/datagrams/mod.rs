@@ -12,7 +12,8 @@
 //! Speed arrives            => link.set_speed(from_tick, percent)
 //! bundle datagram arrives  => deliver(link.receive(datagram, now))
 //! History on the stream    => deliver(link.take_history(first_tick, bundles))
-//! local input for a tick   => if !link.queue_input(tick, input).is_empty() {
+//! local input for a tick   => if !link.queue_input(tick, input).is_empty()
+//!                                 && link.may_send(now) {
 //!                                 send(link.next_datagram(now, max_size))
 //!                             }
 //! every RESEND_AFTER / 3   => if link.due(now) { send(link.next_datagram(now, max_size)) }
@@ -39,6 +40,13 @@
 //! - Once the game has started, unacknowledged inputs are repeated after
 //!   [`RESEND_AFTER`] without sending, and something is sent at least every
 //!   [`HEARTBEAT`].
+//! - Input datagrams go out at once up to a burst of [`SEND_BURST`], then
+//!   one per [`SEND_PACE`]: inputs queued meanwhile wait, and go together
+//!   in the next datagram the pace allows. A machine that wakes from a
+//!   stop (a frozen process, a suspended laptop) finds a hundred ticks
+//!   overdue, and its frontend sends their inputs one tick at a time;
+//!   unpaced, each would leave in a datagram of its own repeating all the
+//!   ones before, and the server would cut the flood.
 //! - On a reliable transport (the browser's WebSocket) an input goes out
 //!   once: nothing the transport delivers needs repeating, so a sent
 //!   input counts as acknowledged, and only the heartbeat is ever due.
@@ -55,7 +63,7 @@ use std::time::Duration;
 use lockstep_engine::timing::speed::SpeedSchedule;
 use lockstep_protocol::{
     encode, Bundle, BundleDatagram, ClientDatagram, Input, InputDatagram, Percent, Tick,
-    MAX_DATAGRAM_SIZE,
+    MAX_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_SIZE,
 };
 
 /// Repeat unacknowledged inputs when nothing was sent for this long: about
@@ -66,6 +74,16 @@ pub const RESEND_AFTER: Duration = Duration::from_millis(30);
 /// Send something at least this often, even with nothing to repeat, so the
 /// server knows a stalled client is alive (its drop timeout is 2 s).
 pub const HEARTBEAT: Duration = Duration::from_millis(100);
+
+/// Input datagrams that may go back to back: a frame that runs a few ticks
+/// at once (after a stall) sends each one's input at once.
+pub const SEND_BURST: u32 = 8;
+
+/// The pace of input datagrams beyond [`SEND_BURST`]: half the rate the
+/// server allows ([`MAX_DATAGRAMS_PER_SECOND`]), two a tick at 60 Hz, so
+/// every tick's input still leaves at once up to 120 Hz.
+pub const SEND_PACE: Duration =
+    Duration::from_nanos(2_000_000_000 / MAX_DATAGRAMS_PER_SECOND as u64);
 
 /// Per-arrival decay of the outage peak: a half-life of about 180 arrivals
 /// (3 s at 60 Hz), long enough to span the quiet time between bursts of
@@ -101,6 +119,14 @@ pub struct Link {
     /// When the last input datagram was built; the resend and heartbeat
     /// timers run from it.
     last_sent: Duration,
+    /// Whether inputs were queued since the last datagram (the pace held
+    /// them back).
+    unsent: bool,
+    /// The pace's clock: a datagram may go while it is at most
+    /// [`SEND_BURST`] - 1 paces ahead of now, and each one sent moves it a
+    /// pace on from now or from where it was, whichever is later (a token
+    /// bucket counted in time).
+    paced_until: Duration,
     /// Whether Start arrived. The timers only run during the game: QUIC
     /// keep-alives hold the lobby open.
     started: bool,
@@ -128,6 +154,8 @@ impl Default for Link {
             first_unacked: None,
             received_through: Tick(0),
             last_sent: Duration::ZERO,
+            unsent: false,
+            paced_until: Duration::ZERO,
             started: false,
             speeds: SpeedSchedule::new(60),
             last_arrival: None,
@@ -238,6 +266,7 @@ impl Link {
         self.first_unacked.get_or_insert(next);
         let count = tick.next().since(next) as usize;
         self.unacked.extend(std::iter::repeat_n(input, count));
+        self.unsent = true;
         next..tick.next()
     }
 
@@ -259,12 +288,19 @@ impl Link {
         }
     }
 
-    /// Whether an input datagram is due at `now`: unacknowledged inputs
-    /// wait at most [`RESEND_AFTER`] to be repeated, and silence lasts at
-    /// most [`HEARTBEAT`]. Never before Start.
+    /// Whether the pace lets an input datagram go at `now`.
+    pub fn may_send(&self, now: Duration) -> bool {
+        self.paced_until <= now + SEND_PACE * (SEND_BURST - 1)
+    }
+
+    /// Whether an input datagram is due at `now`: inputs the pace held
+    /// back go as soon as it allows, unacknowledged inputs wait at most
+    /// [`RESEND_AFTER`] to be repeated, and silence lasts at most
+    /// [`HEARTBEAT`]. Never before Start.
     pub fn due(&self, now: Duration) -> bool {
         let idle = now.saturating_sub(self.last_sent);
-        self.started && ((!self.unacked.is_empty() && idle >= RESEND_AFTER) || idle >= HEARTBEAT)
+        let inputs = !self.unacked.is_empty() && (self.unsent || idle >= RESEND_AFTER);
+        self.started && self.may_send(now) && (inputs || idle >= HEARTBEAT)
     }
 
     /// The input datagram to send at `now`: every unacknowledged input that
@@ -283,6 +319,8 @@ impl Link {
         loop {
             if let Ok(bytes) = encode(&message, limit) {
                 self.last_sent = now;
+                self.unsent = false;
+                self.paced_until = self.paced_until.max(now) + SEND_PACE;
                 if self.reliable {
                     // Delivered for certain: nothing to repeat.
                     let ClientDatagram::Inputs(sent) = &message;

@@ -378,6 +378,70 @@ fn acknowledged_inputs_wait_for_the_heartbeat() {
     assert!(link.due(HEARTBEAT));
 }
 
+/// Queues the inputs of `ticks` at `now` one tick at a time, as a
+/// frontend sends them, each followed by a datagram when the pace allows;
+/// the datagrams sent.
+fn send_each(link: &mut Link, ticks: std::ops::Range<u32>, now: Duration) -> Vec<InputDatagram> {
+    let mut datagrams = Vec::new();
+    for tick in ticks {
+        link.queue_input(Tick(tick), input(tick));
+        if link.may_send(now) {
+            datagrams.push(sent(link.next_datagram(now, MAX_DATAGRAM_SIZE)));
+        }
+    }
+    datagrams
+}
+
+#[test]
+fn inputs_of_a_hundred_overdue_ticks_leave_in_a_burst_then_together_at_the_pace() {
+    // A machine waking from a stop: its clock says 128 ticks are overdue,
+    // and their inputs come one tick at a time.
+    let mut link = started();
+    let woke = ms(5_000);
+    let burst = send_each(&mut link, 0..128, woke);
+    assert_eq!(burst.len(), SEND_BURST as usize);
+    assert_eq!(burst[0].inputs.len(), 1);
+    assert_eq!(
+        burst.last().map(|d| d.inputs.len()),
+        Some(SEND_BURST as usize)
+    );
+    // The rest wait for the pace, then go together, the repeats with them.
+    assert!(!link.due(woke + SEND_PACE - Duration::from_nanos(1)));
+    assert!(link.due(woke + SEND_PACE));
+    let rest = sent(link.next_datagram(woke + SEND_PACE, MAX_DATAGRAM_SIZE));
+    assert_eq!((rest.first_tick, rest.inputs.len()), (Tick(0), 128));
+    // Nothing new: nothing more is due until the repeat.
+    assert!(!link.due(woke + SEND_PACE * 2));
+    assert!(link.due(woke + SEND_PACE + RESEND_AFTER));
+}
+
+#[test]
+fn the_pace_keeps_a_frontend_running_flat_out_under_the_servers_limit() {
+    // Catching up after a stop: a tick's input every 0.1 ms for a second.
+    let mut link = started();
+    let mut datagrams = 0;
+    for tick in 0..10_000u32 {
+        let now = ms(5_000) + Duration::from_micros(100) * tick;
+        datagrams += send_each(&mut link, tick..tick + 1, now).len();
+        // The server acknowledges as it goes.
+        link.receive(from_server(tick + 1, 0, 0), now);
+    }
+    let most = SEND_BURST as usize + 1_000_000 / SEND_PACE.as_micros() as usize;
+    assert!(datagrams <= most, "{datagrams} datagrams, at most {most}");
+    assert!(most < MAX_DATAGRAMS_PER_SECOND as usize);
+}
+
+#[test]
+fn a_frame_that_runs_a_few_ticks_sends_each_input_at_once() {
+    let mut link = started();
+    let datagrams = send_each(&mut link, 0..3, ms(100));
+    let firsts: Vec<Tick> = datagrams.iter().map(|d| d.first_tick).collect();
+    assert_eq!(firsts, vec![Tick(0); 3]);
+    assert_eq!(datagrams[2].inputs.len(), 3);
+    // A tick later three more find room: the burst refills at the pace.
+    assert_eq!(send_each(&mut link, 3..6, ms(100) + TICK).len(), 3);
+}
+
 #[test]
 fn arrivals_one_tick_apart_have_no_jitter() {
     let mut link = started();

@@ -3,18 +3,14 @@
 //! message becomes. A QUIC connection (`connection.rs`) and a WebSocket
 //! (`web.rs`) read their bytes their own way and hand them here.
 
-use lockstep_protocol::{decode, ClientDatagram, ClientMessage, MAX_DATAGRAM_SIZE};
+use lockstep_protocol::{
+    decode, ClientDatagram, ClientMessage, MAX_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_SIZE,
+};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use super::clock;
 use crate::session::{ConnId, Event};
-
-/// Datagrams a client may send per second on average. An honest client
-/// sends one per tick plus a few repeats and heartbeats: at 60 Hz about 70.
-/// Four times the fastest tick rate's need leaves room for bursts after a
-/// stall and keeps a flood from costing the server more than a player.
-pub const MAX_DATAGRAMS_PER_SECOND: u32 = 240;
 
 /// Datagrams (or control messages) a client may send in a burst beyond
 /// the average rate.

@@ -42,13 +42,34 @@ pub enum EndpointError {
     },
 }
 
-/// The server's QUIC settings: the shared ones with an idle timeout well
-/// above the drop timeout (the relay decides drops, QUIC only cleans up),
-/// one control stream per client and room for a burst of input datagrams.
-pub fn transport_config() -> quinn::TransportConfig {
-    /// Silence after which QUIC forgets a connection: five drop timeouts.
-    const IDLE_TIMEOUT_MS: u32 = 10_000;
-    let mut transport = lockstep_protocol::quic::transport_config(IDLE_TIMEOUT_MS);
+/// The least silence after which a connection ends: during a game the
+/// server sends the lag indicator four times a second, and QUIC
+/// keep-alives go every second, so five quiet seconds mean the other end
+/// is gone, not busy.
+const MIN_IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How much longer than the drop timeout a connection outlives silence: a
+/// player that wakes just before it would be dropped has this long to be
+/// heard.
+const IDLE_BEYOND_DROP: Duration = Duration::from_secs(1);
+
+/// The silence after which QUIC ends a connection, on both ends (QUIC
+/// takes the shorter of the two ends' limits, and the client sets none):
+/// [`MIN_IDLE_TIMEOUT`] at least, and longer than `drop_timeout`, so the
+/// relay decides when a silent player is dropped and QUIC only cleans up.
+/// A player whose machine stops for less than the drop timeout comes back
+/// on the same connection, the server standing in for its inputs
+/// meanwhile.
+pub fn idle_timeout(drop_timeout: Duration) -> Duration {
+    MIN_IDLE_TIMEOUT.max(drop_timeout.saturating_add(IDLE_BEYOND_DROP))
+}
+
+/// The server's QUIC settings for a game that drops a silent player after
+/// `drop_timeout`: the shared ones with an [idle timeout](idle_timeout)
+/// beyond it, one control stream per client and room for a burst of input
+/// datagrams.
+pub fn transport_config(drop_timeout: Duration) -> quinn::TransportConfig {
+    let mut transport = lockstep_protocol::quic::transport_config(Some(idle_timeout(drop_timeout)));
     transport
         .max_concurrent_bidi_streams(quinn::VarInt::from_u32(1))
         .max_concurrent_uni_streams(quinn::VarInt::from_u32(0))
@@ -56,12 +77,14 @@ pub fn transport_config() -> quinn::TransportConfig {
     transport
 }
 
-/// A server endpoint bound to `listen` with `identity`, its UDP socket
-/// impaired by `link` in both directions (a clean link changes nothing).
+/// A server endpoint bound to `listen` with `identity`, for a game that
+/// drops a silent player after `drop_timeout`, its UDP socket impaired by
+/// `link` in both directions (a clean link changes nothing).
 pub fn endpoint(
     listen: SocketAddr,
     identity: &Identity,
     link: &lockstep_conditioner::LinkConfig,
+    drop_timeout: Duration,
 ) -> Result<quinn::Endpoint, EndpointError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ServerConfig::builder_with_provider(provider)
@@ -71,7 +94,7 @@ pub fn endpoint(
     tls.alpn_protocols = vec![ALPN.to_vec()];
     let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)?;
     let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
-    config.transport_config(Arc::new(transport_config()));
+    config.transport_config(Arc::new(transport_config(drop_timeout)));
     let (endpoint, _) = lockstep_conditioner::endpoint(
         quinn::EndpointConfig::default(),
         Some(config),
@@ -161,4 +184,23 @@ pub async fn run(
     let _ = driver_task.await;
     endpoint.close(CLOSE_SHUTDOWN, b"the server is shutting down");
     let _ = tokio::time::timeout(Duration::from_secs(2), endpoint.wait_idle()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quic_ends_a_silent_connection_only_after_the_relay_would_drop_the_player() {
+        for drop_ms in [0, 2_000, 3_999, 4_000, 20_000, 600_000] {
+            let drop_timeout = Duration::from_millis(drop_ms);
+            let idle = idle_timeout(drop_timeout);
+            assert!(idle > drop_timeout, "{drop_timeout:?}: {idle:?}");
+            assert!(idle >= MIN_IDLE_TIMEOUT, "{drop_timeout:?}: {idle:?}");
+        }
+        // At the default drop timeout, a server that is gone is noticed
+        // after five seconds, as before.
+        assert_eq!(idle_timeout(crate::DEFAULT_DROP_TIMEOUT), MIN_IDLE_TIMEOUT);
+        assert_eq!(idle_timeout(Duration::MAX), Duration::MAX);
+    }
 }
