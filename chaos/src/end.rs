@@ -37,6 +37,7 @@ impl Run<'_> {
             self.tick()
         ));
         self.wait_line(0, PATIENCE, |s| s.is_event("game over"));
+        self.sample_server();
         if let Some(server) = &mut self.server {
             let _ = server.signal(Signal::Term);
         }
@@ -145,7 +146,13 @@ impl Run<'_> {
             observe::stand_ins(&replay.bundles, &roster, &self.ending.entries)
         });
         let speeds = observe::speed_changes(&self.timeline);
-        for line in observed.unwrap_or_default().into_iter().chain(speeds) {
+        let figures = self.figures.lines(&self.ending.entries);
+        for line in observed
+            .unwrap_or_default()
+            .into_iter()
+            .chain(speeds)
+            .chain(figures)
+        {
             self.say(&line);
         }
         let judgement = checks::judge(&self.ending);

@@ -284,6 +284,7 @@ impl Run<'_> {
     }
 
     fn restart_server(&mut self, down_ms: u32, mark: usize) -> Result<String, String> {
+        self.sample_server();
         if let Some(mut old) = self.server.take() {
             old.kill();
             self.retired.push(old);

@@ -37,6 +37,7 @@
 pub mod checks;
 mod end;
 pub mod faults;
+pub mod figures;
 pub mod history;
 pub mod io;
 pub mod observe;

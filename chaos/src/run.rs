@@ -15,6 +15,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::checks::{Ending, Judgement};
+use crate::figures::{self, Figures};
 use crate::history::Entry;
 use crate::io::clock::Clock;
 use crate::io::process::{Proc, ProcError};
@@ -25,6 +26,9 @@ use crate::schedule::{Bot, Fault, Schedule, ScheduleError, TICK_RATE};
 
 /// How often the run reads what the processes said.
 const POLL: Duration = Duration::from_millis(100);
+
+/// How often the server's peak memory is sampled.
+const MEMORY_EVERY: Duration = Duration::from_secs(1);
 
 /// The longest a process gets to say something it is expected to say
 /// soon (its address, a rejoin, a desync): far beyond what it takes on a
@@ -123,6 +127,10 @@ pub(crate) struct Run<'a> {
     /// When the game started, on the run's clock.
     pub(crate) started: Duration,
     pub(crate) ending: Ending,
+    /// What the run measures for the record.
+    pub(crate) figures: Figures,
+    /// When the server's memory was last sampled.
+    sampled: Duration,
 }
 
 /// Runs the chaos run `options` describes, writing its history to `out`
@@ -180,6 +188,8 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
         replay: None,
         started: Duration::ZERO,
         ending,
+        figures: Figures::default(),
+        sampled: Duration::ZERO,
     };
     if let Err(why) = run.play() {
         run.ending.stopped = Some(why);
@@ -469,6 +479,24 @@ impl Run<'_> {
         if let Some(replay) = &mut self.replay {
             // A replay caught mid-write is read again next time.
             let _ = replay.poll();
+            let (tick, at) = (self.tick(), self.game_time());
+            self.figures.observe(tick, at);
+        }
+        if at >= self.sampled + MEMORY_EVERY {
+            self.sample_server();
+        }
+    }
+
+    /// Samples the server's peak memory, while it is there to ask.
+    pub(crate) fn sample_server(&mut self) {
+        self.sampled = self.clock.now();
+        let peak = self
+            .server
+            .as_ref()
+            .filter(|s| !s.exited_now())
+            .and_then(|s| figures::peak_kib(s.pid()));
+        if let Some(kib) = peak {
+            self.figures.sample_server(self.server_generation, kib);
         }
     }
 
