@@ -45,6 +45,16 @@ use std::time::Duration;
 
 use lockstep_protocol::{Percent, PlayerId, Tick};
 
+/// The most the clients postpone their schedule by at a speed change. A
+/// backlog a slow machine built by holding the others back is a fraction
+/// of a second by the time the speed goes down (it goes down on the first
+/// report that is short and late, four reports a second); a longer one
+/// is not slowness but an outage, a machine that was frozen, or a report
+/// that is wrong, and forgiving it whole would stand the whole game still
+/// for as long. Beyond it the late machine catches up by running its due
+/// ticks at once, as it does after any stall.
+pub const MAX_BACKLOG: Duration = Duration::from_secs(2);
+
 /// The slowest the game goes: a quarter of its speed. Slower than that it
 /// is hardly a game any more; a machine even slower makes the others wait
 /// as it would without speed control (and the lag indicator names it).
@@ -208,7 +218,8 @@ impl SpeedControl {
     /// be behind, from its last report. Until `tick` each tick takes what
     /// the slowest machine needs, so a player's lateness grows by the
     /// difference from the schedule with every tick, or shrinks if the
-    /// slowest machine is faster than the schedule.
+    /// slowest machine is faster than the schedule. Never more than
+    /// [`MAX_BACKLOG`].
     pub fn backlog_at(&self, tick: Tick, speed: Percent) -> Duration {
         let Some((_, slowest)) = self.slowest() else {
             return Duration::ZERO;
@@ -221,7 +232,7 @@ impl SpeedControl {
             .map(|c| c.behind.as_nanos() as i128 + i128::from(tick.since(c.tick)) * growth)
             .max()
             .unwrap_or(0);
-        Duration::from_nanos(most.clamp(0, i128::from(u64::MAX)) as u64)
+        Duration::from_nanos(most.clamp(0, MAX_BACKLOG.as_nanos() as i128) as u64)
     }
 
     /// The player whose machine is slowest, and its last report.
@@ -438,6 +449,26 @@ mod tests {
             SpeedControl::new(60).backlog_at(Tick(40), Percent::FULL),
             Duration::ZERO
         );
+    }
+
+    #[test]
+    fn a_backlog_longer_than_a_slow_machine_builds_is_not_forgiven_whole() {
+        let mut control = SpeedControl::new(60);
+        // A report sent as a client came back from an outage: 21 s late.
+        let back = CapacityReport {
+            percent: Percent(96),
+            tick: Tick(909),
+            behind: ms(21_000),
+        };
+        control.report(ANN, back, ms(0));
+        assert_eq!(control.backlog_at(Tick(918), Percent(87)), MAX_BACKLOG);
+        // The most a client can claim (u32 microseconds, 71 minutes).
+        let hostile = CapacityReport {
+            behind: Duration::from_micros(u64::from(u32::MAX)),
+            ..back
+        };
+        control.report(ANN, hostile, ms(0));
+        assert_eq!(control.backlog_at(Tick(918), Percent::FULL), MAX_BACKLOG);
     }
 
     #[test]

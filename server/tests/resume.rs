@@ -138,6 +138,35 @@ fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_
     assert!(recorded.bundles.len() > 1800);
 }
 
+/// The restarted server holds the identity's keys, so it answers the
+/// clients' packets on their old connections with a stateless reset they
+/// accept: they reconnect at once. With a drop timeout of ten minutes the
+/// idle timeout cannot be what ended their connections here.
+#[test]
+fn a_restarted_server_resets_the_old_connections_so_the_bots_reconnect_without_waiting() {
+    let _serial = one_at_a_time();
+    let timeouts = ["--drop-timeout-ms", "600000"];
+    let mut server = Server::start(2, &[&["--seed", "62"][..], &timeouts].concat());
+    let clients = bots(&server, 2, 900, "120");
+    server.wait_for("start players=", Duration::from_secs(10));
+    let replay = server.recording_path();
+    wait_for_bundles(&replay, 300);
+    kill(server.child.id());
+    let mut resumed = Server::resume(server, &replay, &timeouts);
+    resumed.wait_for("resuming tick=", Duration::from_secs(10));
+    resumed.wait_for_all("reconnected player=", 2, Duration::from_secs(120));
+    let (finished, (tick, _)) = finish_in_lockstep(clients, Duration::from_secs(120));
+    assert_eq!(tick, 900);
+    for bot in &finished {
+        assert!(
+            bot.stderr.contains("it reset the connection"),
+            "{}: {}",
+            bot.name,
+            bot.stderr
+        );
+    }
+}
+
 /// Waits until the replay at `path` records a desync.
 fn wait_for_recorded_desync(path: &Path) {
     let deadline = clock::now() + Duration::from_secs(60);

@@ -291,6 +291,10 @@ fn describe(error: &quinn::ConnectionError, silence: Duration) -> String {
             "lost the server: nothing heard from it for {} s",
             (silence + Duration::from_millis(250)).as_secs()
         ),
+        quinn::ConnectionError::Reset => {
+            "lost the server: it reset the connection (it was restarted, or had closed it)"
+                .to_string()
+        }
         other => format!("connection lost: {other}"),
     }
 }

@@ -77,6 +77,35 @@ pub fn transport_config(drop_timeout: Duration) -> quinn::TransportConfig {
     transport
 }
 
+/// The endpoint's settings, with its connection-ID and stateless-reset
+/// keys derived from `identity`'s private key rather than drawn at random.
+///
+/// A server killed and started again with the same identity (`--resume`)
+/// then recognises the connection IDs it handed out before, and answers a
+/// packet on a connection it no longer has with a stateless reset the
+/// client accepts: the clients learn at once that their connection is
+/// gone, and reconnect, instead of waiting out the idle timeout (the drop
+/// timeout and a second) in silence while the new server waits for them.
+/// Anyone else still cannot forge a reset: the keys are as secret as the
+/// identity's private key.
+pub fn endpoint_config(identity: &Identity) -> quinn::EndpointConfig {
+    let secret = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, identity.key.secret_pkcs8_der());
+    let derive = |label: &[u8]| ring::hmac::sign(&secret, label);
+    let reset = derive(b"lockstep quic stateless reset key");
+    let mut config = quinn::EndpointConfig::new(Arc::new(ring::hmac::Key::new(
+        ring::hmac::HMAC_SHA256,
+        reset.as_ref(),
+    )));
+    let cid = derive(b"lockstep quic connection id key");
+    let mut cid_key = [0; 8];
+    cid_key.copy_from_slice(&cid.as_ref()[..8]);
+    let cid_key = u64::from_le_bytes(cid_key);
+    config.cid_generator(move || {
+        Box::new(quinn_proto::HashedConnectionIdGenerator::from_key(cid_key))
+    });
+    config
+}
+
 /// A server endpoint bound to `listen` with `identity`, for a game that
 /// drops a silent player after `drop_timeout`, its UDP socket impaired by
 /// `link` in both directions (a clean link changes nothing).
@@ -96,7 +125,7 @@ pub fn endpoint(
     let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
     config.transport_config(Arc::new(transport_config(drop_timeout)));
     let (endpoint, _) = lockstep_conditioner::endpoint(
-        quinn::EndpointConfig::default(),
+        endpoint_config(identity),
         Some(config),
         listen,
         *link,

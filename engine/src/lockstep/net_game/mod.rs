@@ -303,9 +303,16 @@ impl<G: Game> NetGame<G> {
     }
 
     /// How late the next tick is against its schedule: real time owed
-    /// beyond the tick due now (zero when on time or ahead).
+    /// beyond the tick due now (zero when on time or ahead). Zero while
+    /// catching up: no schedule runs then (the clock starts when the
+    /// catch-up ends), and the time the connection was lost is not owed.
     pub fn behind(&self) -> Duration {
-        Duration::from_nanos(self.clock.lag_ns().saturating_sub(self.clock.tick_ns()))
+        match self.phase {
+            Phase::CatchingUp(_) => Duration::ZERO,
+            Phase::Live => {
+                Duration::from_nanos(self.clock.lag_ns().saturating_sub(self.clock.tick_ns()))
+            }
+        }
     }
 
     /// The game speed the next tick runs at.

@@ -158,7 +158,11 @@ fn a_reconnected_player_keeps_its_world_and_restarts_its_clock_with_the_resumed_
     // and the game goes on at 14, where our inputs start again.
     let mut resumed = start(Some(PlayerId(1)), 14);
     resumed.resume = Some(Tick(12));
+    assert!(game.behind() > Duration::from_secs(4));
     game.resume(&resumed);
+    // Nothing is owed for the time the server was away: a capacity report
+    // sent now tells the server's speed control the game is on time.
+    assert_eq!(game.behind(), Duration::ZERO);
     let inputs: Vec<u32> = game.initial_inputs().iter().map(|(t, _)| t.0).collect();
     assert_eq!(inputs, [14, 15, 16]);
     game.receive(Tick(12), vec![bundle(12), bundle(13)]);
@@ -171,6 +175,7 @@ fn a_reconnected_player_keeps_its_world_and_restarts_its_clock_with_the_resumed_
     game.receive(Tick(14), vec![bundle(14), bundle(15), bundle(16)]);
     assert_eq!(frame(&mut game, 0).0, vec![15, 16, 17]);
     assert_eq!(game.catching_up(), None);
+    assert_eq!(game.behind(), Duration::ZERO);
     game.receive(Tick(17), vec![bundle(17)]);
     assert_eq!(frame(&mut game, 0).0, Vec::<u32>::new());
     assert_eq!(frame(&mut game, TICK_NS).0, vec![18]);
