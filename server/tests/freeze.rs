@@ -2,18 +2,9 @@
 //! laptop), played with real processes over real QUIC on loopback: the
 //! bot is stopped with SIGSTOP and goes on with SIGCONT.
 
-use std::process::Command;
 use std::time::Duration;
 
-use lockstep_testkit::{finish_in_lockstep, Client, Server};
-
-fn signal(pid: u32, signal: &str) {
-    let status = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-}
+use lockstep_testkit::{finish_in_lockstep, signal, Client, Server};
 
 /// Three bots play 1200 ticks on a server that drops a silent player
 /// after 20 s; bot1 is stopped for 8 s once the game runs. That is longer
@@ -41,9 +32,9 @@ fn a_bot_frozen_for_less_than_the_drop_timeout_comes_back_on_its_connection() {
     // The first verified snapshot: the game runs, bot1 in it.
     server.wait_for_log("snapshot verified", Duration::from_secs(30));
     let frozen = clients[1].child.id();
-    signal(frozen, "-STOP");
+    signal(frozen, "STOP");
     std::thread::sleep(Duration::from_secs(8));
-    signal(frozen, "-CONT");
+    signal(frozen, "CONT");
 
     let (finished, (tick, _)) = finish_in_lockstep(clients, Duration::from_secs(120));
     assert_eq!(tick, 1200);

@@ -1,25 +1,16 @@
 //! Real networks: players reconnecting, spectators joining late, and the
 //! server disappearing, with real processes over QUIC on loopback.
 
-use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use lockstep_testkit::{Client, Server};
+use lockstep_testkit::{signal, Client, Server};
 
 /// These tests time real processes; running them one at a time keeps the
 /// two cores of a CI machine from turning contention into stalls.
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn kill(signal: &str, pid: u32) {
-    let status = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
 }
 
 #[test]
@@ -32,7 +23,7 @@ fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash
     server.wait_for("start players=", Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(3));
     let victim = clients.remove(1);
-    kill("-KILL", victim.child.id());
+    signal(victim.child.id(), "KILL");
     drop(victim);
     let comeback = Client::headless_bot(&server, "bot1", 61, 900);
     let rejoined = server.wait_for("rejoined player=", Duration::from_secs(15));
@@ -51,6 +42,43 @@ fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash
         finals.push(client.finish(Duration::from_secs(60)).final_line());
     }
     assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 900);
+}
+
+/// A bot ended with SIGTERM says goodbye: the server lets its slot go at
+/// once, not after its drop timeout (ten minutes here), and the others
+/// play on to the end on one hash.
+#[test]
+fn a_bot_stopped_with_sigterm_leaves_with_a_goodbye_and_the_game_goes_on() {
+    let _serial = one_at_a_time();
+    let mut server = Server::start(3, &["--seed", "53", "--drop-timeout-ms", "600000"]);
+    let mut clients: Vec<Client> = (0..3)
+        .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 70 + i, 900))
+        .collect();
+    server.wait_for("start players=", Duration::from_secs(10));
+    let replay = server.recording_path();
+    let deadline = lockstep_testkit::clock::now() + Duration::from_secs(60);
+    while lockstep_testkit::read_replay(&replay).bundles.len() < 120 {
+        assert!(lockstep_testkit::clock::now() < deadline, "no tick 120");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let leaver = clients.remove(1);
+    signal(leaver.child.id(), "TERM");
+    let dropped = server.wait_for("dropped player=", Duration::from_secs(60));
+    assert!(dropped.contains("name=bot1"), "{dropped}");
+    assert!(dropped.contains("reason=left"), "{dropped}");
+    let left = leaver.finish(Duration::from_secs(60));
+    assert!(!left.success);
+    assert!(
+        left.stderr.contains("stopped by a signal: left the game"),
+        "{}",
+        left.stderr
+    );
+    let finals: Vec<(u32, String)> = clients
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(120)).final_line())
+        .collect();
+    assert_eq!(finals[0], finals[1]);
     assert_eq!(finals[0].0, 900);
 }
 
@@ -102,7 +130,7 @@ fn clients_that_do_not_reconnect_stop_with_a_clear_message_when_the_server_is_ki
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(2));
-    kill("-KILL", server.child.id());
+    signal(server.child.id(), "KILL");
     for client in clients {
         let finished = client.finish(Duration::from_secs(20));
         assert!(!finished.success);

@@ -8,14 +8,13 @@
 //! it.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_protocol::GameEvent;
 use lockstep_testkit::{
-    clock, field, finish_in_lockstep, last_line, read_replay, slot_of, verified, Client, Server,
-    TempDir,
+    clock, field, finish_in_lockstep, last_line, read_replay, signal, slot_of, verified, Client,
+    Server, TempDir,
 };
 
 /// These tests time real processes; one at a time keeps the two cores of
@@ -23,14 +22,6 @@ use lockstep_testkit::{
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn kill(pid: u32) {
-    let status = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
 }
 
 /// Waits until the replay at `path` holds at least `ticks` bundles.
@@ -77,7 +68,7 @@ fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_
         ]),
     );
     wait_for_bundles(&replay, 600);
-    kill(server.child.id());
+    signal(server.child.id(), "KILL");
     let killed_at = read_replay(&replay).bundles.len();
 
     let mut resumed = Server::resume(server, &replay, &[]);
@@ -151,7 +142,7 @@ fn a_restarted_server_resets_the_old_connections_so_the_bots_reconnect_without_w
     server.wait_for("start players=", Duration::from_secs(10));
     let replay = server.recording_path();
     wait_for_bundles(&replay, 300);
-    kill(server.child.id());
+    signal(server.child.id(), "KILL");
     let mut resumed = Server::resume(server, &replay, &timeouts);
     resumed.wait_for("resuming tick=", Duration::from_secs(10));
     resumed.wait_for_all("reconnected player=", 2, Duration::from_secs(120));
@@ -211,7 +202,7 @@ fn a_desync_before_the_server_died_is_in_the_resumed_servers_verdict_and_the_rep
     // 100 when every bot answered in time, as they do on an idle machine.
     let first = field(&desync, "first").unwrap_or_default().to_string();
     wait_for_recorded_desync(&replay);
-    kill(server.child.id());
+    signal(server.child.id(), "KILL");
 
     let mut resumed = Server::resume(server, &replay, &[]);
     resumed.wait_for_all("reconnected player=", 3, Duration::from_secs(30));
@@ -257,7 +248,7 @@ fn a_bot_gives_up_with_a_clear_message_when_no_server_comes_back() {
     let clients = bots(&server, 2, 100_000, "2");
     server.wait_for("start players=", Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(1));
-    kill(server.child.id());
+    signal(server.child.id(), "KILL");
     for client in clients {
         let finished = client.finish(Duration::from_secs(30));
         assert!(!finished.success);
@@ -286,17 +277,10 @@ fn freeze_one_bot(server_args: &[&str]) -> (Server, Vec<lockstep_testkit::Finish
     let clients = bots(&server, 3, 1200, "60");
     server.wait_for("start players=", Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(3));
-    let frozen = clients[1].child.id().to_string();
-    let signal = |signal: &str| {
-        let status = Command::new("kill")
-            .args([signal, &frozen])
-            .status()
-            .expect("kill runs");
-        assert!(status.success());
-    };
-    signal("-STOP");
+    let frozen = clients[1].child.id();
+    signal(frozen, "STOP");
     std::thread::sleep(Duration::from_secs(7));
-    signal("-CONT");
+    signal(frozen, "CONT");
     let rejoined = server.wait_for("rejoined player=", Duration::from_secs(20));
     assert!(rejoined.contains("name=bot1"), "{rejoined}");
     let (finished, (tick, _)) = finish_in_lockstep(clients, Duration::from_secs(90));
@@ -346,7 +330,7 @@ fn a_server_started_again_without_the_game_refuses_the_bots_with_the_reason() {
     let clients = bots(&server, 2, 100_000, "60");
     server.wait_for("start players=", Duration::from_secs(10));
     std::thread::sleep(Duration::from_secs(1));
-    kill(server.child.id());
+    signal(server.child.id(), "KILL");
     let mut fresh = Server::restart(server, &["--players", "2", "--no-advertise"]);
     for client in clients {
         let finished = client.finish(Duration::from_secs(30));

@@ -416,6 +416,17 @@ impl Finished {
 
 /// Runs `lockstep-client replay FILE --verify --headless`, plus `extra`,
 /// to its end.
+/// Sends `signal` (`"KILL"`, `"STOP"`, `"CONT"`, `"TERM"`) to process
+/// `pid` with kill(1); panics if it cannot be sent.
+pub fn signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} {pid}: {status}");
+}
+
 pub fn verify(file: &Path, extra: &[&str]) -> Output {
     Command::new(client_bin())
         .arg("replay")

@@ -7,7 +7,8 @@
 //! listens for servers on the LAN for the pure [`crate::discovery`] table;
 //! [`known_servers`] and [`recording`] are files; [`platform`] reads the
 //! CPU; [`trust`] checks the server against the known-servers file;
-//! [`clock`] is the one place the wall clock is read.
+//! [`clock`] is the one place the wall clock is read; [`stop`] turns
+//! SIGTERM and SIGINT into a request to leave.
 
 pub mod clock;
 pub mod discovery;
@@ -15,4 +16,5 @@ pub mod known_servers;
 pub mod link;
 pub mod platform;
 pub mod recording;
+pub mod stop;
 pub mod trust;

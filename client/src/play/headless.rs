@@ -73,6 +73,7 @@ pub fn run(
     mut net: NetClient,
     options: PlayOptions,
 ) -> Result<Vec<GameOutcome>, PlayError> {
+    crate::io::stop::install();
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
         let started = wait_for_start(&net, game > 1, &options.notices)?;
@@ -128,6 +129,11 @@ fn play_game<G: ClientGame>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayErro
         let frame = play.run_ticks(clock::now(), Input::default);
         if frame.finished {
             return Ok(play);
+        }
+        if crate::io::stop::requested() {
+            // A goodbye to the server, and a recording ended whole.
+            play.finish(None);
+            return Err(PlayError::Stopped);
         }
         if !play.game.is_playing() {
             return Err(PlayError::Dropped);

@@ -20,6 +20,9 @@ pub enum PlayError {
     /// The connection failed or was lost.
     #[error("{0}")]
     Lost(String),
+    /// SIGTERM or SIGINT asked us to leave; we left.
+    #[error("stopped by a signal: left the game")]
+    Stopped,
     /// The server removed us from the game (we were too slow or silent).
     #[error("the server removed this player from the game")]
     Dropped,
