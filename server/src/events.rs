@@ -107,6 +107,20 @@ pub enum ServerEvent {
         /// The replay file.
         path: std::path::PathBuf,
     },
+    /// Writing the game's replay failed (the disk is full, say): the game
+    /// goes on unrecorded, and nothing more is said about its recording.
+    /// The file was cut back to its last whole record, so it ends cleanly
+    /// after the bundle of `ticks - 1`; `--resume` would go on from
+    /// `ticks`.
+    RecordingStopped {
+        /// The replay file.
+        path: std::path::PathBuf,
+        /// The first tick whose bundle is not in the file: it holds the
+        /// bundles of the ticks before.
+        ticks: Tick,
+        /// What the write failed with, as the system says it.
+        error: String,
+    },
     /// What the game showed about determinism, once it is over (however
     /// it ended): whether every machine computed the same hashes.
     Verdict {
@@ -236,6 +250,11 @@ impl std::fmt::Display for ServerEvent {
                 }
             }
             ServerEvent::Recording { path } => write!(f, "recording path={}", path.display()),
+            ServerEvent::RecordingStopped { path, ticks, error } => write!(
+                f,
+                "recording stopped path={} ticks={ticks} error={error:?}",
+                path.display()
+            ),
             ServerEvent::Resuming { tick, waiting } => {
                 write!(f, "resuming tick={tick} waiting={}", waiting.join(","))
             }

@@ -8,6 +8,8 @@
 //! a driver that carries out actions in order has it on disk before anyone
 //! is sent it: a server that dies never leaves a client holding a bundle
 //! its replay lacks, and `--resume` goes on from the replay's last bundle.
+//! Only a write that fails (a full disk) breaks that: the recording stops
+//! there and the game goes on without it (`io/recording.rs`).
 
 use std::path::PathBuf;
 

@@ -4,7 +4,10 @@
 //! Everything needed is already on disk: each bundle is written to the
 //! replay before anyone is sent it (`recording.rs`), so no client
 //! can hold a bundle the file lacks, and the file's last whole bundle is
-//! the last one anybody may have played. [`ResumedGame::load`]
+//! the last one anybody may have played. The exception is a recording a
+//! full disk stopped while the game went on: a player that played past
+//! the file's end is sent the game afresh from tick 0, as a join would,
+//! and plays on from the file's end. [`ResumedGame::load`]
 //! (`io/resume.rs`) reads the file up to its last whole record and
 //! [`ResumedGame::from_replay`] works out who was still playing; the
 //! session then rebuilds the relay from those bundles, waits for the

@@ -1,3 +1,5 @@
+use std::collections::BTreeSet;
+
 use super::*;
 use crate::{Buttons, Input, PlayerInput};
 
@@ -101,7 +103,7 @@ fn a_recording_cut_mid_record_goes_on_after_its_last_whole_record() {
     assert_eq!(outcome.replay.bundles.len(), 4);
 
     file.truncate(outcome.valid_len as usize);
-    let mut writer = ReplayWriter::resume(file, Tick(4));
+    let mut writer = ReplayWriter::resume(file, outcome.valid_len, Tick(4));
     for t in 4..6 {
         writer.write_bundle(Tick(t), &bundle(t as u8 + 10)).unwrap();
     }
@@ -118,6 +120,88 @@ fn a_recording_cut_mid_record_goes_on_after_its_last_whole_record() {
         .collect();
     assert_eq!(marks, [0, 1, 2, 3, 14, 15]);
     assert_eq!(outcome.replay.end, Some((6, "resumed and over".into())));
+}
+
+/// A disk with room for `room` bytes. A write that does not fit writes
+/// what fits, as a file system does, and the next one fails with
+/// `StorageFull`.
+struct FillingDisk {
+    bytes: Vec<u8>,
+    room: usize,
+}
+
+impl io::Write for FillingDisk {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let fits = buf.len().min(self.room - self.bytes.len());
+        if fits == 0 && !buf.is_empty() {
+            return Err(io::ErrorKind::StorageFull.into());
+        }
+        self.bytes.extend_from_slice(&buf[..fits]);
+        Ok(fits)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_disk_that_fills_up_keeps_every_record_flushed_before_the_failed_write() {
+    let whole = sample(5);
+    let mut filled_at = BTreeSet::new();
+    for room in 0..whole.len() {
+        let disk = FillingDisk {
+            bytes: Vec::new(),
+            room,
+        };
+        let mut writer = match ReplayWriter::new(disk, &header()) {
+            Ok(writer) => writer,
+            // No room for the header: the recorder has no replay at all.
+            Err(ReplayError::Io(e)) if e.kind() == io::ErrorKind::StorageFull => continue,
+            Err(e) => panic!("room {room}: {e}"),
+        };
+        let records = (0..5)
+            .map(|t| Record::Bundle {
+                tick: Tick(t),
+                bundle: bundle(t as u8),
+            })
+            .chain([
+                Record::Hash {
+                    tick: Tick(5),
+                    player: PlayerId(0),
+                    hash: 42,
+                },
+                Record::End {
+                    ticks: 5,
+                    reason: "game over".into(),
+                },
+            ]);
+        let failed = records
+            .map(|record| writer.write(&record))
+            .find_map(Result::err);
+        assert!(failed.is_some(), "room {room}: everything fitted");
+        let (len, ticks) = (writer.flushed_len(), writer.flushed_ticks());
+        let disk = writer.into_inner();
+        // What the failed write left after the last whole record is read
+        // as a cut-off tail, never as damage.
+        let outcome = Replay::read(&disk.bytes[..]).unwrap();
+        assert_eq!(outcome.valid_len, len, "room {room}");
+        assert_eq!(outcome.replay.bundles.len(), ticks.0 as usize);
+        match outcome.problem {
+            None => assert_eq!(disk.bytes.len() as u64, len),
+            Some(ReplayError::Truncated { offset, .. }) => assert_eq!(offset, len),
+            Some(problem) => panic!("room {room}: {problem}"),
+        }
+        // Cut back to it, the file ends cleanly after the last whole
+        // bundle.
+        let cut = Replay::read(&disk.bytes[..len as usize]).unwrap();
+        assert!(cut.problem.is_none(), "room {room}: {:?}", cut.problem);
+        assert_eq!(cut.replay.bundles.len(), ticks.0 as usize);
+        assert_eq!(&disk.bytes[..len as usize], &whole[..len as usize]);
+        filled_at.insert(ticks);
+    }
+    // The disk filled at every bundle, and at the records after the last.
+    assert_eq!(filled_at, (0..=5).map(Tick).collect());
 }
 
 /// The file layout is pinned: if this fails, the change needs a new

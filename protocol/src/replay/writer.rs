@@ -28,6 +28,12 @@ pub struct ReplayWriter<W: Write> {
     pub(super) out: W,
     buf: Vec<u8>,
     next_tick: Tick,
+    /// Where the file's last whole record ends: a write that fails (a full
+    /// disk) may leave part of a record after it, which cutting the file
+    /// here removes.
+    flushed_len: u64,
+    /// Ticks whose bundles reached the file whole.
+    flushed_ticks: Tick,
 }
 
 impl<W: Write> ReplayWriter<W> {
@@ -41,20 +47,25 @@ impl<W: Write> ReplayWriter<W> {
             out,
             buf: Vec::new(),
             next_tick: Tick(0),
+            flushed_len: start.len() as u64,
+            flushed_ticks: Tick(0),
         };
         writer.write(&Record::Header(header.clone()))?;
         Ok(writer)
     }
 
     /// Goes on with a replay whose records up to the bundle of
-    /// `next_tick - 1` are already in `out` (opened for appending, cut to
-    /// [`ReadOutcome::valid_len`](super::ReadOutcome::valid_len)): writes no magic and no header, and
-    /// expects the bundle of `next_tick` next.
-    pub fn resume(out: W, next_tick: Tick) -> Self {
+    /// `next_tick - 1` are already in `out`, `len` bytes (opened for
+    /// appending, cut to
+    /// [`ReadOutcome::valid_len`](super::ReadOutcome::valid_len)): writes
+    /// no magic and no header, and expects the bundle of `next_tick` next.
+    pub fn resume(out: W, len: u64, next_tick: Tick) -> Self {
         ReplayWriter {
             out,
             buf: Vec::new(),
             next_tick,
+            flushed_len: len,
+            flushed_ticks: next_tick,
         }
     }
 
@@ -68,25 +79,28 @@ impl<W: Write> ReplayWriter<W> {
     /// next flushed record (or [`ReplayWriter::flush`]), in order. For
     /// records a crash may lose without harm, such as hash reports.
     pub fn append(&mut self, record: &Record) -> Result<(), ReplayError> {
+        self.put(record)?;
         if let Record::Bundle { tick, .. } = record {
             self.next_tick = tick.next();
         }
-        self.put(record)
+        Ok(())
     }
 
     /// Writes the bundle of `tick` and flushes, like `write` with a
     /// [`Record::Bundle`] (the same bytes) but without copying the bundle.
     pub fn write_bundle(&mut self, tick: Tick, bundle: &Bundle) -> Result<(), ReplayError> {
-        self.next_tick = tick.next();
         self.put(&BundleRecordRef::Bundle { tick, bundle })?;
+        self.next_tick = tick.next();
         self.flush()
     }
 
     /// Hands everything appended so far to the file in one write.
     pub fn flush(&mut self) -> Result<(), ReplayError> {
         self.out.write_all(&self.buf)?;
-        self.buf.clear();
         self.out.flush()?;
+        self.flushed_len += self.buf.len() as u64;
+        self.flushed_ticks = self.next_tick;
+        self.buf.clear();
         Ok(())
     }
 
@@ -110,6 +124,25 @@ impl<W: Write> ReplayWriter<W> {
     /// Ticks whose bundles were written.
     pub fn ticks(&self) -> u32 {
         self.next_tick.0
+    }
+
+    /// Bytes from the start of the file to the end of its last whole
+    /// record: everything up to the last flush that succeeded. After a
+    /// failed write the file may hold part of a record beyond; cut to this
+    /// length it reads to its end without a problem.
+    pub fn flushed_len(&self) -> u64 {
+        self.flushed_len
+    }
+
+    /// The first tick whose bundle did not reach the file whole: the file
+    /// holds the bundles of the ticks before it.
+    pub fn flushed_ticks(&self) -> Tick {
+        self.flushed_ticks
+    }
+
+    /// The file, as it is: records appended and not flushed are dropped.
+    pub fn into_inner(self) -> W {
+        self.out
     }
 
     /// Writes the End record.
