@@ -170,7 +170,7 @@ fn a_disk_that_fills_mid_game_stops_the_recording_once_and_the_game_plays_on_to_
     );
     // The log, whose lines before the game's end are all read once that
     // is, warns once too.
-    server.wait_for_log("game over", Duration::from_secs(10));
+    server.wait_for_log("game over", Duration::from_secs(60));
     let warnings = server
         .log()
         .iter()
@@ -213,7 +213,7 @@ fn a_server_that_dies_after_its_disk_filled_resumes_where_the_file_ends() {
     // past its end, so they start again from tick 0 and the game goes on
     // from the file's end.
     let mut resumed = Server::resume(server, &copy, &[]);
-    let resuming = resumed.wait_for("resuming tick=", Duration::from_secs(10));
+    let resuming = resumed.wait_for("resuming tick=", Duration::from_secs(60));
     assert_eq!(
         field(&resuming, "tick"),
         Some(ticks.to_string().as_str()),
