@@ -11,8 +11,9 @@
 #
 # Without --bin-dir it builds the debug binaries (cargo build --bins, as
 # make test does) and runs against them. --keep DIR keeps every process's
-# output, the replay and the desync dumps. It prints the history and,
-# last, the summary line:
+# output, the replay and the desync dumps. It prints the history, the
+# figures (`figures:` lines: answer time per kind of fault, stalls, the
+# game's pace, the server's peak memory) and, last, the summary line:
 #   chaos seed=S minutes=M faults=N kinds=kill:a,stop:b,link:c,spectator:d,server:e,desync:f desyncs=D verdict=agreed|split|unfinished lost=L
 # and exits 0 only when every check holds (each failed one is printed as
 # `check FAILED: ...`). It uses 127.0.0.1 only, and stops only the

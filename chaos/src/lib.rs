@@ -28,6 +28,11 @@
 //! chaos seed=S minutes=M faults=N kinds=kill:a,stop:b,link:c,spectator:d,server:e,desync:f desyncs=D verdict=agreed|split|unfinished lost=L
 //! ```
 //!
+//! Before the summary come the run's figures ([`figures`]), for the
+//! record rather than the verdict: each kind's answer time (median and
+//! worst), every stall of a second or more and the fault it fell in, the
+//! game's pace against real time, and each server process's peak memory.
+//!
 //! The run starts processes, signals them by PID and removes its
 //! directory (unless kept); it touches nothing it did not start.
 
