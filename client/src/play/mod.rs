@@ -29,7 +29,9 @@ use lockstep_engine::lockstep::net_game::{Advance, NetGame};
 use lockstep_engine::replay::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_engine::timing::accumulator::FrameEnd;
 use lockstep_engine::timing::capacity::CapacityMeter;
-use lockstep_protocol::{encode, Input, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
+use lockstep_protocol::{
+    encode, Input, PeerStatus, PlayerId, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
+};
 
 use crate::games::ClientGame;
 use crate::io::link::{LinkStats, NetClient, NetEvent, Started};
@@ -516,24 +518,9 @@ impl<G: ClientGame> NetPlay<G> {
             return None;
         }
         let status = self.peers.as_ref()?;
-        let waited: Vec<String> = status
-            .peers
-            .iter()
-            .filter(|p| p.waited_for)
-            .map(|p| {
-                format!(
-                    "{} (ping {} ms, {} ticks behind, heard {} ms ago)",
-                    self.game.names(&[p.player]).join(""),
-                    p.ping_ms,
-                    p.ticks_behind,
-                    p.silent_ms
-                )
-            })
-            .collect();
-        if waited.is_empty() {
-            return Some("waiting for the server".into());
-        }
-        Some(format!("waiting for {}", waited.join(", ")))
+        Some(waiting_line(status, self.game.me, |p| {
+            self.game.names(&[p]).join("")
+        }))
     }
 
     /// The HUD's note that the server stood in for our inputs lately.
@@ -640,6 +627,38 @@ fn check_fault_phase<G: ClientGame>(options: &PlayOptions) -> Result<(), PlayErr
             )))
         }
         _ => Ok(()),
+    }
+}
+
+/// What the game waits for, from the server's last word on the players
+/// (`status`): the players it waits for, each with its link, named by
+/// `name`; this machine itself (`me`) as our own inputs, late at the
+/// server; the server when it names nobody.
+fn waiting_line(
+    status: &PeerStatus,
+    me: Option<PlayerId>,
+    name: impl Fn(PlayerId) -> String,
+) -> String {
+    let waited: Vec<String> = status
+        .peers
+        .iter()
+        .filter(|p| p.waited_for)
+        .map(|p| {
+            let who = if Some(p.player) == me {
+                "our own inputs".to_string()
+            } else {
+                name(p.player)
+            };
+            format!(
+                "{who} (ping {} ms, {} ticks behind, heard {} ms ago)",
+                p.ping_ms, p.ticks_behind, p.silent_ms
+            )
+        })
+        .collect();
+    if waited.is_empty() {
+        "waiting for the server".into()
+    } else {
+        format!("waiting for {}", waited.join(", "))
     }
 }
 
