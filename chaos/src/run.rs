@@ -87,6 +87,14 @@ pub enum RunError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A relative path could not be made absolute (no current directory).
+    #[error("cannot resolve {}: {source}", path.display())]
+    Resolve {
+        /// The path as given.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
 }
 
 /// One of the six bots and its latest process.
@@ -138,10 +146,12 @@ pub(crate) struct Run<'a> {
 /// check).
 pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError> {
     let schedule = Schedule::plan(options.seed, options.minutes)?;
-    let server_bin = binary(&options.bin_dir, "lockstep-server")?;
-    let client_bin = binary(&options.bin_dir, "lockstep-client")?;
+    // The processes run in the run's directory: every path they are
+    // given is absolute.
+    let server_bin = absolute(&binary(&options.bin_dir, "lockstep-server")?)?;
+    let client_bin = absolute(&binary(&options.bin_dir, "lockstep-client")?)?;
     let dir = match &options.keep {
-        Some(dir) => dir.clone(),
+        Some(dir) => absolute(dir)?,
         None => std::env::temp_dir().join(format!(
             "lockstep-chaos-{}-{}",
             options.seed,
@@ -200,6 +210,15 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
         let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(judgement)
+}
+
+/// `path` from the root: as given when it is, else joined to the
+/// current directory.
+fn absolute(path: &Path) -> Result<PathBuf, RunError> {
+    std::path::absolute(path).map_err(|source| RunError::Resolve {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// `name` in `dir`, if it is there.
