@@ -67,8 +67,8 @@ pub use message::{
 };
 pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{
-    GameEvent, PlayerStatus, ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader,
-    ReplayWriter, MAX_RECORD_SIZE, OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
+    After, Damage, GameEvent, PlayerStatus, ReadOutcome, Record, Replay, ReplayError, ReplayHeader,
+    ReplayReader, ReplayWriter, MAX_RECORD_SIZE, OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
 };
 pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 pub use verification::verification_code;
