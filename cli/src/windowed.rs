@@ -101,7 +101,8 @@ pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
     }
 }
 
-/// Shows a replay in the replay window, checking it as it plays.
+/// Shows a replay in the replay window, checking it as it plays; what is
+/// wrong with the file is said at once, as the window opens.
 pub fn replay(
     opened: Opened,
     window: WindowOptions,
@@ -109,6 +110,7 @@ pub fn replay(
 ) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
     {
+        opened.warn();
         lockstep_window::replay(&Offered, opened, window, view)
     }
     #[cfg(not(feature = "window"))]

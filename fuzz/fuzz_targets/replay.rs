@@ -10,7 +10,8 @@
 //!
 //! Properties, against the layout in `docs/replay-format.md`:
 //! - reading never panics and fails only with a typed error that says
-//!   where (offsets inside the file);
+//!   where (offsets inside the file), and so does the damage it reports
+//!   with what it read (the intact records it says follow the damage);
 //! - `problem` is `None` exactly when the file is valid: framed records to
 //!   the last byte, each body one whole `Record` with a matching CRC, one
 //!   header first, bundles for ticks 0, 1, 2, ...; then the replay holds
@@ -26,8 +27,8 @@ use std::io::{self, Read};
 
 use libfuzzer_sys::fuzz_target;
 use lockstep_protocol::{
-    decode, ReadOutcome, Record, Replay, ReplayError, ReplayWriter, Tick, MAX_RECORD_SIZE,
-    REPLAY_FORMAT, REPLAY_MAGIC,
+    decode, After, Damage, ReadOutcome, Record, Replay, ReplayError, ReplayWriter, Tick,
+    MAX_RECORD_SIZE, REPLAY_FORMAT, REPLAY_MAGIC,
 };
 
 /// Magic and format.
@@ -60,10 +61,12 @@ fuzz_target!(|data: &[u8]| {
             assert!(valid.is_none(), "a valid file was refused: {error}");
             assert_located(&error, &file);
         }
-        Ok(ReadOutcome { replay, problem }) => {
+        Ok(ReadOutcome {
+            replay, problem, ..
+        }) => {
             match (&problem, valid) {
                 (None, Some(records)) => assert_holds_every_record(&replay, &records),
-                (Some(problem), None) => assert_located(problem, &file),
+                (Some(problem), None) => assert_damage_located(problem, &file),
                 (None, None) => panic!("an invalid file was read without a problem"),
                 (Some(problem), Some(_)) => panic!("a valid file was reported: {problem}"),
             }
@@ -179,6 +182,18 @@ fn assert_located(error: &ReplayError, file: &[u8]) {
             );
         }
         ReplayError::Io(_) | ReplayError::Encode(_) => panic!("impossible from memory: {error}"),
+    }
+}
+
+/// Damage must point inside the file, and so must the intact records it
+/// says follow it.
+fn assert_damage_located(damage: &Damage, file: &[u8]) {
+    assert_located(&damage.error, file);
+    let len = file.len() as u64;
+    assert_eq!(damage.offset + damage.bytes, len, "{damage}");
+    if let After::Records { from, until, .. } = damage.after {
+        assert!(damage.offset < from && from < len, "{damage}");
+        assert!(until.is_none_or(|at| from < at && at < len), "{damage}");
     }
 }
 

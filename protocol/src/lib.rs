@@ -67,8 +67,8 @@ pub use message::{
 };
 pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{
-    GameEvent, PlayerStatus, ReadOutcome, Record, Replay, ReplayError, ReplayHeader, ReplayReader,
-    ReplayWriter, MAX_RECORD_SIZE, OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
+    After, Damage, GameEvent, PlayerStatus, ReadOutcome, Record, Replay, ReplayError, ReplayHeader,
+    ReplayReader, ReplayWriter, MAX_RECORD_SIZE, OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
 };
 pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 pub use verification::verification_code;
@@ -81,14 +81,16 @@ pub use web::{WebMessage, MAX_WEB_MESSAGE, WEB_CLOSE_BASE, WEB_SOCKET_PATH};
 pub const PROTOCOL_VERSION: u16 = 9;
 
 /// How both binaries print an error: its message, then each of its causes
-/// that the message does not already end with, so a library error that
-/// says its source, wrapped in context, is said once ("cannot open F: No
-/// such file or directory", not the cause twice).
+/// that the message does not already say, so a library error that says
+/// its source, wrapped in context, is said once ("cannot open F: No such
+/// file or directory", not the cause twice), also when the message goes
+/// on after it with what to do ("cannot read F: Is a directory; remove
+/// it").
 pub fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut said = error.to_string();
     let causes = std::iter::successors(error.source(), |cause| cause.source());
     for cause in causes.map(ToString::to_string) {
-        if !said.ends_with(&cause) {
+        if !said.contains(&cause) {
             said = format!("{said}: {cause}");
         }
     }
@@ -126,6 +128,14 @@ mod tests {
             source: io(),
         };
         assert_eq!(error_chain(&says_it), "cannot open x: no such file");
+        let says_it_then_what_to_do = Wrapped {
+            said: "cannot open x: no such file; create it".into(),
+            source: io(),
+        };
+        assert_eq!(
+            error_chain(&says_it_then_what_to_do),
+            "cannot open x: no such file; create it"
+        );
         let does_not = Wrapped {
             said: "cannot open x".into(),
             source: io(),

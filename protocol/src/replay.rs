@@ -24,11 +24,15 @@
 //! recorder killed at any moment leaves every flushed record intact;
 //! the reader reports a cut-off last record as [`ReplayError::Truncated`]
 //! with its byte offset, and a damaged one as [`ReplayError::Corrupt`].
+//! Damage is not always at the end (a disk or a copy can damage any
+//! byte): [`Replay::read`] says with the problem ([`Damage`]) whether
+//! intact records follow it, which a torn tail never has.
 //!
 //! The records are defined here; [`ReplayWriter`] writes them, and
 //! [`ReplayReader`] reads them back one at a time ([`Replay::read`] a
 //! whole file).
 
+mod damage;
 mod reader;
 mod writer;
 
@@ -36,8 +40,9 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Bundle, GameSpec, Percent, Platform, PlayerId, RosterEntry, Slack, Tick};
+use crate::{decode, Bundle, GameSpec, Percent, Platform, PlayerId, RosterEntry, Slack, Tick};
 
+pub use damage::{After, Damage};
 pub use reader::{ReadOutcome, Replay, ReplayReader};
 pub use writer::ReplayWriter;
 
@@ -230,6 +235,19 @@ impl From<BallsHeader> for ReplayHeader {
     }
 }
 
+/// One record's body in a file of `format`: a header before format 5 is
+/// the ball game's.
+fn decode_record(format: u16, body: &[u8]) -> Result<Record, crate::DecodeError> {
+    // Variant 0, the header, is the varint 0.
+    if format < NAMED_GAME_FORMAT && body.first() == Some(&0) {
+        let BallsHeaderRecord::Header(old) = decode(body, MAX_RECORD_SIZE)?;
+        return Ok(Record::Header(old.into()));
+    }
+    // `decode`, not `postcard::from_bytes`, which would ignore bytes after
+    // the record: a body is exactly one record.
+    decode::<Record>(body, MAX_RECORD_SIZE)
+}
+
 /// Why a replay could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
@@ -265,8 +283,10 @@ pub enum ReplayError {
     },
     /// The records are valid but do not make a replay (no header first,
     /// bundles out of order).
-    #[error("the replay is invalid at record {record}: {what}")]
+    #[error("the replay is invalid at byte {offset} (record {record}): {what}")]
     Invalid {
+        /// Byte offset of the offending record.
+        offset: u64,
         /// Index of the offending record.
         record: u64,
         /// What is wrong.

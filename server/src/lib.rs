@@ -88,7 +88,7 @@ pub use events::ServerEvent;
 pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
-pub use io::identity::{Identity, IdentityError};
+pub use io::identity::{Identity, IdentityError, IdentityFlaw};
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, idle_timeout, run, transport_config, EndpointError};
 pub use io::web::{WebDoor, WebDoorError, MAX_WEB_CONNECTIONS};

@@ -16,12 +16,16 @@
 //! record. The hash reports and desyncs the file holds rebuild what the
 //! server knew of the game's agreement, so its verdict at the end names
 //! the players that diverged before the restart too.
+//!
+//! Only a torn tail is cut off. Damage with intact records after it is not
+//! what a crash leaves, and cutting there would lose them: such a file is
+//! refused ([`ResumeError::DamagedMidFile`]) and left untouched.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use lockstep_protocol::{
-    Bundle, GameEvent, PlayerId, ReadOutcome, Replay, ReplayError, ReplayHeader, Tick,
+    Bundle, Damage, GameEvent, PlayerId, ReadOutcome, Replay, ReplayError, ReplayHeader, Tick,
 };
 
 /// A game read back from its replay, ready to go on.
@@ -48,7 +52,7 @@ pub struct ResumedGame {
     /// so not again.
     pub(crate) announced: BTreeSet<Tick>,
     /// What was wrong with the file's tail, if anything (the record the
-    /// crash cut short).
+    /// crash cut short): cut off, as nothing intact follows it.
     pub(crate) damaged_tail: Option<String>,
 }
 
@@ -85,15 +89,42 @@ pub enum ResumeError {
         /// The file.
         path: PathBuf,
     },
+    /// The file is damaged before its end, and intact records follow the
+    /// damage: a crash leaves only a torn tail, and going on from the last
+    /// good record would cut them off, so the file is left untouched.
+    #[error(
+        "cannot resume {file}: {damage}; resuming would cut that off, so the file is left \
+         untouched. To go on from tick {tick} anyway, resume a copy cut at byte {cut} \
+         (cp {file} COPY; truncate -s {cut} COPY; lockstep-server --resume COPY)",
+        file = path.display(),
+        tick = damage.ticks,
+        cut = damage.offset
+    )]
+    DamagedMidFile {
+        /// The file.
+        path: PathBuf,
+        /// Where it is damaged, and the records after it.
+        damage: Box<Damage>,
+    },
 }
 
 impl ResumedGame {
     /// The game in `outcome`, the replay at `path` read up to its last
     /// whole record (`io/resume.rs` reads it: [`ResumedGame::load`]).
+    /// Damage is cut off only when it is the file's tail.
     pub(crate) fn from_replay(
         path: &Path,
         outcome: ReadOutcome,
     ) -> Result<ResumedGame, ResumeError> {
+        let damaged_tail = match outcome.problem {
+            Some(damage) if !damage.is_tail() => {
+                return Err(ResumeError::DamagedMidFile {
+                    path: path.to_path_buf(),
+                    damage: Box::new(damage),
+                })
+            }
+            problem => problem.map(|damage| damage.to_string()),
+        };
         let replay = outcome.replay;
         if let Some((_, reason)) = replay.end {
             return Err(ResumeError::Ended {
@@ -135,7 +166,7 @@ impl ResumedGame {
             leaving,
             reports: replay.hashes,
             announced,
-            damaged_tail: outcome.problem.map(|p| p.to_string()),
+            damaged_tail,
         })
     }
 
@@ -309,6 +340,39 @@ mod tests {
         let tail = game.damaged_tail().unwrap();
         assert!(tail.contains("truncated"), "{tail}");
         assert_eq!(game.valid_len, std::fs::metadata(&path).unwrap().len() - 5);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Damage in the middle of the file, with the game's later records
+    /// after it: going on from the last good record would cut them off.
+    #[test]
+    fn a_recording_damaged_mid_file_is_refused_saying_what_to_do() {
+        let dir = temp_dir("mid-file");
+        let path = crashed_recording(&dir);
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Record 3, the bundle of tick 2, after the header and ticks 0, 1.
+        let mut start = 10;
+        for _ in 0..3 {
+            let len: [u8; 4] = bytes[start..start + 4].try_into().unwrap();
+            start += 4 + u32::from_le_bytes(len) as usize + 4;
+        }
+        bytes[start + 5] ^= 0x20;
+        std::fs::write(&path, &bytes).unwrap();
+        let error = ResumedGame::load(&path).unwrap_err();
+        assert!(
+            matches!(&error, ResumeError::DamagedMidFile { damage, .. } if !damage.is_tail()),
+            "{error:?}"
+        );
+        let said = error.to_string();
+        for part in [
+            format!("cannot resume {}: ", path.display()),
+            format!("corrupt at byte {start} (record 3): checksum mismatch"),
+            "the last good tick before it is 1; it is mid-file".into(),
+            "(bundles of ticks 3 to 5)".into(),
+            format!("To go on from tick 2 anyway, resume a copy cut at byte {start}"),
+        ] {
+            assert!(said.contains(&part), "{part:?} not in {said}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -5,16 +5,20 @@
 //! one hash, and the one replay file verifies from tick 0 to its end. A
 //! desync found before the restart is still in the resumed server's
 //! verdict, and the replay verifies with the diverged player's hashes in
-//! it.
+//! it. A replay damaged in the middle is refused, and left untouched.
 
 use std::path::Path;
+use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use lockstep_protocol::GameEvent;
+use lockstep_protocol::{
+    Bundle, GameEvent, GameSpec, Input, PlayerId, PlayerInput, ReplayHeader, ReplayWriter,
+    RosterEntry, Tick, PROTOCOL_VERSION,
+};
 use lockstep_testkit::{
-    clock, field, finish_in_lockstep, last_line, read_replay, signal, slot_of, verified, Client,
-    Server, TempDir,
+    clock, field, finish_in_lockstep, last_line, read_replay, server_bin, signal, slot_of,
+    verified, Client, Server, TempDir,
 };
 
 /// These tests time real processes; one at a time keeps the two cores of
@@ -353,4 +357,94 @@ fn a_server_started_again_without_the_game_refuses_the_bots_with_the_reason() {
     );
     let refused = fresh.wait_for("refused remote=", Duration::from_secs(1));
     assert!(refused.contains("not running your game"), "{refused}");
+}
+
+/// A server's recording of a ball game cut off at tick 100, as a server
+/// killed mid-game leaves it (no end record).
+fn killed_recording(path: &Path) {
+    let header = ReplayHeader {
+        protocol_version: PROTOCOL_VERSION,
+        build: "test".into(),
+        recorder: "server".into(),
+        started_unix: 0,
+        seed: 67,
+        tick_rate: 60,
+        input_delay: 3,
+        hash_interval: 15,
+        spec: GameSpec::balls(24),
+        roster: vec![RosterEntry {
+            id: PlayerId(0),
+            name: "ann".into(),
+        }],
+        platforms: Vec::new(),
+    };
+    let file = std::fs::File::create(path).expect("create the replay");
+    let mut writer = ReplayWriter::new(file, &header).expect("write the header");
+    let bundle = Bundle {
+        inputs: vec![PlayerInput {
+            player: PlayerId(0),
+            input: Input::default(),
+        }],
+        ..Bundle::default()
+    };
+    for tick in 0..100 {
+        writer.write_bundle(Tick(tick), &bundle).expect("write");
+    }
+}
+
+/// Damage in the middle of a replay (a flipped byte in a record's body,
+/// with 50 ticks of intact records after it) is not a crash's torn tail:
+/// going on from the last good record would cut off the rest of the game,
+/// so the server refuses on one line that says where the damage is and
+/// what to do, and does not touch the file.
+#[test]
+fn a_replay_damaged_mid_file_is_refused_on_one_line_and_left_untouched() {
+    let dir = TempDir::new("resume-mid-file");
+    let replay = dir.0.join("game.lsreplay");
+    killed_recording(&replay);
+    let mut bytes = std::fs::read(&replay).expect("read the replay");
+    // Record 51, the bundle of tick 50, after the header and 50 bundles.
+    let mut start = 10;
+    for _ in 0..51 {
+        let len = bytes[start..start + 4].try_into().expect("4 bytes");
+        start += 4 + u32::from_le_bytes(len) as usize + 4;
+    }
+    bytes[start + 6] ^= 0x10;
+    std::fs::write(&replay, &bytes).expect("damage the replay");
+
+    let identity = TempDir::new("resume-mid-file-identity");
+    let mut command = Command::new(server_bin());
+    command
+        .arg("--resume")
+        .arg(&replay)
+        .args(["--listen", "127.0.0.1:0", "--no-web", "--no-advertise"])
+        .arg("--identity-dir")
+        .arg(&identity.0)
+        .env_remove("RUST_LOG");
+    // It refuses before it binds anything; a server that resumed instead
+    // would run on, and is killed and failed after the timeout.
+    let out = Client::spawn("server", &mut command).finish(Duration::from_secs(30));
+    let stderr = out.stderr;
+    assert!(!out.success, "{stderr}");
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let line = lines[0];
+    let path = replay.display();
+    for part in [
+        format!("lockstep-server: cannot resume {path}: "),
+        format!("the replay is corrupt at byte {start} (record 51): checksum mismatch; "),
+        "the last good tick before it is 49; it is mid-file, ".to_string(),
+        "49 intact records follow from byte ".to_string(),
+        " to the end (bundles of ticks 51 to 99); ".to_string(),
+        format!("To go on from tick 50 anyway, resume a copy cut at byte {start} "),
+    ] {
+        assert!(line.contains(&part), "{part:?} not in {line}");
+    }
+    assert_eq!(line.matches("checksum mismatch").count(), 1, "{line}");
+    assert_eq!(
+        std::fs::read(&replay).expect("read the replay"),
+        bytes,
+        "the file was changed"
+    );
 }

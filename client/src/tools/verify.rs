@@ -5,16 +5,19 @@
 //! expected to differ: it is said on a line of its own, and the replay
 //! still verifies ([`lockstep_engine::replay::expected_hashes`]).
 //!
-//! A damaged file is still checked up to the damage: what is wrong with it
-//! is said first on stderr, and fails the command at the end even if every
-//! tick before it verified, so a truncated recording never passes as a
-//! good one.
+//! A damaged file is still checked up to the damage, and fails the command
+//! even if every tick before it verified, so a truncated recording never
+//! passes as a good one: the one error line says where the damage is,
+//! whether intact records follow it (damage mid-file, not a torn tail),
+//! and how many ticks before it verified. The replay window says what is
+//! wrong with the file as it opens too ([`Opened::warn`]), since it plays
+//! for a while before its verdict.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use lockstep_engine::replay::playback::{self as replay, Verified};
-use lockstep_protocol::{Replay, ReplayError};
+use lockstep_protocol::{Damage, Replay};
 
 use crate::games::{ClientGame, ForGame, Games};
 
@@ -35,15 +38,13 @@ pub struct Opened {
     pub file: PathBuf,
     /// What it holds, up to any damage.
     pub recording: Replay,
-    /// What is wrong with the file, said on stderr when it was opened:
-    /// damage, or no end record.
+    /// What is wrong with the file: damage, or no end record.
     pub note: Option<String>,
     /// The damage, which fails the check at the end.
-    problem: Option<ReplayError>,
+    problem: Option<Damage>,
 }
 
-/// Opens a replay file; what is wrong with it, if anything, is said on
-/// stderr at once.
+/// Opens a replay file, read as far as it reads.
 pub fn open(file: &Path) -> anyhow::Result<Opened> {
     let (recording, problem) = replay::open(file)?;
     let note = match (&problem, &recording.end) {
@@ -53,9 +54,6 @@ pub fn open(file: &Path) -> anyhow::Result<Opened> {
         }
         (None, Some(_)) => None,
     };
-    if let Some(note) = &note {
-        eprintln!("lockstep-client: {}: {note}", file.display());
-    }
     Ok(Opened {
         file: file.to_path_buf(),
         recording,
@@ -65,6 +63,13 @@ pub fn open(file: &Path) -> anyhow::Result<Opened> {
 }
 
 impl Opened {
+    /// Says on stderr what is wrong with the file, if anything.
+    pub fn warn(&self) {
+        if let Some(note) = &self.note {
+            eprintln!("lockstep-client: {}: {note}", self.file.display());
+        }
+    }
+
     /// The name of the game it recorded.
     pub fn game(&self) -> &str {
         &self.recording.header.spec.name
@@ -100,6 +105,10 @@ impl Opened {
 /// does not have is the error.
 pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<String>> {
     let opened = open(&options.file)?;
+    // Damage is said once, by the error that ends the check.
+    if opened.problem.is_none() {
+        opened.warn();
+    }
     let file = options.file;
     let ticks = options.ticks;
     opened.check(|name, recording| {

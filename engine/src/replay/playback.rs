@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use lockstep_protocol::{Replay, ReplayError, Tick};
+use lockstep_protocol::{Damage, Replay, ReplayError, Tick};
 
 use super::expected_hashes::ExpectedHashes;
 pub use super::expected_hashes::{Diverged, Mismatch};
@@ -54,8 +54,8 @@ pub enum PlaybackError {
     },
 }
 
-/// Reads a replay file; a damaged tail is returned beside the good part.
-pub fn open(path: &Path) -> Result<(Replay, Option<ReplayError>), PlaybackError> {
+/// Reads a replay file; damage is returned beside the good part before it.
+pub fn open(path: &Path) -> Result<(Replay, Option<Damage>), PlaybackError> {
     let file = File::open(path).map_err(|source| PlaybackError::Open {
         path: path.to_path_buf(),
         source,
@@ -196,11 +196,13 @@ impl Verified {
     /// unreproduced=K` line for each player the server named diverged,
     /// and the final line; or why the file fails. A damaged file fails
     /// even when every tick before the damage verified, so a truncated
-    /// recording never passes as a good one.
+    /// recording never passes as a good one; nor do the intact records
+    /// after damage in the middle of the file, which are not verified
+    /// (what the damaged record held is unknown).
     pub fn conclude(
         self,
         path: &Path,
-        problem: Option<ReplayError>,
+        problem: Option<Damage>,
     ) -> Result<Vec<String>, VerifyError> {
         if let Some(mismatch) = self.mismatch {
             return Err(VerifyError::Diverged(mismatch));
@@ -208,8 +210,9 @@ impl Verified {
         if let Some(problem) = problem {
             return Err(VerifyError::Damaged {
                 path: path.to_path_buf(),
-                problem,
+                problem: Box::new(problem),
                 ticks: self.ticks,
+                checked: self.checked,
             });
         }
         let mut lines = vec![self.summary()];
@@ -226,14 +229,19 @@ pub enum VerifyError {
     #[error("{0}")]
     Diverged(Mismatch),
     /// The file is damaged after the ticks that did verify.
-    #[error("{}: {problem} (the {ticks} ticks before it verified)", path.display())]
+    #[error(
+        "{}: {problem}; {ticks} ticks before it verified ({checked} hash checks), none after it",
+        path.display()
+    )]
     Damaged {
         /// The replay file.
         path: PathBuf,
-        /// What is wrong with it.
-        problem: ReplayError,
+        /// Where it is damaged, and what follows.
+        problem: Box<Damage>,
         /// Ticks verified before the damage.
         ticks: u32,
+        /// Recorded hashes checked in those ticks.
+        checked: u32,
     },
 }
 

@@ -1,13 +1,14 @@
 //! Reading a replay: record by record, or whole, keeping the records
-//! before a damaged tail.
+//! before any damage and saying what follows it (`damage.rs`).
 
 use std::io::{self, Read};
 
+use super::damage::{survey, After, Damage};
 use super::{
-    BallsHeaderRecord, GameEvent, PlayerStatus, Record, ReplayError, ReplayHeader, MAX_RECORD_SIZE,
-    NAMED_GAME_FORMAT, OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
+    decode_record, GameEvent, PlayerStatus, Record, ReplayError, ReplayHeader, MAX_RECORD_SIZE,
+    OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
 };
-use crate::{decode, Bundle, PlayerId, Tick};
+use crate::{Bundle, PlayerId, Tick};
 
 /// A replay read into memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +37,10 @@ pub struct ReplayReader<R: Read> {
     input: R,
     /// Bytes read so far: where the next record starts.
     pub(super) offset: u64,
+    /// The bytes of the last record read, as far as they were read
+    /// (`length | body | CRC`, or less where it failed): where a survey
+    /// of the damage starts.
+    raw: Vec<u8>,
     record: u64,
     format: u16,
 }
@@ -61,6 +66,7 @@ impl<R: Read> ReplayReader<R> {
         Ok(ReplayReader {
             input,
             offset: start.len() as u64,
+            raw: Vec::new(),
             record: 0,
             format: found,
         })
@@ -78,47 +84,38 @@ impl<R: Read> ReplayReader<R> {
             offset: start,
             record: self.record,
         };
-        let mut len = [0u8; 4];
-        match read_full(&mut self.input, &mut len)? {
+        self.raw.clear();
+        self.raw.resize(4, 0);
+        let got = read_full(&mut self.input, &mut self.raw)?;
+        self.raw.truncate(got);
+        match got {
             0 => return Ok(None),
             4 => {}
             _ => return Err(truncated),
         }
-        let len = u32::from_le_bytes(len) as usize;
+        let len = u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]]) as usize;
         if len > MAX_RECORD_SIZE {
             return Err(self.corrupt(
                 start,
                 format!("record length {len} exceeds {MAX_RECORD_SIZE}"),
             ));
         }
-        let mut body = vec![0u8; len + 4];
-        if read_full(&mut self.input, &mut body)? < body.len() {
+        self.raw.resize(4 + len + 4, 0);
+        let got = read_full(&mut self.input, &mut self.raw[4..])?;
+        if got < len + 4 {
+            self.raw.truncate(4 + got);
             return Err(truncated);
         }
-        let (body, crc) = body.split_at(len);
+        let (body, crc) = self.raw[4..].split_at(len);
         let crc = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
         if crc32fast::hash(body) != crc {
             return Err(self.corrupt(start, "checksum mismatch".into()));
         }
-        // `decode`, not `postcard::from_bytes`, which would ignore bytes
-        // after the record: a body is exactly one record.
-        let record = self
-            .decode_record(body)
+        let record = decode_record(self.format, body)
             .map_err(|e| self.corrupt(start, format!("undecodable record: {e}")))?;
         self.offset = start + 4 + len as u64 + 4;
         self.record += 1;
         Ok(Some(record))
-    }
-
-    /// One record's body in this file's format: a header before format 5
-    /// is the ball game's.
-    fn decode_record(&self, body: &[u8]) -> Result<Record, crate::DecodeError> {
-        // Variant 0, the header, is the varint 0.
-        if self.format < NAMED_GAME_FORMAT && body.first() == Some(&0) {
-            let BallsHeaderRecord::Header(old) = decode(body, MAX_RECORD_SIZE)?;
-            return Ok(Record::Header(old.into()));
-        }
-        decode::<Record>(body, MAX_RECORD_SIZE)
     }
 
     fn corrupt(&self, offset: u64, what: String) -> ReplayError {
@@ -127,6 +124,50 @@ impl<R: Read> ReplayReader<R> {
             record: self.record,
             what,
         }
+    }
+
+    /// `error`, found in record `record` starting at byte `offset` after
+    /// `ticks` bundles, with what the rest of the input holds: reads it to
+    /// the end.
+    fn damage(
+        &mut self,
+        error: ReplayError,
+        offset: u64,
+        record: u64,
+        ticks: u32,
+    ) -> io::Result<Damage> {
+        let mut rest = std::mem::take(&mut self.raw);
+        // The record was read whole when its bytes are as many as its
+        // length says: the next one may start right after it.
+        let whole = rest
+            .first_chunk::<4>()
+            .map(|len| 4 + u32::from_le_bytes(*len) as usize + 4)
+            .filter(|&end| end == rest.len());
+        let declared = rest.first_chunk::<4>().map(|len| u32::from_le_bytes(*len));
+        self.input.read_to_end(&mut rest)?;
+        let after = survey(&rest, offset, whole, self.format);
+        // A record running past the end of the file with intact records
+        // after its start is not cut short: its length is damaged.
+        let error = match (error, declared) {
+            (ReplayError::Truncated { offset, record }, Some(len))
+                if matches!(after, After::Records { .. }) =>
+            {
+                ReplayError::Corrupt {
+                    offset,
+                    record,
+                    what: format!("record length {len} runs past the end of the file"),
+                }
+            }
+            (error, _) => error,
+        };
+        Ok(Damage {
+            error,
+            offset,
+            record,
+            ticks,
+            bytes: rest.len() as u64,
+            after,
+        })
     }
 }
 
@@ -149,23 +190,28 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 pub struct ReadOutcome {
     /// Everything up to the first problem.
     pub replay: Replay,
-    /// The problem that stopped reading, if any (truncation, corruption).
-    pub problem: Option<ReplayError>,
+    /// The problem that stopped reading, if any (truncation, corruption,
+    /// records out of order), with where it is and what follows it.
+    pub problem: Option<Damage>,
     /// Bytes from the start of the file to the end of the last record
     /// read into `replay`: what a recorder that goes on with the file
-    /// ([`ReplayWriter::resume`](super::ReplayWriter::resume)) keeps, cutting off a damaged tail.
+    /// ([`ReplayWriter::resume`](super::ReplayWriter::resume)) keeps,
+    /// cutting off a damaged tail ([`Damage::is_tail`]).
     pub valid_len: u64,
 }
 
 impl Replay {
-    /// Reads a whole replay. A damaged or truncated tail does not lose the
-    /// records before it: they are returned with the problem.
+    /// Reads a whole replay. Damage does not lose the records before it:
+    /// they are returned with the problem, which says where it is and
+    /// whether intact records follow it (the rest of the input is read
+    /// to find out).
     pub fn read(input: impl Read) -> Result<ReadOutcome, ReplayError> {
         let mut reader = ReplayReader::new(input)?;
         let header = match reader.next_record()? {
             Some(Record::Header(header)) => header,
             Some(_) => {
                 return Err(ReplayError::Invalid {
+                    offset: 10,
                     record: 0,
                     what: "the first record is not the header".into(),
                 })
@@ -187,12 +233,16 @@ impl Replay {
             statuses: Vec::new(),
             events: Vec::new(),
         };
-        let mut valid_len;
+        let (mut start, mut index);
         let problem = loop {
-            let index = reader.record;
+            (start, index) = (reader.offset, reader.record);
             // A record found invalid below was read whole: it is cut off
             // too.
-            valid_len = reader.offset;
+            let invalid = |what| ReplayError::Invalid {
+                offset: start,
+                record: index,
+                what,
+            };
             let record = match reader.next_record() {
                 Ok(Some(record)) => record,
                 Ok(None) => break None,
@@ -205,12 +255,9 @@ impl Replay {
                 Record::Bundle { tick, bundle } => {
                     let expected = replay.bundles.len() as u32;
                     if tick.0 != expected {
-                        break Some(ReplayError::Invalid {
-                            record: index,
-                            what: format!(
-                                "bundle for tick {tick} where tick {expected} was expected"
-                            ),
-                        });
+                        break Some(invalid(format!(
+                            "bundle for tick {tick} where tick {expected} was expected"
+                        )));
                     }
                     replay.bundles.push(bundle);
                 }
@@ -222,28 +269,24 @@ impl Replay {
                 } => replay.departures.push((tick, player, reason)),
                 Record::End { ticks, reason } => replay.end = Some((ticks, reason)),
                 Record::Status { .. } | Record::Event { .. } if replay.format < 4 => {
-                    break Some(ReplayError::Invalid {
-                        record: index,
-                        what: format!("a format 4 record in a format {} file", replay.format),
-                    })
+                    break Some(invalid(format!(
+                        "a format 4 record in a format {} file",
+                        replay.format
+                    )))
                 }
                 Record::Status { tick, players } => replay.statuses.push((tick, players)),
                 Record::Event { tick, event } => replay.events.push((tick, event)),
-                Record::Header(_) => {
-                    break Some(ReplayError::Invalid {
-                        record: index,
-                        what: "a second header".into(),
-                    })
-                }
+                Record::Header(_) => break Some(invalid("a second header".into())),
             }
         };
-        if problem.is_none() {
-            valid_len = reader.offset;
-        }
+        let ticks = replay.bundles.len() as u32;
+        let problem = problem
+            .map(|error| reader.damage(error, start, index, ticks))
+            .transpose()?;
         Ok(ReadOutcome {
             replay,
             problem,
-            valid_len,
+            valid_len: start,
         })
     }
 }

@@ -408,8 +408,12 @@ mod tests {
         let outcome = Replay::read(&disk.bytes[..]).unwrap();
         assert!(
             matches!(
-                outcome.problem,
-                Some(ReplayError::Truncated { offset, .. }) if offset == three.len() as u64
+                &outcome.problem,
+                Some(lockstep_protocol::Damage {
+                    error: ReplayError::Truncated { offset, .. },
+                    after: lockstep_protocol::After::Nothing,
+                    ..
+                }) if *offset == three.len() as u64
             ),
             "{:?}",
             outcome.problem
