@@ -562,6 +562,9 @@ impl Connection {
         // the tick it resumes at.
         exchange.reset();
         exchange.link.start(start.tick_rate, now);
+        if start.you.is_some() {
+            exchange.link.inputs_from(start.first_input_tick);
+        }
         self.reconnect.back_in_game();
         self.kept = Some(Resume {
             seed: start.seed,

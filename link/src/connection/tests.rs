@@ -310,12 +310,14 @@ fn game_done_forgets_the_kept_game_and_resets_the_exchange() {
 fn an_input_goes_out_at_once_as_a_datagram_and_a_tick_keeps_its_first() {
     let mut h = Harness::playing(config(), 1);
     h.bundles(0, 2, 0);
+    // The first input queued covers every tick from the Start's first
+    // input tick (0) to its own.
     assert_eq!(
         h.input(3, input(1)).datagrams(),
         vec![InputDatagram {
             bundles_ack: Tick(2),
-            first_tick: Tick(3),
-            inputs: vec![input(1)]
+            first_tick: Tick(0),
+            inputs: vec![input(1); 4]
         }]
     );
     assert!(h.input(3, input(2)).0.is_empty());
@@ -621,4 +623,27 @@ fn reports_answers_and_snapshots_go_on_the_control_stream() {
     );
     assert_eq!(sent, expected);
     assert_eq!(expected.len(), 6, "the snapshot went in two chunks");
+}
+
+#[test]
+fn an_input_of_the_game_before_the_loss_does_not_push_the_resumed_games_first_inputs_out() {
+    let mut h = Harness::lost_after_five_bundles(config(), 7);
+    h.reconnect();
+    let resumed = Start {
+        first_input_tick: Tick(5),
+        ..resuming(7, 5)
+    };
+    h.message(ServerMessage::Start(resumed));
+    // The frontend's input for tick 7, sampled before it heard of the
+    // loss, arrives first; then the resumed game's neutral inputs for
+    // ticks 5 and 6.
+    let neutral = lockstep_protocol::Input::default();
+    let mut sent = h.input(7, input(3)).datagrams();
+    sent.extend(h.input(5, neutral).datagrams());
+    sent.extend(h.input(6, neutral).datagrams());
+    sent.extend(h.advance(ms(100)).datagrams());
+    let last = sent.last().expect("the inputs go out");
+    // Every tick from the first the server expects is covered, from 5 on.
+    assert_eq!(last.first_tick, Tick(5));
+    assert_eq!(last.inputs, vec![input(3); 3]);
 }

@@ -189,6 +189,21 @@ impl Link {
         self.speeds = SpeedSchedule::new(tick_rate);
     }
 
+    /// This client's inputs start at `tick` (the Start's
+    /// `first_input_tick`): the first input queued, for whatever tick,
+    /// fills every tick from `tick` on, so none of them is left without
+    /// an input. Without it the first input queued would set where they
+    /// start: an input of the game before a reconnection, still on its way
+    /// from the frontend when the resumed game's Start arrived, would make
+    /// every earlier tick of the resumed game (its neutral first inputs
+    /// among them) one the link refuses, and the server would wait for
+    /// those ticks for ever.
+    pub fn inputs_from(&mut self, tick: Tick) {
+        if self.first_unacked.is_none() {
+            self.first_unacked = Some(tick);
+        }
+    }
+
     /// The game is joined from a snapshot of the world after `tick` ticks:
     /// the first bundle expected is `tick`'s.
     pub fn start_at(&mut self, tick: Tick) {
