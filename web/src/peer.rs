@@ -45,6 +45,13 @@ use crate::play::{self, GameView, PlayOptions, Running};
 /// native client does by default (its `DEFAULT_RECONNECT`).
 pub const RECONNECT_FOR: Duration = Duration::from_secs(60);
 
+/// The least time a reconnecting page gives a new WebSocket to open.
+/// The connection gives a QUIC attempt half a second, but Chromium holds a
+/// WebSocket back for seconds once others to the same host have failed
+/// (while the server was down): given less, every attempt was given up
+/// before it could open and the page never reconnected.
+pub const WEBSOCKET_OPEN: Duration = Duration::from_secs(6);
+
 /// The close code of a page that leaves on purpose: QUIC's code 0, the
 /// native client's.
 const CLOSE_LEAVE: u16 = WEB_CLOSE_BASE;
@@ -407,7 +414,8 @@ impl WebPeer {
         while let Some(action) = self.connection.poll_action() {
             match action {
                 Action::Connect { answer_within } => {
-                    self.socket = Socket::Opening(answer_within.map(|d| self.now + d));
+                    let within = answer_within.map(|d| d.max(WEBSOCKET_OPEN));
+                    self.socket = Socket::Opening(within.map(|d| self.now + d));
                     self.ops.push_back(Op::Open);
                 }
                 Action::Send(message) => self.send(&message),

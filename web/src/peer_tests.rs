@@ -347,6 +347,30 @@ fn a_server_that_never_answers_ends_the_page_and_one_lost_in_a_game_is_reconnect
 }
 
 #[test]
+fn a_reconnecting_page_gives_a_websocket_the_browser_holds_back_six_seconds_to_open() {
+    let mut server = FakeServer::new("?bot=2");
+    server.welcome();
+    server.send(&ServerMessage::Start(tally_start(
+        Some(PlayerId(0)),
+        &[PlayerId(0)],
+    )));
+    server.peer.closed(1006, "", server.now);
+    server.run(Duration::from_millis(200), 1);
+    assert_eq!(server.sent.opens, 2, "the reconnection's WebSocket");
+    // Neither opened nor closed: the browser holds it back. It is kept
+    // well past the half second a QUIC attempt gets...
+    let asked = server.now;
+    while server.now < asked + WEBSOCKET_OPEN - Duration::from_millis(100) {
+        server.run(Duration::from_millis(100), 1);
+    }
+    assert_eq!(server.sent.opens, 2, "given up on too soon");
+    // ...and given up on after six seconds, for another.
+    server.run(Duration::from_millis(100), 4);
+    assert_eq!(server.sent.opens, 3);
+    assert_eq!(server.peer.phase(), Phase::Playing);
+}
+
+#[test]
 fn a_start_of_topple_plays_topple_and_draws_its_bodies() {
     let mut server = FakeServer::new("?bot=4&ticks=60&name=web");
     server.welcome();
