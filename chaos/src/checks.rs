@@ -4,6 +4,7 @@
 //! whether any player that kept trying was lost; and the summary line.
 
 use crate::history::Entry;
+use crate::peers::{self, Peer};
 use crate::said::DesyncLine;
 use crate::schedule::{Fault, Kind};
 
@@ -20,14 +21,16 @@ pub struct Ending {
     pub minutes: u32,
     /// Ticks every bot plays.
     pub ticks: u32,
+    /// The other machines that played beside the bots.
+    pub peers: Vec<Peer>,
     /// Every fault done.
     pub entries: Vec<Entry>,
     /// Faults never done, with why.
     pub not_done: Vec<(usize, Fault, String)>,
     /// Why the run stopped before the game's end, if it did.
     pub stopped: Option<String>,
-    /// Each bot's last process and the staying spectator, with their
-    /// final line if they printed one.
+    /// Each bot's last process, each peer and the staying spectator, with
+    /// their final line if they printed one.
     pub finals: Vec<(String, Option<(u32, String)>)>,
     /// Every desync line of every server.
     pub desyncs: Vec<DesyncLine>,
@@ -51,7 +54,8 @@ pub struct Ending {
 pub struct Judgement {
     /// Each check that failed, in words; empty when every one held.
     pub failures: Vec<String>,
-    /// `chaos seed=S minutes=M faults=N kinds=... desyncs=D verdict=V lost=L`.
+    /// `chaos seed=S minutes=M faults=N kinds=... desyncs=D verdict=V
+    /// lost=L`, and `peers=browser,aarch64` (those that played) after it.
     pub summary: String,
 }
 
@@ -116,7 +120,7 @@ pub fn judge(ending: &Ending) -> Judgement {
             })
             .collect();
         failures.push(format!(
-            "the bots and the spectator do not all end on one final line at tick {}: {}",
+            "the bots, peers and spectator do not all end on one final line at tick {}: {}",
             ending.ticks,
             ends.join("; ")
         ));
@@ -138,7 +142,7 @@ pub fn judge(ending: &Ending) -> Judgement {
         .map(|&k| format!("{}:{}", k.name(), count(k)))
         .collect();
     let lost = ending.ticks.saturating_sub(ending.recorded) as usize + ending.never_back.len();
-    let summary = format!(
+    let mut summary = format!(
         "chaos seed={} minutes={} faults={} kinds={} desyncs={} verdict={verdict} lost={lost}",
         ending.seed,
         ending.minutes,
@@ -146,6 +150,10 @@ pub fn judge(ending: &Ending) -> Judgement {
         kinds.join(","),
         ending.desyncs.len(),
     );
+    if let Some(field) = peers::summary_field(&ending.peers) {
+        summary.push(' ');
+        summary.push_str(&field);
+    }
     Judgement { failures, summary }
 }
 
@@ -358,6 +366,30 @@ mod tests {
             judgement.summary,
             "chaos seed=7 minutes=2 faults=7 kinds=kill:1,stop:1,link:1,spectator:1,server:2,\
              desync:1 desyncs=1 verdict=agreed lost=0"
+        );
+    }
+
+    #[test]
+    fn peers_are_named_in_the_summary_and_judged_like_the_bots() {
+        let mut ending = good();
+        ending.peers = vec![Peer::Browser, Peer::Aarch64];
+        ending
+            .finals
+            .push(("web".into(), Some((7200, HASH.to_string()))));
+        ending.finals.push(("arm".into(), None));
+        let judgement = judge(&ending);
+        assert!(
+            judgement
+                .summary
+                .ends_with(" verdict=unfinished lost=0 peers=browser,aarch64"),
+            "{judgement:?}"
+        );
+        assert!(
+            judgement
+                .failures
+                .iter()
+                .any(|f| f.contains("arm no final line")),
+            "{judgement:?}"
         );
     }
 

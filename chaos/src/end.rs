@@ -5,31 +5,39 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
 use crate::checks::{self, Judgement, Verified};
 use crate::io::process::{Proc, Signal};
 use crate::observe;
 use crate::run::{Run, PATIENCE};
 use crate::said::{self, Stream};
-use crate::schedule::TICK_RATE;
 
 impl Run<'_> {
-    /// After the last fault: the bots and the spectator end the game, the
-    /// server its verdict, and the replay is verified.
+    /// After the last fault: the bots, the peers and the spectator end the
+    /// game, the server its verdict, and the replay is verified.
     pub(crate) fn finish(&mut self) -> Result<(), String> {
-        let left = self.schedule.ticks().saturating_sub(self.tick()) / TICK_RATE;
-        let limit = Duration::from_secs(u64::from(left) * 3) + PATIENCE;
+        let limit = self.bound(self.schedule.ticks());
         let ended = self.wait(limit, |run| {
             let mut procs = run.players.iter().filter_map(|p| p.proc.as_ref());
             let bots = procs.all(|p| p.exited_now());
+            let peers = run.peer_procs.iter().all(|(_, p)| p.exited_now());
             let watcher = run.watcher.as_ref().is_none_or(Proc::exited_now);
-            (bots && watcher).then_some(())
+            (bots && peers && watcher).then_some(())
         });
         if ended.is_none() {
+            let running: Vec<&str> = self
+                .players
+                .iter()
+                .filter_map(|p| p.proc.as_ref())
+                .chain(self.peer_procs.iter().map(|(_, p)| p))
+                .chain(self.watcher.as_ref())
+                .filter(|p| !p.exited_now())
+                .map(|p| p.name.as_str())
+                .collect();
             return Err(format!(
-                "the bots had not ended the game at tick {}",
-                self.tick()
+                "the players had not ended the game at tick {}: {} still running",
+                self.tick(),
+                running.join(", ")
             ));
         }
         self.say(&format!(
@@ -65,11 +73,7 @@ impl Run<'_> {
         let mut lost: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for player in &self.players {
             let name = player.bot.to_string();
-            let end = timeline[player.since.min(timeline.len())..]
-                .iter()
-                .filter(|s| s.who == name && s.stream == Stream::Out)
-                .find_map(|s| said::final_line(&s.line))
-                .map(|(tick, hash)| (tick, hash.to_string()));
+            let end = final_of(&timeline[player.since.min(timeline.len())..], &name);
             if end.is_none() {
                 let status = player.proc.as_ref().and_then(Proc::status);
                 lost.entry(name.clone()).or_default().push(format!(
@@ -79,6 +83,18 @@ impl Run<'_> {
                 ));
             }
             finals.push((name, end));
+        }
+        for (peer, proc) in &self.peer_procs {
+            let name = peer.name();
+            let end = final_of(timeline, name);
+            if end.is_none() {
+                let status = proc.status();
+                lost.entry(name.to_string()).or_default().push(format!(
+                    "it printed no final line{}",
+                    status.map_or(String::new(), |s| format!(" and ended with {s}"))
+                ));
+            }
+            finals.push((name.to_string(), end));
         }
         for (i, drop) in timeline
             .iter()
@@ -108,12 +124,7 @@ impl Run<'_> {
             .into_iter()
             .map(|(name, why)| format!("{name}: {}", why.join("; ")))
             .collect();
-        let watched = timeline
-            .iter()
-            .filter(|s| s.who == "watcher" && s.stream == Stream::Out)
-            .find_map(|s| said::final_line(&s.line))
-            .map(|(tick, hash)| (tick, hash.to_string()));
-        finals.push(("watcher".to_string(), watched));
+        finals.push(("watcher".to_string(), final_of(timeline, "watcher")));
         self.ending.finals = finals;
         self.ending.desyncs = timeline
             .iter()
@@ -187,4 +198,13 @@ impl Run<'_> {
             _ => Err(stderr.lines().last().unwrap_or("no final line").to_string()),
         }
     }
+}
+
+/// The first `final tick=T hash=H` line `who` printed in `timeline`.
+fn final_of(timeline: &[said::Said], who: &str) -> Option<(u32, String)> {
+    timeline
+        .iter()
+        .filter(|s| s.who == who && s.stream == Stream::Out)
+        .find_map(|s| said::final_line(&s.line))
+        .map(|(tick, hash)| (tick, hash.to_string()))
 }

@@ -8,7 +8,7 @@
 //! | `stop` | SIGSTOP, the fault's length, SIGCONT | a `substituted name=BOT` or a `speed ... slowest=BOT` line, no `dropped name=BOT` (the drop timeout is longer than any stop), no speed change postponing the game by more than the stop and [`FORGIVEN_SLACK_MS`], then its own inputs again for [`BACK_RUN`] ticks in a row after the SIGCONT |
 //! | `link` | the bot's proxy loses packets in bursts and delays the rest for the fault's length | the window lost and delayed packets, no `dropped name=BOT`, then the bot's own inputs again for [`BACK_RUN`] ticks in a row |
 //! | `spectator` | a second spectator starts, watches for the fault's length, gets SIGTERM or SIGKILL | its `caught up with the game` notice, and the server's `spectator joined` and `spectator left` log lines for it |
-//! | `server` | SIGKILL, the downtime, the same binary with `--resume REPLAY` on the same port and identity | the same fingerprint, `resuming tick=K` with K the ticks in the replay, `reconnected name=BOT` for all six bots, `resumed tick=K`, and the spectator's own reconnection notice |
+//! | `server` | SIGKILL, the downtime, the same binary with `--resume REPLAY` on the same port and identity | the same fingerprint, `resuming tick=K` with K the ticks in the replay, `reconnected name=BOT` for all six bots and every peer, `resumed tick=K`, and the spectator's own reconnection notice |
 //! | `desync` | the bot restarted with `--inject-desync-at` the game's tick plus the fault's lead; once the desync is named, restarted clean | `rejoined`, then `desync ... diverged=BOT first=TICK` (the injected tick); after the clean restart `rejoined`, a catch-up from a verified snapshot, and its own inputs for [`BACK_RUN`] ticks in a row |
 //!
 //! Whatever else the system said about the fault (drops, stand-ins,
@@ -311,12 +311,13 @@ impl Run<'_> {
             ));
         }
         let mut missing = Vec::new();
-        for bot in Bot::all() {
-            if self
-                .event_about("reconnected", &bot.to_string(), mark)
-                .is_err()
-            {
-                missing.push(bot.to_string());
+        let names: Vec<String> = Bot::all()
+            .map(|bot| bot.to_string())
+            .chain(self.peers.iter().map(|peer| peer.to_string()))
+            .collect();
+        for name in names {
+            if self.event_about("reconnected", &name, mark).is_err() {
+                missing.push(name);
             }
         }
         if !missing.is_empty() {
@@ -328,9 +329,10 @@ impl Run<'_> {
             s.is_notice_of("watcher") && said::reconnected_notice(&s.line)
         })
         .ok_or("the spectator never said it reconnected")?;
+        let peers: String = self.peers.iter().map(|p| format!(", {p}")).collect();
         Ok(format!(
-            "resumed at tick {killed_at}, the ticks the replay held; all six bots and the \
-             spectator reconnected"
+            "resumed at tick {killed_at}, the ticks the replay held; all six bots{peers} and \
+             the spectator reconnected"
         ))
     }
 

@@ -46,6 +46,7 @@ pub mod figures;
 pub mod history;
 pub mod io;
 pub mod observe;
+pub mod peers;
 mod run;
 pub mod said;
 pub mod schedule;

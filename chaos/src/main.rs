@@ -8,7 +8,8 @@ use lockstep_chaos::schedule::Schedule;
 use lockstep_chaos::{run, Options};
 
 /// A seeded chaos run: the real lockstep-server and lockstep-client on
-/// loopback, six headless bots and a spectator in one game, with bots
+/// loopback, six headless bots and a spectator in one game (and, if
+/// asked, a browser peer and an aarch64 bot beside them), with bots
 /// killed, frozen and cut off, spectators coming and going, the server
 /// killed and resumed and one desync injected; each fault's answer is
 /// checked, and so are the end of the game and its replay. Prints the
@@ -33,6 +34,17 @@ struct Args {
     /// directory removed at the end.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// A browser peer plays too: the server's page (`make web`) in a
+    /// headless Chromium, driven by scripts/browser/drive.mjs (needs
+    /// Debian's `chromium` and node 20 or later).
+    #[arg(long)]
+    browser: bool,
+    /// An aarch64 bot plays too: this aarch64 build of lockstep-client
+    /// (scripts/cross-build.sh makes
+    /// target/cross/aarch64-unknown-linux-gnu/debug/lockstep-client), run
+    /// under qemu-aarch64.
+    #[arg(long, value_name = "CLIENT")]
+    aarch64: Option<PathBuf>,
     /// Print the schedule and exit.
     #[arg(long)]
     schedule: bool,
@@ -63,6 +75,8 @@ fn main() -> ExitCode {
         minutes: args.minutes,
         bin_dir,
         keep: args.keep,
+        browser: args.browser,
+        aarch64: args.aarch64,
     };
     match run(&options, &mut std::io::stdout()) {
         Ok(judgement) => {

@@ -9,7 +9,7 @@
 //! link's window, a spectator's stay, a dead server's downtime).
 
 use std::io::Write;
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -18,9 +18,11 @@ use crate::checks::{Ending, Judgement};
 use crate::figures::{self, Figures};
 use crate::history::Entry;
 use crate::io::clock::Clock;
+use crate::io::peer::{self, NotReady};
 use crate::io::process::{Proc, ProcError};
 use crate::io::proxy::LinkProxy;
 use crate::io::tail::ReplayTail;
+use crate::peers::{self, Peer};
 use crate::said::{self, Said, Stream, SERVER};
 use crate::schedule::{Bot, Fault, Schedule, ScheduleError, TICK_RATE};
 
@@ -68,6 +70,25 @@ pub struct Options {
     /// Keep the run's files (logs, replay, identity) in this directory
     /// instead of a temporary one removed at the end.
     pub keep: Option<PathBuf>,
+    /// A browser peer plays too: the server's page (`make web` builds it
+    /// into `web` beside `bin_dir`) in a headless Chromium.
+    pub browser: bool,
+    /// An aarch64 bot plays too: this aarch64 build of `lockstep-client`,
+    /// under qemu-user.
+    pub aarch64: Option<PathBuf>,
+}
+
+impl Options {
+    /// The other machines asked for, in the order they join.
+    pub fn peers(&self) -> Vec<Peer> {
+        Peer::ALL
+            .into_iter()
+            .filter(|peer| match peer {
+                Peer::Browser => self.browser,
+                Peer::Aarch64 => self.aarch64.is_some(),
+            })
+            .collect()
+    }
 }
 
 /// Why a run could not start.
@@ -87,6 +108,9 @@ pub enum RunError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A peer asked for cannot play here.
+    #[error(transparent)]
+    NotReady(#[from] NotReady),
     /// A relative path could not be made absolute (no current directory).
     #[error("cannot resolve {}: {source}", path.display())]
     Resolve {
@@ -124,6 +148,12 @@ pub(crate) struct Run<'a> {
     pub(crate) players: Vec<Player>,
     pub(crate) proxies: Vec<(Bot, LinkProxy)>,
     pub(crate) watcher: Option<Proc>,
+    /// The other machines asked for.
+    pub(crate) peers: Vec<Peer>,
+    /// The aarch64 client, when it plays.
+    pub(crate) aarch64: Option<PathBuf>,
+    /// The other machines' processes, once started.
+    pub(crate) peer_procs: Vec<(Peer, Proc)>,
     /// Second spectators started so far.
     pub(crate) guests: u32,
     /// The second spectator while it watches.
@@ -150,6 +180,20 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
     // given is absolute.
     let server_bin = absolute(&binary(&options.bin_dir, "lockstep-server")?)?;
     let client_bin = absolute(&binary(&options.bin_dir, "lockstep-client")?)?;
+    if options.browser {
+        // Where the server looks for its page: `web` beside the binaries'
+        // directory (`target/web` for `target/debug`).
+        let bins = server_bin.parent().unwrap_or(Path::new("/"));
+        peer::browser_ready(&bins.parent().unwrap_or(bins).join("web"))?;
+    }
+    let aarch64 = match &options.aarch64 {
+        Some(client) => {
+            let client = absolute(client)?;
+            peer::aarch64_ready(&client)?;
+            Some(client)
+        }
+        None => None,
+    };
     let dir = match &options.keep {
         Some(dir) => absolute(dir)?,
         None => std::env::temp_dir().join(format!(
@@ -175,6 +219,7 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
         seed: schedule.seed,
         minutes: schedule.minutes,
         ticks: schedule.ticks(),
+        peers: options.peers(),
         ..Ending::default()
     };
     let mut run = Run {
@@ -191,6 +236,9 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
         players: Vec::new(),
         proxies: Vec::new(),
         watcher: None,
+        peers: options.peers(),
+        aarch64,
+        peer_procs: Vec::new(),
         guests: 0,
         guest: None,
         retired: Vec::new(),
@@ -205,6 +253,7 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
         run.ending.stopped = Some(why);
     }
     let judgement = run.conclude();
+    run.stop_peers();
     drop(run);
     if options.keep.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
@@ -231,13 +280,22 @@ fn binary(dir: &Path, name: &str) -> Result<PathBuf, RunError> {
     }
 }
 
-/// A UDP port free on loopback now, for the server to keep across its
-/// restarts.
+/// A port free on loopback now, for the server to keep across its
+/// restarts: on UDP for QUIC, and with the same number on TCP for its web
+/// door.
 fn free_port() -> Result<u16, String> {
-    UdpSocket::bind("127.0.0.1:0")
-        .and_then(|s| s.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free UDP port on 127.0.0.1: {e}"))
+    let mut last = String::new();
+    for _ in 0..20 {
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .map(|a| a.port())
+            .map_err(|e| format!("no free UDP port on 127.0.0.1: {e}"))?;
+        match TcpListener::bind(("127.0.0.1", port)) {
+            Ok(_) => return Ok(port),
+            Err(e) => last = format!("127.0.0.1:{port} is taken on TCP: {e}"),
+        }
+    }
+    Err(format!("no port free on both UDP and TCP: {last}"))
 }
 
 impl Run<'_> {
@@ -270,6 +328,9 @@ impl Run<'_> {
                 since: 0,
             });
             self.start_bot(bot, &[]).map_err(|e| e.to_string())?;
+        }
+        for peer in self.peers.clone() {
+            self.start_peer(peer).map_err(|e| e.to_string())?;
         }
         let start = self
             .wait_line(0, PATIENCE, |s| s.is_event("start"))
@@ -307,12 +368,11 @@ impl Run<'_> {
     }
 
     /// Waits until the game has bundled `tick` ticks; the tick reached.
-    /// The game must keep moving: a bound of three times the game time
-    /// left to it, plus [`PATIENCE`].
+    /// The game must keep moving: a bound of three (six with peers) times
+    /// the game time left to it, plus [`PATIENCE`].
     fn wait_for_tick(&mut self, tick: u32) -> Result<u32, String> {
-        let now = self.tick();
-        let left = Duration::from_secs(u64::from(tick.saturating_sub(now) / TICK_RATE) * 3);
-        self.wait(left + PATIENCE, |run| {
+        let limit = self.bound(tick);
+        self.wait(limit, |run| {
             let now = run.tick();
             (now >= tick).then_some(now)
         })
@@ -322,6 +382,13 @@ impl Run<'_> {
                 self.tick()
             )
         })
+    }
+
+    /// How long the game may take from here to `tick`: the game time
+    /// left, times [`peers::patience_factor`], plus [`PATIENCE`].
+    pub(crate) fn bound(&self, tick: u32) -> Duration {
+        let secs = u64::from(tick.saturating_sub(self.tick()) / TICK_RATE);
+        Duration::from_secs(secs * peers::patience_factor(&self.peers)) + PATIENCE
     }
 
     /// The game's tick: ticks bundled in the replay.
@@ -354,7 +421,11 @@ impl Run<'_> {
             args.push(flag.into());
             args.push(value.into());
         }
-        args.extend(["--no-advertise".into(), "--no-web".into()]);
+        args.push("--no-advertise".into());
+        if !self.peers.contains(&Peer::Browser) {
+            // Its web door has the QUIC port's number otherwise.
+            args.push("--no-web".into());
+        }
         args
     }
 
@@ -370,7 +441,8 @@ impl Run<'_> {
                 command.args(["--resume-wait-secs", RESUME_WAIT_SECS]);
             }
             None => {
-                command.args(["--players", &Bot::all().count().to_string()]);
+                let players = Bot::all().count() + self.peers.len();
+                command.args(["--players", &players.to_string()]);
                 command.args(["--seed", &self.schedule.seed.to_string()]);
             }
         }
@@ -399,7 +471,18 @@ impl Run<'_> {
 
     /// A client command joining the game as `name` through `via`.
     pub(crate) fn client_command(&self, name: &str, via: SocketAddr, extra: &[&str]) -> Command {
-        let mut command = Command::new(&self.client_bin);
+        self.client_args(Command::new(&self.client_bin), name, via, extra)
+    }
+
+    /// `command` given a client's arguments to join as `name` through
+    /// `via`.
+    pub(crate) fn client_args(
+        &self,
+        mut command: Command,
+        name: &str,
+        via: SocketAddr,
+        extra: &[&str],
+    ) -> Command {
         command
             .current_dir(&self.dir)
             .env("LOCKSTEP_KNOWN_SERVERS", self.dir.join("known_servers"))
@@ -462,6 +545,7 @@ impl Run<'_> {
             .iter_mut()
             .chain(self.players.iter_mut().filter_map(|p| p.proc.as_mut()))
             .chain(self.watcher.iter_mut())
+            .chain(self.peer_procs.iter_mut().map(|(_, proc)| proc))
             .chain(self.guest.iter_mut());
         for proc in live {
             // Exited first, read second: once a process is seen gone,

@@ -3,6 +3,7 @@
 //! outside, pure.
 
 pub mod clock;
+pub mod peer;
 pub mod process;
 pub mod proxy;
 pub mod tail;
