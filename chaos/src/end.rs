@@ -9,7 +9,7 @@ use std::process::Command;
 use crate::checks::{self, Judgement, Verified};
 use crate::io::process::{Proc, Signal};
 use crate::observe;
-use crate::run::{Run, PATIENCE};
+use crate::run::{Run, PATIENCE, STOPPED};
 use crate::said::{self, Stream};
 
 impl Run<'_> {
@@ -24,6 +24,9 @@ impl Run<'_> {
             let watcher = run.watcher.as_ref().is_none_or(Proc::exited_now);
             (bots && peers && watcher).then_some(())
         });
+        if ended.is_none() && self.stopped() {
+            return Err(STOPPED.into());
+        }
         if ended.is_none() {
             let running: Vec<&str> = self
                 .players

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use clap::Parser;
 use lockstep_chaos::schedule::Schedule;
@@ -70,6 +72,14 @@ fn main() -> ExitCode {
             .and_then(|exe| Some(exe.parent()?.to_path_buf()))
             .unwrap_or_default()
     });
+    // SIGTERM and SIGINT end the run early, judged, with every process
+    // it started stopped, rather than leave them running.
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        if let Err(e) = signal_hook::flag::register(signal, Arc::clone(&stop)) {
+            eprintln!("lockstep-chaos: cannot handle signal {signal}: {e}");
+        }
+    }
     let options = Options {
         seed: args.seed,
         minutes: args.minutes,
@@ -77,6 +87,7 @@ fn main() -> ExitCode {
         keep: args.keep,
         browser: args.browser,
         aarch64: args.aarch64,
+        stop,
     };
     match run(&options, &mut std::io::stdout()) {
         Ok(judgement) => {

@@ -12,6 +12,8 @@ use std::io::Write;
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::checks::{Ending, Judgement};
@@ -25,6 +27,9 @@ use crate::io::tail::ReplayTail;
 use crate::peers::{self, Peer};
 use crate::said::{self, Said, Stream, SERVER};
 use crate::schedule::{Bot, Fault, Schedule, ScheduleError, TICK_RATE};
+
+/// Why a run asked to end early stopped.
+pub(crate) const STOPPED: &str = "stopped by a signal";
 
 /// How often the run reads what the processes said.
 const POLL: Duration = Duration::from_millis(100);
@@ -76,6 +81,9 @@ pub struct Options {
     /// An aarch64 bot plays too: this aarch64 build of `lockstep-client`,
     /// under qemu-user.
     pub aarch64: Option<PathBuf>,
+    /// Set (by a SIGTERM or SIGINT handler) to end the run early: it stops
+    /// waiting, judges what it saw and stops every process it started.
+    pub stop: Arc<AtomicBool>,
 }
 
 impl Options {
@@ -169,6 +177,8 @@ pub(crate) struct Run<'a> {
     pub(crate) figures: Figures,
     /// When the server's memory was last sampled.
     sampled: Duration,
+    /// Set when the run is asked to end early.
+    stop: Arc<AtomicBool>,
 }
 
 /// Runs the chaos run `options` describes, writing its history to `out`
@@ -248,6 +258,7 @@ pub fn run(options: &Options, out: &mut dyn Write) -> Result<Judgement, RunError
         ending,
         figures: Figures::default(),
         sampled: Duration::ZERO,
+        stop: Arc::clone(&options.stop),
     };
     if let Err(why) = run.play() {
         run.ending.stopped = Some(why);
@@ -372,11 +383,14 @@ impl Run<'_> {
     /// the game time left to it, plus [`PATIENCE`].
     fn wait_for_tick(&mut self, tick: u32) -> Result<u32, String> {
         let limit = self.bound(tick);
-        self.wait(limit, |run| {
+        let reached = self.wait(limit, |run| {
             let now = run.tick();
             (now >= tick).then_some(now)
-        })
-        .ok_or_else(|| {
+        });
+        reached.ok_or_else(|| {
+            if self.stopped() {
+                return STOPPED.to_string();
+            }
             format!(
                 "the game never reached tick {tick}; it stands at {}",
                 self.tick()
@@ -389,6 +403,11 @@ impl Run<'_> {
     pub(crate) fn bound(&self, tick: u32) -> Duration {
         let secs = u64::from(tick.saturating_sub(self.tick()) / TICK_RATE);
         Duration::from_secs(secs * peers::patience_factor(&self.peers)) + PATIENCE
+    }
+
+    /// Whether the run was asked to end early.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// The game's tick: ticks bundled in the replay.
@@ -615,7 +634,7 @@ impl Run<'_> {
             if let Some(found) = check(self) {
                 return Some(found);
             }
-            if self.clock.now() >= deadline {
+            if self.clock.now() >= deadline || self.stopped() {
                 return None;
             }
             std::thread::sleep(POLL);
@@ -640,7 +659,7 @@ impl Run<'_> {
     /// Real time while pumping, for a fault's own length.
     pub(crate) fn hold(&mut self, length: Duration) {
         let until = self.clock.now() + length;
-        while self.clock.now() < until {
+        while self.clock.now() < until && !self.stopped() {
             self.pump();
             std::thread::sleep(POLL.min(until.saturating_sub(self.clock.now())));
         }

@@ -130,12 +130,15 @@ impl Run<'_> {
         for (_, proc) in &mut self.peer_procs {
             let _ = proc.signal(Signal::Term);
         }
-        self.wait(STOP_GRACE, |run| {
-            run.peer_procs
-                .iter()
-                .all(|(_, proc)| proc.exited_now())
-                .then_some(())
-        });
+        // Not `wait`, which a run asked to end early no longer does.
+        let until = self.clock.now() + STOP_GRACE;
+        while self.clock.now() < until {
+            self.pump();
+            if self.peer_procs.iter().all(|(_, proc)| proc.exited_now()) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
         for (_, proc) in &mut self.peer_procs {
             proc.kill();
         }
