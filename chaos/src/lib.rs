@@ -46,6 +46,7 @@ pub mod figures;
 pub mod history;
 pub mod io;
 pub mod observe;
+mod others;
 pub mod peers;
 mod run;
 pub mod said;
