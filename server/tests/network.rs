@@ -83,6 +83,37 @@ fn a_bot_stopped_with_sigterm_leaves_with_a_goodbye_and_the_game_goes_on() {
 }
 
 #[test]
+fn a_bot_waiting_in_the_lobby_leaves_on_sigterm_and_frees_its_slot() {
+    let _serial = one_at_a_time();
+    // A long drop timeout: only the goodbye can free the slot in time.
+    let mut server = Server::start(2, &["--seed", "54", "--drop-timeout-ms", "600000"]);
+    let waiting = Client::headless_bot(&server, "early", 80, 60);
+    let joined = server.wait_for("joined player=", Duration::from_secs(60));
+    assert!(joined.contains("name=early"), "{joined}");
+    signal(waiting.child.id(), "TERM");
+    let left = waiting.finish(Duration::from_secs(60));
+    assert!(!left.success);
+    assert!(
+        left.stderr.contains("stopped by a signal: left the game"),
+        "{}",
+        left.stderr
+    );
+    let late: Vec<Client> = [81, 82]
+        .map(|seed| Client::headless_bot(&server, &format!("late{seed}"), seed, 60))
+        .into();
+    let start = server.wait_for("start players=", Duration::from_secs(60));
+    assert!(
+        start.contains("late81") && start.contains("late82") && !start.contains("early"),
+        "{start}"
+    );
+    let finals: Vec<(u32, String)> = late
+        .into_iter()
+        .map(|c| c.finish(Duration::from_secs(60)).final_line())
+        .collect();
+    assert_eq!(finals[0], finals[1]);
+}
+
+#[test]
 fn a_spectator_joining_mid_game_ends_on_the_players_hash() {
     let _serial = one_at_a_time();
     let mut server = Server::start(2, &["--seed", "52"]);

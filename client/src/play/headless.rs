@@ -22,14 +22,28 @@ use crate::play::{NetPlay, PlayOptions};
 /// the bundle it waits for wakes it earlier.
 const STALL_WAIT: Duration = Duration::from_millis(50);
 
+/// How often a client waiting in the lobby looks whether SIGTERM or
+/// SIGINT asked it to leave.
+const LOBBY_LOOK: Duration = Duration::from_millis(100);
+
 /// Waits in the lobby until the game starts. After a game (`rematch`),
 /// the first lobby the server sends is the one after that game ended for
 /// everyone: the client says it is ready then (the server ignores it
 /// while a game runs, and makes everyone not ready when one ends).
-fn wait_for_start(net: &NetClient, rematch: bool, notices: &Notices) -> Result<Started, PlayError> {
+/// SIGTERM or SIGINT leaves the lobby with a goodbye, as they leave a
+/// game.
+fn wait_for_start(
+    net: &mut NetClient,
+    rematch: bool,
+    notices: &Notices,
+) -> Result<Started, PlayError> {
     let mut said_ready = !rematch;
     loop {
-        match net.events().recv() {
+        if crate::io::stop::requested() {
+            net.leave();
+            return Err(PlayError::Stopped);
+        }
+        match net.events().recv_timeout(LOBBY_LOOK) {
             Ok(NetEvent::Started(started)) => return Ok(started),
             Ok(NetEvent::Welcome {
                 first_use: Some(first_use),
@@ -40,8 +54,10 @@ fn wait_for_start(net: &NetClient, rematch: bool, notices: &Notices) -> Result<S
                 said_ready = true;
             }
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed)),
-            Ok(_) => {}
-            Err(_) => return Err(PlayError::Lost("the network thread stopped".into())),
+            Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(PlayError::Lost("the network thread stopped".into()))
+            }
         }
     }
 }
@@ -76,7 +92,7 @@ pub fn run(
     crate::io::stop::install();
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
-        let started = wait_for_start(&net, game > 1, &options.notices)?;
+        let started = wait_for_start(&mut net, game > 1, &options.notices)?;
         let name = started.start.spec.name.clone();
         let one = OneGame {
             net,
