@@ -9,17 +9,18 @@
 # Environment:
 #   LOCKSTEP_WASM_DIR  cargo's target directory for the wasm build (target/wasm)
 #   LOCKSTEP_WEB_OUT   where the page goes (target/web)
-#   WASM_BINDGEN       the wasm-bindgen CLI, exactly 0.2.130
-#                      (target/tools/bin/wasm-bindgen)
+#   WASM_BINDGEN       the wasm-bindgen CLI, exactly the pinned version
+#                      (scripts/install-wasm-bindgen.sh puts it in the
+#                      machine's cache, scripts/cache-env.sh)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+source scripts/cache-env.sh
 
 wasm_dir=${LOCKSTEP_WASM_DIR:-target/wasm}
 out=${LOCKSTEP_WEB_OUT:-target/web}
-bindgen=${WASM_BINDGEN:-target/tools/bin/wasm-bindgen}
-# The crate pins wasm-bindgen to this version; the CLI must be the same.
-want=0.2.130
+bindgen=${WASM_BINDGEN:-$wasm_bindgen_root/bin/wasm-bindgen}
+want=$wasm_bindgen_version
 
 if [ ! -x "$bindgen" ]; then
   echo "build-web: no wasm-bindgen at $bindgen; make web installs it" >&2
@@ -29,7 +30,7 @@ fi
 have=$("$bindgen" --version | awk '{print $2}')
 if [ "$have" != "$want" ]; then
   echo "build-web: $bindgen is wasm-bindgen $have; the crate needs exactly $want" >&2
-  echo "  (scripts/install-wasm-bindgen.sh installs it into target/tools)" >&2
+  echo "  (scripts/install-wasm-bindgen.sh installs it into $wasm_bindgen_root)" >&2
   exit 1
 fi
 
@@ -42,10 +43,12 @@ export CARGO_PROFILE_RELEASE_PANIC=abort
 export CARGO_PROFILE_RELEASE_DEBUG=0
 
 start=$(date +%s)
+RUSTC=/usr/bin/rustc scripts/deps-cache.sh restore "$wasm_dir"
 RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release \
   -Zbuild-std=std,panic_abort -Zbuild-std-features= \
   --target wasm32-unknown-unknown -p lockstep-web --lib --target-dir "$wasm_dir"
 echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
+RUSTC=/usr/bin/rustc scripts/deps-cache.sh save "$wasm_dir"
 
 mkdir -p "$out"
 "$bindgen" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" \

@@ -13,35 +13,38 @@ set -euo pipefail
 source "$(dirname "$0")/cross-env.sh"
 cd "$cross_root"
 
+# build "TARGET..." CARGO-ARGS...: one cargo build for all of TARGETS,
+# which then share their build scripts and procedural macros (compiled
+# once, for this machine) and keep both cores busy through each other's
+# longest crates, where one target alone would leave one idle.
 build() {
-  local name=$1 start std=(-Zbuild-std=core,alloc,std)
+  local names=$1 name start std=(-Zbuild-std=core,alloc,std) targets=()
   shift
+  for name in $names; do targets+=(--target "$(triple_of "$name")"); done
   # wasm32 aborts on panic and has no backtrace support to build.
-  [ "$name" = wasm32 ] && std=(-Zbuild-std=core,alloc,std,panic_abort -Zbuild-std-features=)
+  [ "$names" = wasm32 ] && std=(-Zbuild-std=core,alloc,std,panic_abort -Zbuild-std-features=)
   start=$(date +%s)
-  echo "cross: building $name${label:+ $label}" >&2
-  /usr/bin/cargo build -q "${std[@]}" --target "$(triple_of "$name")" --target-dir "$cross_dir" "$@"
-  echo "cross: built $name${label:+ $label} in $(($(date +%s) - start)) s" >&2
+  echo "cross: building ${names// /, }${label:+ $label}" >&2
+  scripts/stage.sh - "build ${names// /, }${label:+ $label}" \
+    /usr/bin/cargo build -q "${std[@]}" "${targets[@]}" --target-dir "$cross_dir" "$@"
+  echo "cross: built ${names// /, }${label:+ $label} in $(($(date +%s) - start)) s" >&2
 }
 
+scripts/deps-cache.sh restore "$cross_dir"
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(lockstep-client)
 for program in "${programs[@]}"; do
   case "$program" in
     lockstep-client)
       label=""
-      client=(-p lockstep-cli --no-default-features --bin lockstep-client)
-      build aarch64 "${client[@]}"
-      build i686 "${client[@]}"
-      build windows "${client[@]}"
-      build wasm32 --release -p lockstep-sim --features engine --bin lockstep-sim
-      build wasm32 --release -p lockstep-physics --bin lockstep-physics
+      build "aarch64 i686 windows" -p lockstep-cli --no-default-features --bin lockstep-client
+      build wasm32 --release -p lockstep-sim --features engine --bin lockstep-sim \
+        -p lockstep-physics --bin lockstep-physics
       ;;
     lockstep-physics)
       label=$program
-      for target in "${cross_targets[@]}"; do
-        build "$target" --release -p lockstep-physics --bin lockstep-physics
-      done
+      build "aarch64 i686 windows" --release -p lockstep-physics --bin lockstep-physics
+      build wasm32 --release -p lockstep-physics --bin lockstep-physics
       ;;
     *)
       echo "usage: scripts/cross-build.sh [$(IFS='|'; echo "${cross_programs[*]}")]..." >&2
@@ -54,3 +57,4 @@ for program in "${programs[@]}"; do
   x86_64-w64-mingw32-gcc -O2 -shared -o "$(dirname "$(binary_of windows "$program")")/bcryptprimitives.dll" \
     scripts/cross/bcryptprimitives.c scripts/cross/bcryptprimitives.def -ladvapi32
 done
+scripts/deps-cache.sh save "$cross_dir"

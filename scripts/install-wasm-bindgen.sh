@@ -1,19 +1,36 @@
 #!/usr/bin/env bash
-# Installs the wasm-bindgen command line the browser peer is built with,
-# into target/tools/bin, unless it is already there. Its version must be
-# exactly the version of the wasm-bindgen crate (see the root Cargo.toml):
-# a module made by another version is refused. Not packaged by Debian;
-# building it takes about four minutes.
+# Installs the wasm-bindgen command line the browser peer is built with
+# into this machine's cache (scripts/cache-env.sh), unless it is there:
+# every clone on the machine then finds it. Not packaged by Debian;
+# building it takes about six minutes, once per machine and version.
+#
+# Environment:
+#   WASM_BINDGEN  a wasm-bindgen of your own, exactly the pinned version:
+#                 then nothing is installed, only its version checked
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/cache-env.sh"
 
-version=0.2.130
-root=target/tools
-bin=$root/bin/wasm-bindgen
-
-if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "wasm-bindgen $version" ]; then
+if [ -n "${WASM_BINDGEN:-}" ]; then
+  have=$("$WASM_BINDGEN" --version 2>/dev/null || true)
+  if [ "$have" != "wasm-bindgen $wasm_bindgen_version" ]; then
+    echo "WASM_BINDGEN=$WASM_BINDGEN is '${have:-not a program that runs}'; the crate needs exactly wasm-bindgen $wasm_bindgen_version" >&2
+    echo "  (unset WASM_BINDGEN and make web installs it into $wasm_bindgen_root)" >&2
+    exit 1
+  fi
   exit 0
 fi
-echo "Installing wasm-bindgen-cli $version into $root (a few minutes, once)"
-# Not --locked: its lock file names versions some registry mirrors lack.
-cargo install --quiet --root "$root" wasm-bindgen-cli --version "=$version"
+
+bin=$wasm_bindgen_root/bin/wasm-bindgen
+if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "wasm-bindgen $wasm_bindgen_version" ]; then
+  exit 0
+fi
+echo "Installing wasm-bindgen-cli $wasm_bindgen_version into $wasm_bindgen_root (a few minutes, once per machine)"
+# Into a fresh directory first, so that an interrupted install leaves
+# nothing that looks installed. Not --locked: its lock file names
+# versions some registry mirrors lack.
+partial=$wasm_bindgen_root.partial
+rm -rf "$partial"
+mkdir -p "$(dirname "$wasm_bindgen_root")"
+cargo install --quiet --root "$partial" wasm-bindgen-cli --version "=$wasm_bindgen_version"
+rm -rf "$wasm_bindgen_root"
+mv "$partial" "$wasm_bindgen_root"
