@@ -3,7 +3,7 @@
 
 CARGO ?= cargo
 
-.PHONY: all deps build web demo test determinism cross probe fuzz clean
+.PHONY: all deps build web demo test determinism cross probe fuzz clean clean-cache
 
 all: build
 
@@ -11,7 +11,9 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
+	@scripts/deps-cache.sh restore target/release
 	$(CARGO) build --release --bins
+	@scripts/deps-cache.sh save target/release
 
 # The browser peer: the games and the engine compiled to wasm32, and the
 # page the server serves to any browser on its LAN, in target/web.
@@ -28,11 +30,21 @@ demo: build web
 # the browser peer in headless Chromium. The binaries and the page are
 # built first because the end-to-end tests run them as separate processes.
 # Then the crate layout's promises: the game and the engine need no SDL2,
-# tokio, quinn or TLS, and the client builds headless.
-test: web
-	$(CARGO) build --bins
-	$(CARGO) test --workspace
-	@scripts/check-layout.sh
+# tokio, quinn or TLS, and the client builds headless. The compiled
+# dependencies come from this machine's cache when another clone built
+# them (README.md, "Caches"). Ends with each stage's time.
+test:
+	@scripts/stage.sh test begin
+	@scripts/stage.sh test packages scripts/install-deps.sh
+	@scripts/stage.sh test tools scripts/install-wasm-bindgen.sh
+	@scripts/stage.sh test page scripts/build-web.sh
+	@scripts/stage.sh test "cache restore" scripts/deps-cache.sh restore target/debug
+	@scripts/stage.sh test build $(CARGO) build --bins
+	@scripts/stage.sh test "test build" $(CARGO) test --workspace --no-run
+	@scripts/stage.sh test "cache save" scripts/deps-cache.sh save target/debug
+	@scripts/stage.sh test tests env CARGO=$(CARGO) scripts/run-tests.sh
+	@scripts/stage.sh test layout scripts/check-layout.sh
+	@scripts/stage.sh test end
 
 # Builds the client under eight compiler configurations (debug, release,
 # opt-level 1 and s, fat LTO, target-cpu x86-64, x86-64-v3 and native) and
@@ -47,12 +59,18 @@ determinism: deps
 # and the ball game's long one on each (under qemu, the i686 loader, wine
 # and node), plays a live game of each with native, aarch64, i686, Windows
 # and browser bots, and verifies each replay on every target. Installs
-# what it needs (about 2 GB of packages). See DETERMINISM.md.
-cross: web
-	@scripts/install-deps.sh cross
-	$(CARGO) build --bins
-	@scripts/cross-build.sh
-	@scripts/cross-check.sh
+# what it needs (about 2 GB of packages). See DETERMINISM.md. Ends with
+# each stage's time, each target's among them, after make test's.
+cross:
+	@scripts/stage.sh cross begin
+	@scripts/stage.sh cross packages sh -c 'scripts/install-deps.sh && scripts/install-deps.sh cross'
+	@scripts/stage.sh cross tools scripts/install-wasm-bindgen.sh
+	@scripts/stage.sh cross page scripts/build-web.sh
+	@scripts/stage.sh cross "cache restore" scripts/deps-cache.sh restore target/debug
+	@scripts/stage.sh cross build $(CARGO) build --bins
+	@scripts/stage.sh cross "cross build" scripts/cross-build.sh
+	@scripts/stage.sh cross "cross check" scripts/cross-check.sh
+	@scripts/stage.sh cross end
 
 # The rapier probe: builds the physics game's offline program in the eight
 # configurations of `make determinism` and for aarch64, i686, Windows and
@@ -74,3 +92,9 @@ fuzz:
 
 clean:
 	$(CARGO) clean
+
+# Forgets this machine's caches (README.md, "Caches"): the pinned tools
+# and the compiled dependencies every clone shares. The next build makes
+# them again.
+clean-cache:
+	@scripts/clean-cache.sh

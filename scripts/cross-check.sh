@@ -55,25 +55,58 @@ browser_bot() { # ADDR NAME SEED TICKS
     "http://$1/?name=$2&bot=$3&ticks=$4&ready=1"
 }
 final_of() { grep '^final tick=' | tail -n 1; }
+# The milliseconds each target spent in the matrix and the replays, for
+# the stage timings (scripts/stage.sh) and the last lines of this check.
+declare -A spent
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+spend() { spent[$1]=$((${spent[$1]:-0} + $(now_ms) - $2)); } # TARGET START
 
 failures=()
 columns=(native "${cross_targets[@]}")
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}" $(jobs -p); do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 # --- 1. the matrix ----------------------------------------------------------
 rows=()
 while read -r row; do rows+=("balls $row"); done < <(grep -vE '^\s*(#|$)' sim/golden-hashes.txt)
 rows+=("balls 4 12345 96 30000 -")
 while read -r row; do rows+=("physics $row"); done < <(grep -vE '^\s*(#|$)' games/physics/golden-hashes.txt)
+# Every cell is one single-threaded run: two at a time keep both cores
+# busy. Each writes its hash and milliseconds to a file of its own; the
+# table is printed in order once all are in.
+cells=$work/cells
+mkdir -p "$cells"
+cell() { # ROW TARGET
+  local start line
+  read -r game players seed size ticks _ <<<"${rows[$1]}"
+  start=$(now_ms)
+  line=$(sim_of "$game" "$2" "$players" "$seed" "$size" "$ticks" | final_of || true)
+  echo "${line##*hash=} $(($(now_ms) - start))" >"$cells/$1.$2"
+}
+for i in "${!rows[@]}"; do
+  for target in "${columns[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+    cell "$i" "$target" &
+  done
+done
+wait
 printf '%-42s' "scenario (game players seed balls|bodies ticks)"
 printf ' %-16s' golden "${columns[@]}"
 printf '\n'
-for row in "${rows[@]}"; do
-  read -r game players seed size ticks golden <<<"$row"
+for i in "${!rows[@]}"; do
+  read -r game players seed size ticks golden <<<"${rows[$i]}"
   printf '%-42s %-16s' "$game $players $seed $size $ticks" "$golden"
   first=""
   for target in "${columns[@]}"; do
-    line=$(sim_of "$game" "$target" "$players" "$seed" "$size" "$ticks" | final_of || true)
-    hash=${line##*hash=}
+    hash="" ms=0
+    [ ! -s "$cells/$i.$target" ] || read -r hash ms <"$cells/$i.$target"
+    [ -n "$ms" ] || { ms=$hash; hash=""; }
+    spent[$target]=$((${spent[$target]:-0} + ms))
     printf ' %-16s' "${hash:-(none)}"
     [ -n "$first" ] || first=$hash
     if [ -z "$hash" ] || { [ "$golden" != - ] && [ "$hash" != "$golden" ]; } || [ "$hash" != "$first" ]; then
@@ -84,13 +117,6 @@ for row in "${rows[@]}"; do
 done
 
 # --- 2 and 3. a live game of each, and its replay on every target --------
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
 live_players=(native aarch64 i686 windows browser)
 live_ticks=${LOCKSTEP_CROSS_TICKS:-3600}
 # Topple's live game is a third as long: the emulated aarch64 client steps
@@ -100,7 +126,7 @@ live_ticks=${LOCKSTEP_CROSS_TICKS:-3600}
 physics_ticks=${LOCKSTEP_CROSS_PHYSICS_TICKS:-1200}
 
 live_game() { # GAME TICKS: a game of every machine, its verdict and its replay
-  local game=$1 live_ticks=$2 dir=$work/$1 bot=0 target i first_line addr fingerprint verdict triple replay_file expected line
+  local game=$1 live_ticks=$2 dir=$work/$1 bot=0 target i first_line addr fingerprint verdict triple replay_file expected line start
   local live=() game_pids=()
   mkdir -p "$dir"
   # The emulated clients (qemu, wine) fall silent for seconds when the
@@ -166,15 +192,28 @@ live_game() { # GAME TICKS: a game of every machine, its verdict and its replay
   fi
   expected=""
   for target in "${columns[@]}"; do
+    start=$(now_ms)
     line=$(run_game "$game" "$target" replay "$replay_file" --verify --headless 2>/dev/null | final_of || true)
+    spend "$target" "$start"
     printf '  %-8s %s\n' "$target" "${line:-(failed)}"
     [ -n "$expected" ] || expected=$line
     [ -n "$line" ] && [ "$line" = "$expected" ] || failures+=("replay of $game: $target gave '${line:-nothing}', native '$expected'")
   done
 }
 
+start=$(now_ms)
 live_game balls "$live_ticks"
+scripts/stage.sh - "live game and replays of balls" --took $((($(now_ms) - start + 500) / 1000))
+start=$(now_ms)
 live_game physics "$physics_ticks"
+scripts/stage.sh - "live game and replays of physics" --took $((($(now_ms) - start + 500) / 1000))
+
+echo
+for target in "${columns[@]}"; do
+  seconds=$(((${spent[$target]:-0} + 500) / 1000))
+  echo "cross: $target took $seconds s in the matrix and the replays"
+  scripts/stage.sh - "matrix and replays on $target" --took "$seconds"
+done
 
 echo
 if [ ${#failures[@]} -gt 0 ]; then

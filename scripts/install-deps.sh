@@ -4,7 +4,8 @@
 # what to install and stops.
 set -euo pipefail
 
-packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth xdotool)
+# jq: scripts/run-tests.sh reads the list of test binaries cargo prints.
+packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth xdotool jq)
 # The browser peer (make web, which make demo and make test run): Debian's
 # Rust compiler with the std sources builds it for wasm32, and make test
 # plays it in Debian's Chromium, driven by node.
@@ -36,7 +37,7 @@ fi
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   if command -v chromium >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
     pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1 &&
-    command -v xdotool >/dev/null 2>&1; then
+    command -v xdotool >/dev/null 2>&1 && command -v jq >/dev/null 2>&1; then
     exit 0
   fi
   cat >&2 <<MSG
@@ -47,6 +48,8 @@ packages for you. Install these with your package manager, then run make again:
   - Xvfb and xvfb-run             (only for 'make test')
   - xdotool                       (only for 'make test': it presses keys in
                                    the server browser's window)
+  - jq                            (only for 'make test': it lists the test
+                                   binaries)
   - for the browser page (make web): a Rust compiler that builds for
     wasm32-unknown-unknown (see scripts/build-web.sh; wasm-bindgen-cli is
     installed by the project itself)

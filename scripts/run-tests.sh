@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# scripts/run-tests.sh: every test of the workspace (what `cargo test
+# --workspace` runs: each crate's unit, integration and doc tests), with
+# at most LOCKSTEP_TEST_JOBS test binaries running at once (default 2),
+# then the slowest binaries with their seconds.
+#
+# Why not `cargo test`: it runs one binary after another, and most of the
+# time of the end-to-end binaries is spent waiting on real processes,
+# real sockets and real-time games, with the cores idle. Two binaries at
+# once keep them busy; each still runs its tests as libtest does (two
+# threads on this two-core machine), in the package's directory, as
+# cargo would. The binaries that took longest in the last run start
+# first, so that none of them is left alone at the end.
+#
+# Each binary's output is printed whole when it ends and kept in
+# target/stages/tests/; the times in target/stages/tests-by-binary.txt.
+# Exits 1 if any binary failed, after naming each one.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+cargo=${CARGO:-cargo}
+jobs=${LOCKSTEP_TEST_JOBS:-2}
+out=target/stages/tests
+times=target/stages/tests-by-binary.txt
+mkdir -p "$out"
+rm -f "$out"/*.log
+
+# The test binaries as cargo built them (fresh after `make test`'s test
+# build): "package<TAB>target<TAB>kind<TAB>package directory<TAB>executable".
+list=$(mktemp)
+trap 'rm -f "$list" "$list".*' EXIT
+if ! "$cargo" test --workspace --no-run --message-format=json-render-diagnostics >"$list.json"; then
+  echo "run-tests: the tests did not build" >&2
+  exit 1
+fi
+jq -r 'select(.reason == "compiler-artifact" and .profile.test and .executable != null)
+  | [(.package_id | capture("#(?<name>[^@]+)@").name), .target.name, .target.kind[0],
+     (.manifest_path | rtrimstr("/Cargo.toml")), .executable] | @tsv' "$list.json" >"$list"
+
+# Longest first, by the last run's times; new binaries after them.
+while IFS=$'\t' read -r package target kind dir executable; do
+  secs=$(awk -v name="$package $kind $target" '$3 " " $4 " " $5 == name { print $1; exit }' "$times" 2>/dev/null)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${secs:-0}" "$package" "$target" "$kind" "$dir" "$executable"
+done <"$list" | sort -t $'\t' -k1,1 -rn -s | cut -f2- >"$list.order"
+
+# One binary: its output to a log of its own, then the time it took.
+run_one() { # PACKAGE TARGET KIND DIR EXECUTABLE
+  local log=$out/$1-$3-$2.log start status
+  start=$(date +%s%N)
+  (cd "$4" && CARGO_MANIFEST_DIR=$4 CARGO_PKG_NAME=$1 "$5") >"$log" 2>&1
+  status=$?
+  printf '%s\t%s\t%s %s %s\n' "$status" "$((($(date +%s%N) - start) / 1000000))" "$1" "$3" "$2" >"$log.done"
+}
+
+# The doc tests, run by cargo (rustdoc compiles them), as one more job.
+run_doc() {
+  local log=$out/doc-tests.log start status
+  start=$(date +%s%N)
+  "$cargo" test --workspace --doc >"$log" 2>&1
+  status=$?
+  printf '%s\t%s\t%s\n' "$status" "$((($(date +%s%N) - start) / 1000000))" "workspace doc tests" >"$log.done"
+}
+
+failed=()
+done_count=0
+report() { # LOG: prints a finished binary's output and notes its result
+  local status ms name
+  IFS=$'\t' read -r status ms name <"$1.done"
+  echo
+  echo "==== $name: $(awk -v ms="$ms" 'BEGIN { printf "%.1f", ms / 1000 }') s$([ "$status" -eq 0 ] || echo ", FAILED (exit $status)")"
+  cat "$1"
+  [ "$status" -eq 0 ] || failed+=("$name")
+  printf '%8.1f s  %s\n' "$(awk -v ms="$ms" 'BEGIN { print ms / 1000 }')" "$name" >>"$times.new"
+  rm -f "$1.done"
+  done_count=$((done_count + 1))
+}
+
+: >"$times.new"
+running=0
+wait_one() {
+  local log
+  wait -n
+  running=$((running - 1))
+  for log in "$out"/*.log; do
+    [ -e "$log.done" ] && report "$log"
+  done
+}
+run_doc &
+running=1
+while IFS=$'\t' read -r package target kind dir executable; do
+  while [ "$running" -ge "$jobs" ]; do wait_one; done
+  echo "run-tests: started $package $kind $target"
+  run_one "$package" "$target" "$kind" "$dir" "$executable" &
+  running=$((running + 1))
+done <"$list.order"
+while [ "$running" -gt 0 ]; do wait_one; done
+
+sort -rn "$times.new" >"$times"
+rm -f "$times.new"
+total=$(wc -l <"$times")
+echo
+echo "The slowest of $total test binaries, $(awk '{ s += $1 } END { printf "%d", s }' "$times") s of them in all, $jobs at a time (every one in $times):"
+head -n 12 "$times"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo
+  for name in "${failed[@]}"; do echo "run-tests: FAILED: $name (its output: above, and in $out)"; done
+  exit 1
+fi
+echo "run-tests: every test binary passed"
