@@ -33,12 +33,11 @@
 
 mod measure;
 
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_client::io::clock;
 
-use lockstep_testkit::{Client, Server};
+use lockstep_testkit::{signal, Client, Server};
 use measure::{env_list, env_or, spread};
 
 /// Bots per game: the usual size of a game.
@@ -163,16 +162,6 @@ impl Game {
             .map(|(&s, &t)| 100.0 * s as f64 / f64::from(t))
             .collect()
     }
-}
-
-/// Sends `signal` (`STOP`, `CONT`) to a process with kill(1).
-fn signal(pid: u32, signal: &str) {
-    let status = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(pid.to_string())
-        .status()
-        .expect("kill(1) runs");
-    assert!(status.success(), "kill -{signal} {pid} failed");
 }
 
 /// Plays one game of [`CLIENTS`] bots with `flags` on every client.

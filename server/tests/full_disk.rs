@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_testkit::{
@@ -39,13 +38,6 @@ const MOUNT_AND_RUN: &str = r#"
     mount -t tmpfs -o size="$SIZE" tmpfs "$dir" || exit 1
     exec "$0" "$@"
 "#;
-
-/// These tests time real processes; one at a time keeps the two cores of
-/// a CI machine from turning contention into stalls.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Why a tmpfs cannot be mounted for the server here, if it cannot.
 fn cannot_mount() -> Option<String> {
@@ -143,7 +135,7 @@ fn a_disk_that_fills_mid_game_stops_the_recording_once_and_the_game_plays_on_to_
         eprintln!("note: cannot mount a small disk for the server ({why}); test skipped");
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = server_on_a_small_disk(&["--seed", "71"]);
     let clients = bots(&server, &[]);
     let replay = server.recording_path();
@@ -197,7 +189,7 @@ fn a_server_that_dies_after_its_disk_filled_resumes_where_the_file_ends() {
         eprintln!("note: cannot mount a small disk for the server ({why}); test skipped");
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     // A verified snapshot every second tells when the bots are past the
     // file's end.
     let mut server = server_on_a_small_disk(&["--seed", "72", "--snapshot-secs", "1"]);

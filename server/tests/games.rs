@@ -5,17 +5,9 @@
 //! verified snapshot.)
 
 use std::process::Command;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_testkit::{client_bin, Client, Server, TempDir};
-
-/// These tests time real processes; one at a time keeps the two cores of
-/// a CI machine from turning contention into stalls.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// A headless bot of `ticks` ticks that writes its desync dumps to `dumps`,
 /// with `extra` arguments.
@@ -48,7 +40,7 @@ fn diff_at_100(dumps: &TempDir, honest: &str, faulty: &str) -> (bool, String) {
 
 #[test]
 fn a_desync_in_tally_is_pinpointed_and_diffed_to_its_field_and_phase() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--game", "tally", "--seed", "62", "--no-record"]);
     let dumps = TempDir::new("tally-dumps");
     let bot =
@@ -85,7 +77,7 @@ fn a_desync_in_tally_is_pinpointed_and_diffed_to_its_field_and_phase() {
 
 #[test]
 fn a_fault_in_a_phase_tally_does_not_have_is_refused_with_its_phases() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(1, &["--game", "tally", "--seed", "63", "--no-record"]);
     let mut command = lockstep_testkit::headless_bot(&server, "odd", 1, 60);
     command.args(["--inject-desync-at", "10", "--inject-desync-phase", "goals"]);
@@ -105,7 +97,7 @@ fn a_fault_in_a_phase_tally_does_not_have_is_refused_with_its_phases() {
 
 #[test]
 fn a_desync_in_the_physics_world_is_pinpointed_and_diffed_to_the_bodys_field() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(2, &["--game", "physics", "--seed", "64", "--no-record"]);
     let dumps = TempDir::new("physics-dumps");
     let bot =

@@ -1,21 +1,13 @@
 //! Real networks: players reconnecting, spectators joining late, and the
 //! server disappearing, with real processes over QUIC on loopback.
 
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_testkit::{signal, Client, Server};
 
-/// These tests time real processes; running them one at a time keeps the
-/// two cores of a CI machine from turning contention into stalls.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 #[test]
 fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "51"]);
     let mut clients: Vec<Client> = (0..3)
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 60 + i, 900))
@@ -50,7 +42,7 @@ fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash
 /// play on to the end on one hash.
 #[test]
 fn a_bot_stopped_with_sigterm_leaves_with_a_goodbye_and_the_game_goes_on() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "53", "--drop-timeout-ms", "600000"]);
     let mut clients: Vec<Client> = (0..3)
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 70 + i, 900))
@@ -84,7 +76,7 @@ fn a_bot_stopped_with_sigterm_leaves_with_a_goodbye_and_the_game_goes_on() {
 
 #[test]
 fn a_bot_waiting_in_the_lobby_leaves_on_sigterm_and_frees_its_slot() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     // A long drop timeout: only the goodbye can free the slot in time.
     let mut server = Server::start(2, &["--seed", "54", "--drop-timeout-ms", "600000"]);
     let waiting = Client::headless_bot(&server, "early", 80, 60);
@@ -115,7 +107,7 @@ fn a_bot_waiting_in_the_lobby_leaves_on_sigterm_and_frees_its_slot() {
 
 #[test]
 fn a_spectator_joining_mid_game_ends_on_the_players_hash() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(2, &["--seed", "52"]);
     let players: Vec<Client> = (0..2)
         .map(|i| Client::headless_bot(&server, &format!("p{i}"), i, 600))
@@ -147,7 +139,7 @@ fn a_spectator_joining_mid_game_ends_on_the_players_hash() {
 
 #[test]
 fn clients_that_do_not_reconnect_stop_with_a_clear_message_when_the_server_is_killed() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(2, &["--seed", "53"]);
     let clients: Vec<Client> = (0..2)
         .map(|i| {
@@ -177,7 +169,7 @@ fn clients_that_do_not_reconnect_stop_with_a_clear_message_when_the_server_is_ki
 
 #[test]
 fn three_bots_at_20_ms_jitter_and_5_percent_loss_finish_in_lockstep() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "54"]);
     let clients: Vec<Client> = (0..3)
         .map(|i| {

@@ -9,7 +9,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_protocol::{
@@ -20,13 +19,6 @@ use lockstep_testkit::{
     clock, field, finish_in_lockstep, last_line, read_replay, server_bin, signal, slot_of,
     verified, Client, Server, TempDir,
 };
-
-/// These tests time real processes; one at a time keeps the two cores of
-/// a CI machine from turning contention into stalls.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Waits until the replay at `path` holds at least `ticks` bundles.
 fn wait_for_bundles(path: &Path, ticks: usize) {
@@ -55,7 +47,7 @@ fn bots(server: &Server, count: u64, ticks: u32, reconnect_secs: &str) -> Vec<Cl
 
 #[test]
 fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_one_hash() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "61"]);
     let clients = bots(&server, 3, 1800, "60");
     server.wait_for("start players=", Duration::from_secs(10));
@@ -139,7 +131,7 @@ fn a_server_killed_at_tick_600_and_resumed_lets_three_bots_finish_1800_ticks_on_
 /// idle timeout cannot be what ended their connections here.
 #[test]
 fn a_restarted_server_resets_the_old_connections_so_the_bots_reconnect_without_waiting() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let timeouts = ["--drop-timeout-ms", "600000"];
     let mut server = Server::start(2, &[&["--seed", "62"][..], &timeouts].concat());
     let clients = bots(&server, 2, 900, "120");
@@ -179,7 +171,7 @@ fn wait_for_recorded_desync(path: &Path) {
 
 #[test]
 fn a_desync_before_the_server_died_is_in_the_resumed_servers_verdict_and_the_replay_verifies() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "66"]);
     // Every bot dumps the desync's ticks: into a temporary directory, not
     // the working directory.
@@ -247,7 +239,7 @@ fn a_desync_before_the_server_died_is_in_the_resumed_servers_verdict_and_the_rep
 
 #[test]
 fn a_bot_gives_up_with_a_clear_message_when_no_server_comes_back() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(2, &["--seed", "62"]);
     let clients = bots(&server, 2, 100_000, "2");
     server.wait_for("start players=", Duration::from_secs(10));
@@ -294,7 +286,7 @@ fn freeze_one_bot(server_args: &[&str]) -> (Server, Vec<lockstep_testkit::Finish
 
 #[test]
 fn a_bot_frozen_past_the_timeouts_reconnects_to_the_live_server_with_its_world() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     // No snapshot before the game ends: the server still holds every
     // bundle the bot lacks.
     let (server, finished) = freeze_one_bot(&["--seed", "63", "--snapshot-secs", "60"]);
@@ -312,7 +304,7 @@ fn a_bot_frozen_past_the_timeouts_reconnects_to_the_live_server_with_its_world()
 
 #[test]
 fn a_bot_whose_bundles_the_server_let_go_reconnects_from_the_snapshot() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     // A snapshot every 2 s: by the time the bot is back, the server keeps
     // only the bundles since the last one, so the bot starts again from
     // it like a player that rejoins.
@@ -329,7 +321,7 @@ fn a_bot_whose_bundles_the_server_let_go_reconnects_from_the_snapshot() {
 
 #[test]
 fn a_server_started_again_without_the_game_refuses_the_bots_with_the_reason() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(2, &["--seed", "65"]);
     let clients = bots(&server, 2, 100_000, "60");
     server.wait_for("start players=", Duration::from_secs(10));

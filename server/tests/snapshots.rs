@@ -6,17 +6,9 @@
 //! rapier world.
 
 use std::process::Command;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_testkit::{field, verified, Client, Server};
-
-/// These tests time real processes; one at a time keeps the two cores of
-/// a CI machine from turning contention into stalls.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// The tick `S` of a client's `... from the snapshot of tick S ...` line.
 fn snapshot_tick(stderr: &str) -> Option<u32> {
@@ -47,7 +39,7 @@ fn replay_verifies_to(server: &mut Server, game: &str, ticks: u32, hash: &str) {
 
 #[test]
 fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "53", "--snapshot-secs", "2"]);
     let mut clients: Vec<Client> = (0..3)
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 70 + i, 900))
@@ -106,7 +98,7 @@ fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0()
 
 #[test]
 fn a_snapshot_off_the_confirmed_hash_is_refused_and_a_late_spectator_still_joins_from_anothers() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "54", "--snapshot-secs", "1"]);
     let liar = Client::spawn(
         "liar",
@@ -154,7 +146,7 @@ fn a_snapshot_off_the_confirmed_hash_is_refused_and_a_late_spectator_still_joins
 /// and the server's replay, which names the game, verifies to their hash.
 #[test]
 fn tally_is_played_joined_from_a_verified_snapshot_and_its_replay_verifies() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(
         2,
         &["--game", "tally", "--seed", "61", "--snapshot-secs", "1"],
@@ -195,7 +187,7 @@ fn tally_is_played_joined_from_a_verified_snapshot_and_its_replay_verifies() {
 /// hash, and the server's replay verifies to it.
 #[test]
 fn physics_is_rejoined_and_watched_from_verified_snapshots_and_its_replay_verifies() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(
         3,
         &["--game", "physics", "--seed", "67", "--snapshot-secs", "2"],

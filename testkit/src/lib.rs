@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_protocol::{PlayerId, Replay};
@@ -414,8 +414,15 @@ impl Finished {
     }
 }
 
-/// Runs `lockstep-client replay FILE --verify --headless`, plus `extra`,
-/// to its end.
+/// Runs the tests of one test binary that time real processes one at a
+/// time: hold the guard for the whole test. Two at once on the two cores
+/// of a CI machine turn contention into stalls (and a browser's page,
+/// starved, stalls its game). A test that panicked does not stop the next.
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Sends `signal` (`"KILL"`, `"STOP"`, `"CONT"`, `"TERM"`) to process
 /// `pid` with kill(1); panics if it cannot be sent.
 pub fn signal(pid: u32, signal: &str) {
@@ -427,6 +434,8 @@ pub fn signal(pid: u32, signal: &str) {
     assert!(status.success(), "kill -{signal} {pid}: {status}");
 }
 
+/// Runs `lockstep-client replay FILE --verify --headless`, plus `extra`,
+/// to its end.
 pub fn verify(file: &Path, extra: &[&str]) -> Output {
     Command::new(client_bin())
         .arg("replay")

@@ -10,7 +10,6 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use lockstep_testkit::{field, Client, Finished, Server, TempDir};
@@ -18,13 +17,6 @@ use lockstep_testkit::{field, Client, Finished, Server, TempDir};
 /// Longest a game of these tests may take, as a last guard: a browser
 /// starting on a loaded machine takes seconds.
 const GUARD: Duration = Duration::from_secs(180);
-
-/// One browser game at a time: Chromium and the native clients share two
-/// cores, and a starved page stalls the game.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -70,7 +62,7 @@ fn verdict(server: &mut Server) -> String {
 
 #[test]
 fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--seed", "81", "--no-record"]);
     let natives = [1, 2].map(|seed| Client::headless_bot(&server, &format!("n{seed}"), seed, 600));
     let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
@@ -114,7 +106,7 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
 
 #[test]
 fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--game", "tally", "--seed", "82", "--no-record"]);
     // The natives write their dumps of the desync; not into the tree.
     let dumps = TempDir::new("browser-desync-dumps");
@@ -150,7 +142,7 @@ fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
 
 #[test]
 fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     // 48 crates and balls, not 160: the native bot is a debug build, and
     // with the full towers it fell behind on a loaded machine until the
     // server removed it. Rams still knock bodies about from the start.
@@ -201,7 +193,7 @@ fn state_number(line: &str, key: &str) -> i64 {
 
 #[test]
 fn a_touch_drag_on_the_stick_steers_the_browser_player_in_lockstep() {
-    let _serial = one_at_a_time();
+    let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(2, &["--seed", "83", "--no-record"]);
     let native = Client::headless_bot(&server, "n1", 1, 600);
     // A person, not a bot: the page's input is what the finger does.
