@@ -32,14 +32,16 @@ demo: build web
 # Then the crate layout's promises: the game and the engine need no SDL2,
 # tokio, quinn or TLS, and the client builds headless. The compiled
 # dependencies come from this machine's cache when another clone built
-# them (README.md, "Caches"). Ends with each stage's time.
+# them (README.md, "Caches"); the page and the binaries build side by
+# side, each on the core the other leaves idle. Ends with each stage's
+# time.
 test:
 	@scripts/stage.sh test begin
 	@scripts/stage.sh test packages scripts/install-deps.sh
 	@scripts/stage.sh test tools scripts/install-wasm-bindgen.sh
-	@scripts/stage.sh test page scripts/build-web.sh
 	@scripts/stage.sh test "cache restore" scripts/deps-cache.sh restore target/debug
-	@scripts/stage.sh test build $(CARGO) build --bins
+	@scripts/stage.sh test "page and build" scripts/side-by-side.sh \
+		page scripts/build-web.sh -- build $(CARGO) build --bins
 	@scripts/stage.sh test "test build" $(CARGO) test --workspace --no-run
 	@scripts/stage.sh test "cache save" scripts/deps-cache.sh save target/debug
 	@scripts/stage.sh test tests env CARGO=$(CARGO) scripts/run-tests.sh

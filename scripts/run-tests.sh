@@ -10,7 +10,9 @@
 # once keep them busy; each still runs its tests as libtest does (two
 # threads on this two-core machine), in the package's directory, as
 # cargo would. The binaries that took longest in the last run start
-# first, so that none of them is left alone at the end.
+# first, so that none of them is left alone at the end: the last run of
+# this checkout, or of any on the machine (its times are kept in the
+# machine's cache, scripts/cache-env.sh, for a new clone to start from).
 #
 # Each binary's output is printed whole when it ends and kept in
 # target/stages/tests/; the times in target/stages/tests-by-binary.txt.
@@ -18,6 +20,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+source scripts/cache-env.sh
 cargo=${CARGO:-cargo}
 jobs=${LOCKSTEP_TEST_JOBS:-2}
 out=target/stages/tests
@@ -38,6 +41,7 @@ jq -r 'select(.reason == "compiler-artifact" and .profile.test and .executable !
      (.manifest_path | rtrimstr("/Cargo.toml")), .executable] | @tsv' "$list.json" >"$list"
 
 # Longest first, by the last run's times; new binaries after them.
+[ -s "$times" ] || cp "$lockstep_cache/tests-by-binary.txt" "$times" 2>/dev/null
 while IFS=$'\t' read -r package target kind dir executable; do
   secs=$(awk -v name="$package $kind $target" '$3 " " $4 " " $5 == name { print $1; exit }' "$times" 2>/dev/null)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${secs:-0}" "$package" "$target" "$kind" "$dir" "$executable"
@@ -97,6 +101,7 @@ while [ "$running" -gt 0 ]; do wait_one; done
 
 sort -rn "$times.new" >"$times"
 rm -f "$times.new"
+mkdir -p "$lockstep_cache" && cp "$times" "$lockstep_cache/tests-by-binary.txt"
 total=$(wc -l <"$times")
 echo
 echo "The slowest of $total test binaries, $(awk '{ s += $1 } END { printf "%d", s }' "$times") s of them in all, $jobs at a time (every one in $times):"
