@@ -62,7 +62,8 @@ determinism: deps
 # and node), plays a live game of each with native, aarch64, i686, Windows
 # and browser bots, and verifies each replay on every target. Installs
 # what it needs (about 2 GB of packages). See DETERMINISM.md. Ends with
-# each stage's time, each target's among them, after make test's.
+# each stage's time (each target's in the checks among them), after
+# make test's.
 cross:
 	@scripts/stage.sh cross begin
 	@scripts/stage.sh cross packages sh -c 'scripts/install-deps.sh && scripts/install-deps.sh cross'

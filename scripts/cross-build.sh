@@ -13,10 +13,11 @@ set -euo pipefail
 source "$(dirname "$0")/cross-env.sh"
 cd "$cross_root"
 
-# build "TARGET..." CARGO-ARGS...: one cargo build for all of TARGETS,
-# which then share their build scripts and procedural macros (compiled
-# once, for this machine) and keep both cores busy through each other's
-# longest crates, where one target alone would leave one idle.
+# build "TARGET..." CARGO-ARGS...: one cargo build for all of TARGETS, so
+# that their crates keep both cores busy through each other's longest
+# (rapier2d, lockstep-physics, the client), where one target alone would
+# leave a core idle. Measured warm: the three clients in 97 s
+# (BENCHMARKS.md, "CI in minutes").
 build() {
   local names=$1 name start std=(-Zbuild-std=core,alloc,std) targets=()
   shift

@@ -36,9 +36,20 @@ if ! "$cargo" test --workspace --no-run --message-format=json-render-diagnostics
   echo "run-tests: the tests did not build" >&2
   exit 1
 fi
+# A package id is path+file:///DIR#NAME@VERSION, or path+file:///NAME#VERSION
+# when the directory is named after the package.
 jq -r 'select(.reason == "compiler-artifact" and .profile.test and .executable != null)
-  | [(.package_id | capture("#(?<name>[^@]+)@").name), .target.name, .target.kind[0],
-     (.manifest_path | rtrimstr("/Cargo.toml")), .executable] | @tsv' "$list.json" >"$list"
+  | [(.package_id | if test("#[^@]+@") then capture("#(?<name>[^@]+)@").name
+                    else split("#")[0] | split("/")[-1] end),
+     .target.name, .target.kind[0], (.manifest_path | rtrimstr("/Cargo.toml")), .executable]
+  | @tsv' "$list.json" >"$list" || {
+  echo "run-tests: cannot read cargo's list of test binaries" >&2
+  exit 1
+}
+[ -s "$list" ] || {
+  echo "run-tests: cargo listed no test binaries" >&2
+  exit 1
+}
 
 # Longest first, by the last run's times; new binaries after them.
 [ -s "$times" ] || cp "$lockstep_cache/tests-by-binary.txt" "$times" 2>/dev/null
