@@ -77,7 +77,6 @@ run_doc() {
 }
 
 failed=()
-done_count=0
 report() { # LOG: prints a finished binary's output and notes its result
   local status ms name
   IFS=$'\t' read -r status ms name <"$1.done"
@@ -87,7 +86,6 @@ report() { # LOG: prints a finished binary's output and notes its result
   [ "$status" -eq 0 ] || failed+=("$name")
   printf '%8.1f s  %s\n' "$(awk -v ms="$ms" 'BEGIN { print ms / 1000 }')" "$name" >>"$times.new"
   rm -f "$1.done"
-  done_count=$((done_count + 1))
 }
 
 : >"$times.new"
