@@ -93,6 +93,13 @@ struct Client<G: HasBots> {
     frozen_until: Duration,
     /// Events for the frontend that came while it was frozen.
     pending: Vec<NetEvent>,
+    /// The whole process does nothing until then, its connection too.
+    stopped_until: Duration,
+    /// What arrived while the process was stopped, in order: it waits in
+    /// the socket's buffer.
+    held: Vec<(ConnId, ToClient)>,
+    /// When the server was last heard on the connection in use.
+    heard: Duration,
 }
 
 /// A server and its clients in memory. See the [crate docs](crate).
@@ -180,6 +187,9 @@ impl<G: HasBots> Cluster<G> {
             frontend: Frontend::new(spec.game, bot_seed, spec.ticks, spec.games),
             frozen_until: Duration::ZERO,
             pending: Vec::new(),
+            stopped_until: Duration::ZERO,
+            held: Vec::new(),
+            heard: self.now,
         });
         self.log
             .push(self.now, &self.clients[index].name.clone(), "joins".into());
@@ -203,8 +213,9 @@ impl<G: HasBots> Cluster<G> {
     }
 
     /// `client`'s frontend stops for `duration` from now: no frames, no
-    /// inputs, events queue up (a stopped process, a frozen window); its
-    /// connection keeps running, as the network thread would.
+    /// inputs, events queue up (a frozen window, a stalled game thread);
+    /// its connection keeps running, as the network thread would. A whole
+    /// process that stops is [`Cluster::stop`].
     pub fn freeze(&mut self, client: ClientId, duration: Duration) {
         let client = &mut self.clients[client.0];
         client.frozen_until = self.now + duration;
@@ -213,6 +224,23 @@ impl<G: HasBots> Cluster<G> {
             self.now,
             &name,
             format!("frozen ms={}", duration.as_millis()),
+        );
+    }
+
+    /// `client`'s whole process stops for `duration` from now (SIGSTOP, a
+    /// suspended laptop): no frames, no timers, and what arrives waits in
+    /// the socket's buffer. When it goes on, a server silent for
+    /// [`SERVER_LOST_AFTER`] by then is lost, as QUIC's idle timer says
+    /// before the buffer is read; else the buffer is read in order.
+    pub fn stop(&mut self, client: ClientId, duration: Duration) {
+        let client = &mut self.clients[client.0];
+        client.stopped_until = self.now + duration;
+        client.frozen_until = client.stopped_until;
+        let name = client.name.clone();
+        self.log.push(
+            self.now,
+            &name,
+            format!("stopped ms={}", duration.as_millis()),
         );
     }
 
@@ -298,6 +326,11 @@ impl<G: HasBots> Cluster<G> {
             self.execute_server();
         }
         for index in 0..self.clients.len() {
+            match self.clients[index].stopped_until {
+                until if until > now => continue,
+                Duration::ZERO => {}
+                _ => self.go_on(index),
+            }
             let client = &mut self.clients[index];
             if client.connection.poll_timeout().is_some_and(|at| at <= now) {
                 let path = self.paths[index].client_stats();
@@ -314,13 +347,45 @@ impl<G: HasBots> Cluster<G> {
         }
     }
 
+    /// Client `index`'s stopped process goes on: its connection finds
+    /// the server lost if it was silent too long, else reads what waited.
+    fn go_on(&mut self, index: usize) {
+        let now = self.now;
+        let client = &mut self.clients[index];
+        client.stopped_until = Duration::ZERO;
+        let held = std::mem::take(&mut client.held);
+        let name = client.name.clone();
+        self.log.push(now, &name, "continued".into());
+        let silence = now.saturating_sub(client.heard);
+        if client.conn.is_some() && silence >= SERVER_LOST_AFTER {
+            client.conn = None;
+            let why = format!(
+                "lost the server: nothing heard from it for {} s",
+                silence.as_secs()
+            );
+            client
+                .connection
+                .handle_failure(Failure::ServerLost, why, now);
+            self.drive_connection(index);
+            return;
+        }
+        for (conn, what) in held {
+            self.deliver(index, conn, what);
+        }
+    }
+
     /// Something arrived for client `index` on connection `conn`.
     fn deliver(&mut self, index: usize, conn: ConnId, what: ToClient) {
         let now = self.now;
         let client = &mut self.clients[index];
+        if client.stopped_until > now {
+            client.held.push((conn, what));
+            return;
+        }
         if client.conn != Some(conn) {
             return;
         }
+        client.heard = now;
         match what {
             ToClient::Connected => client.connection.handle_connected(now),
             ToClient::Frame(bytes) => {
@@ -368,6 +433,7 @@ impl<G: HasBots> Cluster<G> {
                     let conn = ConnId(self.next_conn);
                     self.next_conn += 1;
                     client.conn = Some(conn);
+                    client.heard = now;
                     client.reader = FrameReader::new();
                     match &mut self.host {
                         Some(host) => {

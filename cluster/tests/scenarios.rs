@@ -271,3 +271,79 @@ fn cluster_a_desync_is_pinpointed_by_the_server_to_its_first_tick() {
     assert_ne!(ann, cluster.final_hash(ClientId(1)));
     assert_eq!(ann, cluster.final_hash(ClientId(2)));
 }
+
+/// Three players of the ball game, 1200 ticks, with a verified snapshot
+/// every `snapshot_secs`; bob's whole process stops for 7 s once the game
+/// has run 3 s: past the server's drop timeout (2 s) and past QUIC's idle
+/// timeout (5 s), so the server drops him and, going on, he finds the
+/// server lost and reconnects. Returns the cluster, run until everyone
+/// left, and bob's tick when he stopped, after checking that he came back
+/// into his slot and that all three ended 1200 ticks on one hash.
+fn stop_bob_past_the_timeouts(snapshot_secs: u16) -> (Cluster<World>, Tick) {
+    let config = Config {
+        snapshot_secs,
+        ..Config::new(&BALLS)
+    };
+    let (mut cluster, ids) =
+        players::<World>(config, 8, &["ann", "bob", "cat"], 1200, lossy(10, 0.0));
+    cluster.run_for(secs(3));
+    let stopped_at = cluster.game(ids[1]).expect("bob plays").current.tick();
+    cluster.stop(ids[1], secs(7));
+    assert!(cluster.run_until_closed(secs(60)), "{}", cluster.log());
+    let log = cluster.log();
+    let dropped = log.lines(SERVER, "dropped player=1 name=bob");
+    assert!(
+        dropped.first().is_some_and(|l| !l.ends_with("reason=left")),
+        "{log}"
+    );
+    assert_eq!(
+        log.lines(SERVER, "rejoined player=1 name=bob").len(),
+        1,
+        "{log}"
+    );
+    assert_eq!(
+        log.lines("bob", "reconnecting"),
+        vec!["reconnecting lost the server: nothing heard from it for 7 s"],
+        "{log}"
+    );
+    let finals = finals(&cluster, &ids);
+    assert_eq!(finals[0].0, Tick(1200));
+    assert_one_hash(&finals, log);
+    (cluster, stopped_at)
+}
+
+/// With no snapshot before the game ends, the server still holds every
+/// bundle bob lacks: he goes on with his own world from where he was.
+/// The process test in `server/tests/resume.rs` plays it with SIGSTOP.
+/// Real time: about 0.3 s.
+#[test]
+fn cluster_a_player_stopped_past_the_timeouts_reconnects_with_his_world_and_gets_the_bundles_he_lacks(
+) {
+    let (cluster, _) = stop_bob_past_the_timeouts(60);
+    let log = cluster.log();
+    let resumed = log.lines("bob", "resumed");
+    assert_eq!(resumed.len(), 1, "{log}");
+    let from: usize = field(resumed[0], "from")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no bundle count: {log}"));
+    assert!(from > 0, "{log}");
+    assert_eq!(log.lines("bob", "started").len(), 1, "{log}");
+}
+
+/// With a snapshot every 2 s, by the time bob is back the server keeps
+/// only the bundles since the last one: he starts again from it, like a
+/// player who rejoins. Real time: about 0.3 s.
+#[test]
+fn cluster_a_player_stopped_past_the_timeouts_whose_bundles_the_server_let_go_rejoins_from_the_snapshot(
+) {
+    let (cluster, stopped_at) = stop_bob_past_the_timeouts(2);
+    let log = cluster.log();
+    assert!(log.lines("bob", "resumed").is_empty(), "{log}");
+    let started = log.lines("bob", "started");
+    assert_eq!(started.len(), 2, "{log}");
+    let from: u32 = field(started[1], "snapshot")
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("bob did not start again from a snapshot:\n{log}"));
+    // A snapshot taken while he was away.
+    assert!(from > stopped_at.0, "{stopped_at} {log}");
+}

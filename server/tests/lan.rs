@@ -70,7 +70,7 @@ fn a_bot_killed_mid_game_is_dropped_and_the_others_stay_in_lockstep() {
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 100 + i, 600))
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
-    std::thread::sleep(Duration::from_secs(3));
+    lockstep_testkit::wait_for_bundles(&server.recording_path(), 180);
     let victim = clients.remove(1);
     let pid = victim.child.id();
     let killed = Command::new("kill")
@@ -158,7 +158,7 @@ fn ctrl_c_on_the_server_ends_the_game_for_every_client_with_a_reason() {
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), i, 100_000))
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
-    std::thread::sleep(Duration::from_secs(1));
+    lockstep_testkit::wait_for_bundles(&server.recording_path(), 60);
     let interrupted = Command::new("kill")
         .args(["-INT", &server.child.id().to_string()])
         .status()

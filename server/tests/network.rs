@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use lockstep_testkit::{signal, Client, Server};
+use lockstep_testkit::{signal, wait_for_bundles, Client, Server};
 
 #[test]
 fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash() {
@@ -13,7 +13,7 @@ fn a_bot_killed_with_sigkill_reconnects_under_its_name_and_ends_on_the_same_hash
         .map(|i| Client::headless_bot(&server, &format!("bot{i}"), 60 + i, 900))
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
-    std::thread::sleep(Duration::from_secs(3));
+    wait_for_bundles(&server.recording_path(), 180);
     let victim = clients.remove(1);
     signal(victim.child.id(), "KILL");
     drop(victim);
@@ -113,7 +113,7 @@ fn a_spectator_joining_mid_game_ends_on_the_players_hash() {
         .map(|i| Client::headless_bot(&server, &format!("p{i}"), i, 600))
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
-    std::thread::sleep(Duration::from_secs(3));
+    wait_for_bundles(&server.recording_path(), 180);
     let spectator = Client::spawn(
         "watcher",
         lockstep_testkit::headless(&server, "watcher").args(["--spectate", "--ticks", "600"]),
@@ -152,7 +152,7 @@ fn clients_that_do_not_reconnect_stop_with_a_clear_message_when_the_server_is_ki
         })
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
-    std::thread::sleep(Duration::from_secs(2));
+    wait_for_bundles(&server.recording_path(), 120);
     signal(server.child.id(), "KILL");
     for client in clients {
         let finished = client.finish(Duration::from_secs(20));

@@ -465,6 +465,20 @@ pub fn read_replay(file: &Path) -> Replay {
     Replay::read(file).expect("a replay").replay
 }
 
+/// Waits until the replay at `path`, which a running server writes,
+/// holds at least `ticks` bundles: the game has run that far. Fails after
+/// a minute.
+pub fn wait_for_bundles(path: &Path, ticks: usize) {
+    let deadline = clock::now() + Duration::from_secs(60);
+    while read_replay(path).bundles.len() < ticks {
+        assert!(
+            clock::now() < deadline,
+            "the game never reached tick {ticks}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The slot of the player called `name` in `replay`'s roster.
 pub fn slot_of(replay: &Replay, name: &str) -> PlayerId {
     replay

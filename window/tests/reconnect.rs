@@ -33,7 +33,7 @@ fn a_window_that_lost_its_server_says_it_is_reconnecting() {
     );
     let bot = Client::headless_bot(&server, "bot", 1, 100_000);
     server.wait_for("start players=", Duration::from_secs(20));
-    std::thread::sleep(Duration::from_secs(2));
+    lockstep_testkit::wait_for_bundles(&server.recording_path(), 120);
     let _ = server.child.kill();
     let finished = window.finish(Duration::from_secs(40));
     drop(bot);

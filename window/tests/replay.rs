@@ -109,7 +109,7 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
         })
         .collect();
     let file = server.recording_path();
-    std::thread::sleep(Duration::from_secs(3));
+    lockstep_testkit::wait_for_bundles(&file, 180);
     let killed = Command::new("kill")
         .args(["-KILL", &server.child.id().to_string()])
         .status()
