@@ -5,7 +5,7 @@
 # programs. Prints each build's time. PROGRAM is
 #   lockstep-client: the headless client for aarch64, i686 and Windows, and
 #     for wasm32 (no sockets) the offline programs of both games,
-#     `lockstep-sim` and `lockstep-physics`: what `make cross` runs;
+#     `lockstep-balls` and `lockstep-physics`: what `make cross` runs;
 #   lockstep-physics: Topple's offline program, optimised, for all four
 #     targets: what `make probe` runs.
 # Without arguments, lockstep-client.
@@ -39,7 +39,7 @@ for program in "${programs[@]}"; do
     lockstep-client)
       label=""
       build "aarch64 i686 windows" -p lockstep-cli --no-default-features --bin lockstep-client
-      build wasm32 --release -p lockstep-sim --features engine --bin lockstep-sim \
+      build wasm32 --release -p lockstep-balls --features engine --bin lockstep-balls \
         -p lockstep-physics --bin lockstep-physics
       ;;
     lockstep-physics)

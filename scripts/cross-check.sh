@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cross-architecture check (make cross, after scripts/cross-build.sh):
 #
-# 1. every golden row of both real games (sim/golden-hashes.txt,
+# 1. every golden row of both real games (games/balls/golden-hashes.txt,
 #    games/physics/golden-hashes.txt) and one long crowded ball game on
 #    each target and natively, printed as a matrix (target x scenario);
 # 2. a live game of each on loopback: a native server and headless bots
@@ -26,7 +26,7 @@ run() { # TARGET ARGS...: stdout of lockstep-client ARGS on TARGET
   shift
   if [ "$target" = native ]; then "$native" "$@"; else scripts/cross.sh "$target" "$@"; fi
 }
-# On wasm32 each game has its own offline program: lockstep-sim (the
+# On wasm32 each game has its own offline program: lockstep-balls (the
 # ball game, scripts/cross.sh's default) and lockstep-physics.
 run_game() { # GAME TARGET ARGS...: run, with the game's wasm32 program
   local game=$1
@@ -73,7 +73,7 @@ trap cleanup EXIT
 
 # --- 1. the matrix ----------------------------------------------------------
 rows=()
-while read -r row; do rows+=("balls $row"); done < <(grep -vE '^\s*(#|$)' sim/golden-hashes.txt)
+while read -r row; do rows+=("balls $row"); done < <(grep -vE '^\s*(#|$)' games/balls/golden-hashes.txt)
 rows+=("balls 4 12345 96 30000 -")
 while read -r row; do rows+=("physics $row"); done < <(grep -vE '^\s*(#|$)' games/physics/golden-hashes.txt)
 # Every cell is one single-threaded run: two at a time keep both cores

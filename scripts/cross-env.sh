@@ -26,7 +26,7 @@ cross_programs=(lockstep-client lockstep-physics)
 # binary_of TARGET [PROGRAM]: the binary scripts/cross-build.sh builds for
 # a target. PROGRAM lockstep-client (the default) is the headless client,
 # or on wasm32 (no sockets) the ball game's game-and-engine-only
-# `lockstep-sim`; lockstep-physics is Topple's offline program (`sim`,
+# `lockstep-balls`; lockstep-physics is Topple's offline program (`sim`,
 # `replay --verify` and the rapier probe), built optimised for every
 # target. The client plays every game, so `make cross` asks for
 # lockstep-physics on wasm32 only; `make probe` asks for it everywhere.
@@ -38,7 +38,7 @@ binary_of() {
       case "$1" in
         aarch64 | i686) echo "$cross_dir/$triple/debug/lockstep-client" ;;
         windows) echo "$cross_dir/$triple/debug/lockstep-client.exe" ;;
-        wasm32) echo "$cross_dir/$triple/release/lockstep-sim.wasm" ;;
+        wasm32) echo "$cross_dir/$triple/release/lockstep-balls.wasm" ;;
       esac
       ;;
     lockstep-physics)

@@ -2,7 +2,7 @@
 # scripts/cross.sh TARGET ARGS...: runs `lockstep-client ARGS` as built for
 # TARGET (aarch64, i686, windows or wasm32; scripts/cross-build.sh builds
 # them) under that target's runner. Stdout is the program's, unchanged;
-# the exit code is passed through. On wasm32 the program is `lockstep-sim`,
+# the exit code is passed through. On wasm32 the program is `lockstep-balls`,
 # which has the `sim` and `replay FILE --verify --headless` commands only
 # (no sockets there). With PROGRAM=lockstep-physics in the environment the
 # program is Topple's `lockstep-physics` on every target, which has the same

@@ -34,6 +34,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use lockstep_balls::engine::BallSettings;
+use lockstep_balls::World;
 use lockstep_client::io::clock;
 use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::{apply, spec_of, Bots, Game, HasBots, Setup};
@@ -41,8 +43,6 @@ use lockstep_physics::{Physics, PhysicsSettings};
 use lockstep_protocol::{
     decode, encode, Bundle, PlayerId, RosterEntry, Start, Tick, MAX_SNAPSHOT_SIZE,
 };
-use lockstep_sim::engine::BallSettings;
-use lockstep_sim::World;
 
 const TICK_RATE: u16 = 60;
 const PLAYERS: u8 = 4;

@@ -21,12 +21,12 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use lockstep_balls::engine::BallSettings;
+use lockstep_balls::World;
 use lockstep_client::io::clock;
 use lockstep_engine::{Bots, Game, HasBots, Setup};
 use lockstep_physics::{Physics, PhysicsSettings};
 use lockstep_protocol::{decode, encode, PlayerId, MAX_SNAPSHOT_SIZE};
-use lockstep_sim::engine::BallSettings;
-use lockstep_sim::World;
 
 const TICK_RATE: u16 = 60;
 const PLAYERS: u8 = 4;

@@ -12,13 +12,13 @@ use std::hint::black_box;
 use std::io::BufWriter;
 use std::process::Command;
 
+use lockstep_balls::bot::Bots;
+use lockstep_balls::{World, WorldConfig};
 use lockstep_client::io::clock;
 use lockstep_engine::replay::playback as replay;
 use lockstep_engine::replay::recorder::solo_header;
 use lockstep_engine::{apply, Setup};
 use lockstep_protocol::{Bundle, PlayerId, Record, ReplayWriter, RosterEntry, Tick};
-use lockstep_sim::bot::Bots;
-use lockstep_sim::{World, WorldConfig};
 
 const TICKS: u32 = 216_000;
 const HASH_INTERVAL: u32 = 15;
@@ -46,7 +46,7 @@ fn main() {
     let setup = Setup {
         seed: config.seed,
         tick_rate: config.tick_rate,
-        settings: lockstep_sim::engine::BallSettings {
+        settings: lockstep_balls::engine::BallSettings {
             balls: config.balls,
         },
         players: players.clone(),

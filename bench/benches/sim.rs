@@ -12,9 +12,9 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
+use lockstep_balls::offline::{self, SimOptions};
+use lockstep_balls::WorldConfig;
 use lockstep_client::io::clock;
-use lockstep_sim::offline::{self, SimOptions};
-use lockstep_sim::WorldConfig;
 
 /// Repetitions per scenario: enough for a median that ignores a noisy run.
 const REPETITIONS: usize = 10;

@@ -7,6 +7,7 @@ mod args;
 mod windowed;
 
 use clap::Parser;
+use lockstep_balls::World;
 use lockstep_client::games::{ClientGame, ForGame, Games};
 use lockstep_client::play::connect;
 use lockstep_client::play::headless::Headless;
@@ -20,7 +21,6 @@ use lockstep_engine::timing::loops::{self, trace};
 use lockstep_engine::{Bots, Game, Hosted, HostedGame, Setup, UnknownGame};
 use lockstep_physics::Physics;
 use lockstep_protocol::{PlayerId, Tick};
-use lockstep_sim::World;
 use lockstep_tally::Tally;
 
 use args::commands::Command;

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
+use lockstep_balls::World;
 use lockstep_cluster::{field, ClientSpec, Cluster, SERVER};
 use lockstep_engine::Hosted;
 use lockstep_server::Config;
-use lockstep_sim::World;
 
 static BALLS: Hosted<World> = Hosted::new();
 

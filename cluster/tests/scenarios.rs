@@ -6,13 +6,13 @@
 
 use std::time::Duration;
 
+use lockstep_balls::World;
 use lockstep_cluster::{field, ClientId, ClientSpec, Cluster, Log, SERVER};
 use lockstep_conditioner::{GilbertElliott, LinkConfig};
 use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
 use lockstep_engine::{Game, HasBots, Hosted};
 use lockstep_protocol::Tick;
 use lockstep_server::{Config, ResumedGame};
-use lockstep_sim::World;
 use lockstep_tally::Tally;
 
 static BALLS: Hosted<World> = Hosted::new();

@@ -4,7 +4,7 @@
 //! The engine never looks inside a game. It builds one from a [`Setup`]
 //! everyone agrees on, steps it with one input per player per tick,
 //! compares its hash, and snapshots it through serde (postcard keeps every
-//! float bit). The ball game of `lockstep-sim` implements [`Game`]; so does
+//! float bit). The ball game of `lockstep-balls` implements [`Game`]; so does
 //! Tally (`games/tally`), which the engine's unit tests and its example
 //! play: the seam is real.
 

@@ -9,7 +9,7 @@
 //! - At the root, [`Game`] is the seam: any deterministic game that can
 //!   start from a [`Setup`], step with one input per player, hash and
 //!   snapshot itself plugs in (ggrs's `Config`). The ball game of
-//!   `lockstep-sim` does; so does the Tally of `games/tally`. [`HasBots`]
+//!   `lockstep-balls` does; so does the Tally of `games/tally`. [`HasBots`]
 //!   adds seeded computer players, and [`host`] is what a server or a tool
 //!   needs of a game it takes by name at run time ([`HostedGame`]).
 //!   [`solo`] is the game against the computer.

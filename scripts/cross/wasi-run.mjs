@@ -15,7 +15,7 @@ for (const arg of args.filter(isAbsolute)) {
 }
 const wasi = new WASI({
   version: 'preview1',
-  args: ['lockstep-sim', ...args],
+  args: ['lockstep-balls', ...args],
   env: process.env,
   preopens,
   returnOnExit: true,

@@ -15,7 +15,7 @@ use lockstep_server::{
 /// The games this server can host (`--game`): the only place the server
 /// names a game.
 const GAMES: &[&dyn HostedGame] = &[
-    &Hosted::<lockstep_sim::World>::new(),
+    &Hosted::<lockstep_balls::World>::new(),
     &Hosted::<lockstep_tally::Tally>::new(),
     &Hosted::<lockstep_physics::Physics>::new(),
 ];

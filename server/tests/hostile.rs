@@ -63,7 +63,7 @@ fn hello(name: &str, version: u16) -> Vec<u8> {
         platform: Platform::default(),
         self_tests: vec![lockstep_protocol::SelfTest {
             game: "balls".into(),
-            hash: lockstep_sim::self_test(),
+            hash: lockstep_balls::self_test(),
         }],
         ready: true,
         resume: None,

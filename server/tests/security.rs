@@ -49,8 +49,8 @@ fn a_client_that_computes_the_simulation_differently_is_refused_before_a_slot_is
     let mut server = Server::start(1, &[]);
     let odd = player(&server, "odd", &["--perturb-self-test"]).finish(Duration::from_secs(30));
     assert!(!odd.success);
-    let expected = format!("{:016x}", lockstep_sim::self_test());
-    let perturbed = format!("{:016x}", lockstep_sim::self_test() ^ 1);
+    let expected = format!("{:016x}", lockstep_balls::self_test());
+    let perturbed = format!("{:016x}", lockstep_balls::self_test() ^ 1);
     assert!(
         odd.stderr.contains(&format!(
             "this machine computes the simulation differently (self-test {perturbed}, \

@@ -149,7 +149,7 @@ fn hello(version: u16, password: Option<&str>) -> Message {
         platform: Platform::default(),
         self_tests: vec![lockstep_protocol::SelfTest {
             game: "balls".into(),
-            hash: lockstep_sim::self_test(),
+            hash: lockstep_balls::self_test(),
         }],
         ready: true,
         resume: None,

@@ -22,12 +22,12 @@
 //! Positions are between the last two ticks at the accumulator's alpha
 //! (interpolation), as the window's scenes draw them.
 
+use lockstep_balls::{Ball, Disc, World};
 use lockstep_engine::{HasBots, Hosted, HostedGame};
 use lockstep_physics::{
     BodyShape, BodyView, Physics, BALL_RADIUS, CRATE_HALF, PLATFORM_HALF_WIDTH, RAM_RADIUS,
 };
 use lockstep_protocol::{PlayerId, SelfTest};
-use lockstep_sim::{Ball, Disc, World};
 use lockstep_tally::{Counter, Tally};
 
 /// Every game the page offers, as a host sees it (the self-tests of the

@@ -526,8 +526,8 @@ pub fn start(
     epoch: Instant,
 ) -> Result<Box<dyn Running>, String> {
     let name = started.start.spec.name.clone();
-    if name == <lockstep_sim::World as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_sim::World>::start(
+    if name == <lockstep_balls::World as Game>::NAME {
+        return Ok(Box::new(Play::<lockstep_balls::World>::start(
             started, options, epoch,
         )?));
     }

@@ -182,7 +182,7 @@ impl Peer {
 /// `final` line.
 #[wasm_bindgen]
 pub fn simulate(players: u8, seed: u32, balls: u16, ticks: u32) -> String {
-    let world = lockstep_sim::offline::run(lockstep_sim::offline::SimOptions {
+    let world = lockstep_balls::offline::run(lockstep_balls::offline::SimOptions {
         players: players.max(1),
         seed: u64::from(seed),
         ticks,

@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use glam::Vec2;
+use lockstep_balls::bot::Bots;
+use lockstep_balls::{World, WorldConfig};
 use lockstep_protocol::PlayerId;
-use lockstep_sim::bot::Bots;
-use lockstep_sim::{World, WorldConfig};
 use lockstep_window::draw::colour::player_colour;
 use lockstep_window::draw::render::{Hud, Renderer};
 use lockstep_window::draw::scene::Roster;

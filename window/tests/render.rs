@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use lockstep_balls::offline::{self, SimOptions};
+use lockstep_balls::WorldConfig;
 use lockstep_client::io::clock;
-use lockstep_sim::offline::{self, SimOptions};
-use lockstep_sim::WorldConfig;
 use lockstep_testkit::{under_xvfb, Client, Finished, Server, TempDir};
 use lockstep_window::draw::colour::player_colour;
 use lockstep_window::draw::render::Renderer;
@@ -42,7 +42,7 @@ fn solo_seed_9(name: &str, ticks: u32, extra: &[&str]) -> Finished {
 }
 
 /// The offline three-player game of seed 9 after `ticks` at `tick_rate`.
-fn seed_9(ticks: u32, tick_rate: u16) -> lockstep_sim::World {
+fn seed_9(ticks: u32, tick_rate: u16) -> lockstep_balls::World {
     offline::run(SimOptions {
         players: 3,
         seed: 9,

@@ -323,7 +323,7 @@ pub(crate) async fn client(
         platform: Platform::default(),
         self_tests: vec![lockstep_protocol::SelfTest {
             game: "balls".into(),
-            hash: lockstep_sim::self_test(),
+            hash: lockstep_balls::self_test(),
         }],
         ready: true,
         resume: None,

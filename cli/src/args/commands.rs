@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
+use lockstep_balls::WorldConfig;
 use lockstep_client::io::known_servers;
 use lockstep_client::window_options::{LabStart, SoloOptions, WindowOptions};
 use lockstep_engine::timing::loops::trace::TraceOptions;
 use lockstep_engine::timing::loops::{parse_ms, Settings, Strategy};
-use lockstep_sim::WorldConfig;
 
 use super::shared::{parse_size, DiscoveryArgs, WindowArgs};
 

@@ -1,8 +1,8 @@
 //! The ball game on this side: its goals are its scores. (How it looks is
 //! the window crate's `games/balls.rs`.)
 
+use lockstep_balls::World;
 use lockstep_protocol::PlayerId;
-use lockstep_sim::World;
 
 use super::ClientGame;
 

@@ -320,11 +320,11 @@ pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lockstep_balls::bot::Bots;
+    use lockstep_balls::World;
     use lockstep_engine::replay::recorder::solo_header;
     use lockstep_engine::Game;
     use lockstep_protocol::{Bundle, RosterEntry};
-    use lockstep_sim::bot::Bots;
-    use lockstep_sim::World;
 
     /// A bot game of `ticks` ticks as a replay, with both players'
     /// hash report every 60 ticks; the world at its end.
@@ -333,7 +333,7 @@ mod tests {
         let setup = Setup {
             seed: 3,
             tick_rate: 60,
-            settings: lockstep_sim::engine::BallSettings { balls: 24 },
+            settings: lockstep_balls::engine::BallSettings { balls: 24 },
             players: players.to_vec(),
         };
         let roster = players

@@ -429,7 +429,7 @@ impl Banner {
 
 #[cfg(test)]
 mod tests {
-    use lockstep_sim::World;
+    use lockstep_balls::World;
 
     use super::*;
 
@@ -501,7 +501,7 @@ mod tests {
     /// A world with a disc, and so a score, for each of `names`.
     fn game_of(names: &[&str]) -> (World, Roster) {
         let ids: Vec<PlayerId> = (0..names.len()).map(|i| PlayerId(i as u8)).collect();
-        let world = World::new(lockstep_sim::WorldConfig::new(1, 60), &ids);
+        let world = World::new(lockstep_balls::WorldConfig::new(1, 60), &ids);
         let players = ids
             .iter()
             .zip(names)

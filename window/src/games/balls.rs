@@ -2,7 +2,7 @@
 //! balls and the players' discs, each named.
 
 use glam::Vec2;
-use lockstep_sim::{Arena, Ball, Disc, World};
+use lockstep_balls::{Arena, Ball, Disc, World};
 use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::render::WindowCanvas;

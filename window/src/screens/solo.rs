@@ -3,13 +3,13 @@
 //! (pending time the machine cannot keep up with is discarded), then the
 //! events and HUD figures, then draw `previous`→`current` at alpha.
 
+use lockstep_balls::bot::{Bot, Bots};
+use lockstep_balls::World;
 use lockstep_engine::replay::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::timing::accumulator::{FixedStep, Policy};
 use lockstep_engine::Setup;
 use lockstep_protocol::Percent;
-use lockstep_sim::bot::{Bot, Bots};
-use lockstep_sim::World;
 
 use crate::draw::render::Hud;
 use crate::draw::scene::Roster;
@@ -26,7 +26,7 @@ pub fn run(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome,
     let setup = Setup {
         seed: solo.seed,
         tick_rate: solo.tick_rate,
-        settings: lockstep_sim::engine::BallSettings::default(),
+        settings: lockstep_balls::engine::BallSettings::default(),
         players: Vec::new(),
     };
     let me = SoloGame::<World, Bots>::ME;

@@ -13,7 +13,7 @@ use crate::game::{apply_phases, Game};
 /// the next hash check (a wall clamps the nudged coordinate, a sum rounds
 /// it away): then no desync is seen at all. In the ball game, 37 of 400
 /// single nudges were gone 15 ticks later, a nudge in every step never
-/// (`lockstep_sim`'s tests).
+/// (`lockstep_balls`'s tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fault {
     /// The first tick whose state is changed: the step that reaches it is

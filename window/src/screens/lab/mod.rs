@@ -30,12 +30,12 @@ mod panel;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use lockstep_balls::bot::Bots;
+use lockstep_balls::World;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::timing::loops::Loop;
 use lockstep_engine::Setup;
 use lockstep_protocol::Input;
-use lockstep_sim::bot::Bots;
-use lockstep_sim::World;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
@@ -163,7 +163,7 @@ impl Game {
         let setup = Setup {
             seed,
             tick_rate: knobs.tick_rate,
-            settings: lockstep_sim::engine::BallSettings { balls: knobs.balls },
+            settings: lockstep_balls::engine::BallSettings { balls: knobs.balls },
             players: Vec::new(),
         };
         let bots = Bots::new(seed, &SoloGame::<World, Bots>::opponent_ids(BOTS));

@@ -69,7 +69,7 @@
 // spawn positions; DETERMINISM.md). Refuse to build rather than desync.
 #[cfg(all(target_arch = "x86", not(target_feature = "sse2")))]
 compile_error!(
-    "lockstep-sim needs SSE2 on 32-bit x86: without it floats are computed on the x87 FPU \
+    "lockstep-balls needs SSE2 on 32-bit x86: without it floats are computed on the x87 FPU \
      in 80-bit extended precision and the simulation gives different bits than on any other \
      machine. Build for i686 (which has SSE2), not i586."
 );

@@ -1,10 +1,10 @@
-//! The golden table, `sim/golden-hashes.txt`: every pinned offline game
+//! The golden table, `games/balls/golden-hashes.txt`: every pinned offline game
 //! must still end on its pinned hash, so that a change in what the
 //! simulation computes never goes unnoticed or unreviewed.
 
+use lockstep_balls::offline::{self, SimOptions};
+use lockstep_balls::WorldConfig;
 use lockstep_engine::golden::{self, Row};
-use lockstep_sim::offline::{self, SimOptions};
-use lockstep_sim::WorldConfig;
 
 /// The committed table, compiled in so the test cannot read a stale copy.
 const TABLE: &str = include_str!("../golden-hashes.txt");
@@ -34,7 +34,7 @@ fn golden_table() -> Vec<Row> {
 #[test]
 fn every_golden_scenario_reproduces_its_pinned_hash() {
     let rows = golden_table();
-    let checked = golden::check(&rows, "sim/golden-hashes.txt", "balls", |row| {
+    let checked = golden::check(&rows, "games/balls/golden-hashes.txt", "balls", |row| {
         offline::run(options(row)).hash()
     });
     if let Err(report) = checked {

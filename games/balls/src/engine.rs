@@ -1,17 +1,14 @@
 //! The ball game on the lockstep engine: [`World`] is a
-//! [`lockstep_engine::Game`], the seeded [`Bots`] are solo play's
-//! opponents, and [`synctest`] runs an offline game under the engine's
-//! sync test. Built with the `engine` feature, so the simulation itself
+//! [`lockstep_engine::Game`] and the seeded [`Bots`] are solo play's
+//! opponents. Built with the `engine` feature, so the simulation itself
 //! builds without the engine (for other architectures, say).
 
-use lockstep_engine::determinism::synctest::{check, SyncTestError};
 use lockstep_engine::solo::Opponents;
 use lockstep_engine::{Game, HasBots, Setup};
 use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{Bot, Bots};
-use crate::offline::{self, SimOptions};
 use crate::{World, WorldConfig};
 
 /// The ball game's settings, as Start and the replay header carry them:
@@ -132,35 +129,12 @@ impl Opponents<World> for Bots {
     }
 }
 
-/// A passed sync test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SyncTestReport {
-    /// Ticks run.
-    pub tick: u32,
-    /// Hash after the last tick: the same as `lockstep-client sim` with the
-    /// same options, since the straight run is that game.
-    pub hash: u64,
-}
-
-/// Runs the offline game of `sim` (a bot for every player) under the
-/// engine's sync test, restoring from `check_distance` ticks back every
-/// tick.
-///
-/// # Errors
-///
-/// The first failed check; see [`SyncTestError`].
-pub fn synctest(sim: SimOptions, check_distance: u32) -> Result<SyncTestReport, SyncTestError> {
-    let (world, mut bots) = offline::setup(sim);
-    let world = check(world, |world| bots.inputs(world), sim.ticks, check_distance)?;
-    Ok(SyncTestReport {
-        tick: world.tick().0,
-        hash: world.hash(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use lockstep_engine::determinism::synctest::check;
+
     use super::*;
+    use crate::offline::{self, SimOptions};
 
     fn sim(ticks: u32) -> SimOptions {
         SimOptions {
@@ -172,24 +146,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_world_passes_300_ticks_at_distance_7() {
-        let report =
-            synctest(sim(300), 7).expect("the world's snapshot and hash cover its whole state");
-        assert_eq!(report.tick, 300);
+    /// The offline game of `sim` under the engine's sync test, restoring
+    /// from `check_distance` ticks back every tick.
+    fn synctested(sim: SimOptions, check_distance: u32) -> World {
+        let (world, mut bots) = offline::setup(sim);
+        check(world, |world| bots.inputs(world), sim.ticks, check_distance)
+            .expect("the world's snapshot and hash cover its whole state")
     }
 
     #[test]
-    fn the_report_is_the_plain_offline_games_final_state() {
-        let report = synctest(sim(120), 3).expect("sync test passes");
-        let world = offline::run(sim(120));
-        assert_eq!(
-            report,
-            SyncTestReport {
-                tick: world.tick().0,
-                hash: world.hash()
-            }
-        );
+    fn the_world_passes_300_ticks_at_distance_7() {
+        assert_eq!(synctested(sim(300), 7).tick(), Tick(300));
+    }
+
+    #[test]
+    fn the_sync_tested_game_ends_on_the_plain_offline_games_state() {
+        assert_eq!(synctested(sim(120), 3), offline::run(sim(120)));
     }
 
     /// The generic bots of the engine play exactly the ball game's own:
