@@ -7,7 +7,7 @@
 # The `debug` configuration builds everything unoptimised, rapier too
 # (Cargo.toml optimises it in test builds).
 unoptimised=()
-for package in rapier2d parry2d nalgebra simba glamx lockstep-physics; do
+for package in rapier2d parry2d nalgebra simba glamx lockstep-topple; do
   unoptimised+=(--config "profile.dev.package.$package.opt-level=0")
 done
 

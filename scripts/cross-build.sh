@@ -5,8 +5,8 @@
 # programs. Prints each build's time. PROGRAM is
 #   lockstep-client: the headless client for aarch64, i686 and Windows, and
 #     for wasm32 (no sockets) the offline programs of both games,
-#     `lockstep-balls` and `lockstep-physics`: what `make cross` runs;
-#   lockstep-physics: Topple's offline program, optimised, for all four
+#     `lockstep-balls` and `lockstep-topple`: what `make cross` runs;
+#   lockstep-topple: Topple's offline program, optimised, for all four
 #     targets: what `make probe` runs.
 # Without arguments, lockstep-client.
 set -euo pipefail
@@ -15,7 +15,7 @@ cd "$cross_root"
 
 # build "TARGET..." CARGO-ARGS...: one cargo build for all of TARGETS, so
 # that their crates keep both cores busy through each other's longest
-# (rapier2d, lockstep-physics, the client), where one target alone would
+# (rapier2d, lockstep-topple, the client), where one target alone would
 # leave a core idle. Measured warm: the three clients in 97 s
 # (BENCHMARKS.md, "CI in minutes").
 build() {
@@ -40,12 +40,12 @@ for program in "${programs[@]}"; do
       label=""
       build "aarch64 i686 windows" -p lockstep-cli --no-default-features --bin lockstep-client
       build wasm32 --release -p lockstep-balls --features engine --bin lockstep-balls \
-        -p lockstep-physics --bin lockstep-physics
+        -p lockstep-topple --bin lockstep-topple
       ;;
-    lockstep-physics)
+    lockstep-topple)
       label=$program
-      build "aarch64 i686 windows" --release -p lockstep-physics --bin lockstep-physics
-      build wasm32 --release -p lockstep-physics --bin lockstep-physics
+      build "aarch64 i686 windows" --release -p lockstep-topple --bin lockstep-topple
+      build wasm32 --release -p lockstep-topple --bin lockstep-topple
       ;;
     *)
       echo "usage: scripts/cross-build.sh [$(IFS='|'; echo "${cross_programs[*]}")]..." >&2

@@ -2,7 +2,7 @@
 # The cross-architecture check (make cross, after scripts/cross-build.sh):
 #
 # 1. every golden row of both real games (games/balls/golden-hashes.txt,
-#    games/physics/golden-hashes.txt) and one long crowded ball game on
+#    games/topple/golden-hashes.txt) and one long crowded ball game on
 #    each target and natively, printed as a matrix (target x scenario);
 # 2. a live game of each on loopback: a native server and headless bots
 #    built for x86_64 (native), aarch64 (qemu), i686 and Windows (wine),
@@ -27,12 +27,12 @@ run() { # TARGET ARGS...: stdout of lockstep-client ARGS on TARGET
   if [ "$target" = native ]; then "$native" "$@"; else scripts/cross.sh "$target" "$@"; fi
 }
 # On wasm32 each game has its own offline program: lockstep-balls (the
-# ball game, scripts/cross.sh's default) and lockstep-physics.
+# ball game, scripts/cross.sh's default) and lockstep-topple.
 run_game() { # GAME TARGET ARGS...: run, with the game's wasm32 program
   local game=$1
   shift
   if [ "$game" = physics ] && [ "$1" = wasm32 ]; then
-    PROGRAM=lockstep-physics run "$@"
+    PROGRAM=lockstep-topple run "$@"
   else
     run "$@"
   fi
@@ -75,7 +75,7 @@ trap cleanup EXIT
 rows=()
 while read -r row; do rows+=("balls $row"); done < <(grep -vE '^\s*(#|$)' games/balls/golden-hashes.txt)
 rows+=("balls 4 12345 96 30000 -")
-while read -r row; do rows+=("physics $row"); done < <(grep -vE '^\s*(#|$)' games/physics/golden-hashes.txt)
+while read -r row; do rows+=("physics $row"); done < <(grep -vE '^\s*(#|$)' games/topple/golden-hashes.txt)
 # Every cell is one single-threaded run: two at a time keep both cores
 # busy. Each writes its hash and milliseconds to a file of its own; the
 # table is printed in order once all are in.

@@ -21,15 +21,15 @@ triple_of() {
 
 # The programs scripts/cross-build.sh builds for every target, by the names
 # binary_of and scripts/cross.sh (PROGRAM=...) take.
-cross_programs=(lockstep-client lockstep-physics)
+cross_programs=(lockstep-client lockstep-topple)
 
 # binary_of TARGET [PROGRAM]: the binary scripts/cross-build.sh builds for
 # a target. PROGRAM lockstep-client (the default) is the headless client,
 # or on wasm32 (no sockets) the ball game's game-and-engine-only
-# `lockstep-balls`; lockstep-physics is Topple's offline program (`sim`,
+# `lockstep-balls`; lockstep-topple is Topple's offline program (`sim`,
 # `replay --verify` and the rapier probe), built optimised for every
 # target. The client plays every game, so `make cross` asks for
-# lockstep-physics on wasm32 only; `make probe` asks for it everywhere.
+# lockstep-topple on wasm32 only; `make probe` asks for it everywhere.
 binary_of() {
   local triple
   triple=$(triple_of "$1") || return 1
@@ -41,11 +41,11 @@ binary_of() {
         wasm32) echo "$cross_dir/$triple/release/lockstep-balls.wasm" ;;
       esac
       ;;
-    lockstep-physics)
+    lockstep-topple)
       case "$1" in
-        aarch64 | i686) echo "$cross_dir/$triple/release/lockstep-physics" ;;
-        windows) echo "$cross_dir/$triple/release/lockstep-physics.exe" ;;
-        wasm32) echo "$cross_dir/$triple/release/lockstep-physics.wasm" ;;
+        aarch64 | i686) echo "$cross_dir/$triple/release/lockstep-topple" ;;
+        windows) echo "$cross_dir/$triple/release/lockstep-topple.exe" ;;
+        wasm32) echo "$cross_dir/$triple/release/lockstep-topple.wasm" ;;
       esac
       ;;
     *) return 1 ;;

@@ -4,8 +4,8 @@
 # them) under that target's runner. Stdout is the program's, unchanged;
 # the exit code is passed through. On wasm32 the program is `lockstep-balls`,
 # which has the `sim` and `replay FILE --verify --headless` commands only
-# (no sockets there). With PROGRAM=lockstep-physics in the environment the
-# program is Topple's `lockstep-physics` on every target, which has the same
+# (no sockets there). With PROGRAM=lockstep-topple in the environment the
+# program is Topple's `lockstep-topple` on every target, which has the same
 # two commands and `probe` (scripts/cross-build.sh builds it everywhere;
 # `make cross` needs it on wasm32 only, where the client is not built).
 set -euo pipefail

@@ -2,7 +2,7 @@
 # make determinism: builds lockstep-client under several compiler
 # configurations and checks that every build, run with and without AVX2 and
 # FMA visible to glibc, ends every golden game of both real games
-# (games/balls/golden-hashes.txt, games/physics/golden-hashes.txt) and one long
+# (games/balls/golden-hashes.txt, games/topple/golden-hashes.txt) and one long
 # crowded game of each on the same hash, and the golden games on their
 # pinned hashes. DETERMINISM.md says why each configuration is here and
 # records a run.
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # game, the setting its table's third column is, the table.
 tables=(
   "balls   balls  games/balls/golden-hashes.txt"
-  "physics bodies games/physics/golden-hashes.txt"
+  "physics bodies games/topple/golden-hashes.txt"
 )
 root=target/determinism
 # Not in the tables, so the builds must agree with each other without a

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# make probe: the rapier probe (games/physics/src/probe.rs) across the
-# build matrix and the cross targets. Builds lockstep-physics under every
+# make probe: the rapier probe (games/topple/src/probe.rs) across the
+# build matrix and the cross targets. Builds lockstep-topple under every
 # configuration of scripts/determinism.sh (scripts/build-matrix.sh), runs
-# `lockstep-physics probe` with each build natively, with and without AVX2
+# `lockstep-topple probe` with each build natively, with and without AVX2
 # and FMA hidden from glibc, then on aarch64, i686, Windows and wasm32
-# (scripts/cross-build.sh lockstep-physics, scripts/cross.sh). Prints the
+# (scripts/cross-build.sh lockstep-topple, scripts/cross.sh). Prints the
 # matrix, run by scenario, each scenario's hashes as letters, and per
 # scenario "agreed" or its groups and the first tick they part.
 #
@@ -29,12 +29,12 @@ runs=()
 declare -A run_bin run_env run_target result checkpoints
 scenarios=()
 
-# probe_run RUN ARGS...: `lockstep-physics probe ARGS` as RUN runs it.
+# probe_run RUN ARGS...: `lockstep-topple probe ARGS` as RUN runs it.
 probe_run() {
   local run=$1
   shift
   if [[ -n ${run_target[$run]:-} ]]; then
-    PROGRAM=lockstep-physics scripts/cross.sh "${run_target[$run]}" probe "$@"
+    PROGRAM=lockstep-topple scripts/cross.sh "${run_target[$run]}" probe "$@"
   else
     # Word splitting of the environment is wanted: a list of VAR=value.
     # shellcheck disable=SC2086
@@ -67,7 +67,7 @@ builds=0
 for config in "${configs[@]}"; do
   read -r name profile build_env <<<"$config"
   matrix_skipped "$name" && continue
-  matrix_build "$name" "$profile" "$build_env" "$root/$name" lockstep-physics -p lockstep-physics --bin lockstep-physics
+  matrix_build "$name" "$profile" "$build_env" "$root/$name" lockstep-topple -p lockstep-topple --bin lockstep-topple
   builds=$((builds + 1))
   matrix_runnable "$name" || continue
   run_bin[$name]=$matrix_bin
@@ -88,7 +88,7 @@ has_commands() {
   done
 }
 if has_commands /usr/bin/rustc /usr/bin/cargo qemu-aarch64 wine node wasm-ld-22 x86_64-w64-mingw32-gcc; then
-  scripts/cross-build.sh lockstep-physics
+  scripts/cross-build.sh lockstep-topple
   # shellcheck disable=SC2016
   mapfile -t targets < <(bash -c 'source scripts/cross-env.sh; printf "%s\n" "${cross_targets[@]}"')
   for target in "${targets[@]}"; do

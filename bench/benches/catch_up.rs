@@ -39,10 +39,10 @@ use lockstep_balls::World;
 use lockstep_client::io::clock;
 use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::{apply, spec_of, Bots, Game, HasBots, Setup};
-use lockstep_physics::{Physics, PhysicsSettings};
 use lockstep_protocol::{
     decode, encode, Bundle, PlayerId, RosterEntry, Start, Tick, MAX_SNAPSHOT_SIZE,
 };
+use lockstep_topple::{Physics, PhysicsSettings};
 
 const TICK_RATE: u16 = 60;
 const PLAYERS: u8 = 4;

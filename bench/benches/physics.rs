@@ -25,8 +25,8 @@ use lockstep_balls::engine::BallSettings;
 use lockstep_balls::World;
 use lockstep_client::io::clock;
 use lockstep_engine::{Bots, Game, HasBots, Setup};
-use lockstep_physics::{Physics, PhysicsSettings};
 use lockstep_protocol::{decode, encode, PlayerId, MAX_SNAPSHOT_SIZE};
+use lockstep_topple::{Physics, PhysicsSettings};
 
 const TICK_RATE: u16 = 60;
 const PLAYERS: u8 = 4;

@@ -19,9 +19,9 @@ use lockstep_engine::determinism::synctest;
 use lockstep_engine::final_line;
 use lockstep_engine::timing::loops::{self, trace};
 use lockstep_engine::{Bots, Game, Hosted, HostedGame, Setup, UnknownGame};
-use lockstep_physics::Physics;
 use lockstep_protocol::{PlayerId, Tick};
 use lockstep_tally::Tally;
+use lockstep_topple::Physics;
 
 use args::commands::Command;
 use args::join::{Destination, Join};

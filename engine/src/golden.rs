@@ -1,5 +1,5 @@
 //! Golden tables: each game's file of offline games and the hash each must
-//! end on (`games/balls/golden-hashes.txt`, `games/physics/golden-hashes.txt`).
+//! end on (`games/balls/golden-hashes.txt`, `games/topple/golden-hashes.txt`).
 //! A row is `players seed setting ticks hash`, where `setting` is the
 //! game's one sized setting (balls, bodies); `#` lines and blank lines are
 //! skipped. The games' tests, `make determinism` and `make cross` read

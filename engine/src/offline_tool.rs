@@ -1,7 +1,7 @@
 //! The offline game and replay verification as a small program of its own
 //! for one game, for targets the full client cannot be built for (wasm32,
 //! where there are no QUIC sockets): `lockstep-balls` for the ball game,
-//! `lockstep-physics` for Topple. It prints exactly what `lockstep-client
+//! `lockstep-topple` for Topple. It prints exactly what `lockstep-client
 //! sim` and `lockstep-client replay FILE --verify --headless` print, so the
 //! same scripts compare them.
 //!

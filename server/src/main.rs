@@ -17,7 +17,7 @@ use lockstep_server::{
 const GAMES: &[&dyn HostedGame] = &[
     &Hosted::<lockstep_balls::World>::new(),
     &Hosted::<lockstep_tally::Tally>::new(),
-    &Hosted::<lockstep_physics::Physics>::new(),
+    &Hosted::<lockstep_topple::Physics>::new(),
 ];
 
 /// QUIC relay for lockstep games: collects every player's input for each

@@ -24,11 +24,11 @@
 
 use lockstep_balls::{Ball, Disc, World};
 use lockstep_engine::{HasBots, Hosted, HostedGame};
-use lockstep_physics::{
-    BodyShape, BodyView, Physics, BALL_RADIUS, CRATE_HALF, PLATFORM_HALF_WIDTH, RAM_RADIUS,
-};
 use lockstep_protocol::{PlayerId, SelfTest};
 use lockstep_tally::{Counter, Tally};
+use lockstep_topple::{
+    BodyShape, BodyView, Physics, BALL_RADIUS, CRATE_HALF, PLATFORM_HALF_WIDTH, RAM_RADIUS,
+};
 
 /// Every game the page offers, as a host sees it (the self-tests of the
 /// Hello come from these).
@@ -299,7 +299,7 @@ mod tests {
         assert_eq!(game.scores().len(), 2);
     }
 
-    fn physics_setup(players: &[u8]) -> Setup<lockstep_physics::PhysicsSettings> {
+    fn physics_setup(players: &[u8]) -> Setup<lockstep_topple::PhysicsSettings> {
         Setup {
             seed: 5,
             tick_rate: 60,

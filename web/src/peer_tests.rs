@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use lockstep_engine::{apply, spec_of, Game, Setup};
-use lockstep_physics::Physics;
 use lockstep_protocol::WebMessage;
 use lockstep_protocol::{
     decode, encode, Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice,
@@ -12,6 +11,7 @@ use lockstep_protocol::{
     ServerMessage, Start, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 use lockstep_tally::Tally;
+use lockstep_topple::Physics;
 
 use super::*;
 

@@ -536,8 +536,8 @@ pub fn start(
             started, options, epoch,
         )?));
     }
-    if name == <lockstep_physics::Physics as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_physics::Physics>::start(
+    if name == <lockstep_topple::Physics as Game>::NAME {
+        return Ok(Box::new(Play::<lockstep_topple::Physics>::start(
             started, options, epoch,
         )?));
     }

@@ -437,7 +437,7 @@ function drawTally(scene, s, dpr) {
 // Topple's view, in metres, x right and y up: what the native window
 // shows (window/src/games/physics.rs), with a metre around it.
 const PHYSICS_VIEW = { left: -24, top: 17, width: 48, height: 27, margin: 1 };
-// Half the platform's thickness (games/physics/src/arena.rs).
+// Half the platform's thickness (games/topple/src/arena.rs).
 const PLATFORM_HALF_HEIGHT = 0.5;
 const PHYSICS_COLOURS = {
   sky: "#1e2432",

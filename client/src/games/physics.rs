@@ -1,8 +1,8 @@
 //! Topple on this side: each ram's score. (How it looks is the window
 //! crate's `games/physics.rs`.)
 
-use lockstep_physics::Physics;
 use lockstep_protocol::PlayerId;
+use lockstep_topple::Physics;
 
 use super::ClientGame;
 

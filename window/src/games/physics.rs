@@ -3,10 +3,10 @@
 //! their names, each body drawn between its last two ticks.
 
 use glam::Vec2;
-use lockstep_physics::{
+use lockstep_protocol::PlayerId;
+use lockstep_topple::{
     BodyShape, BodyView, Physics, BALL_RADIUS, CRATE_HALF, PLATFORM_HALF_WIDTH, RAM_RADIUS,
 };
-use lockstep_protocol::PlayerId;
 use sdl2::gfx::primitives::DrawRenderer;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;

@@ -1,6 +1,6 @@
 //! Probe scenarios: small rapier worlds that use on purpose the parts of
 //! rapier and parry the game keeps away from, to show whether they compute
-//! the same bits on every build and target (`lockstep-physics probe`,
+//! the same bits on every build and target (`lockstep-topple probe`,
 //! `scripts/probe-physics.sh`, DETERMINISM.md "The rapier probe").
 //!
 //! Every scenario is built from constants and plain arithmetic: no random

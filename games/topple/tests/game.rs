@@ -4,8 +4,8 @@
 
 use lockstep_engine::determinism::diff::diff_worlds;
 use lockstep_engine::{offline, Bots, Game, HasBots, Setup};
-use lockstep_physics::{Physics, PhysicsSettings};
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Tick};
+use lockstep_topple::{Physics, PhysicsSettings};
 
 fn setup(players: u8, seed: u64, bodies: u16) -> Setup<PhysicsSettings> {
     Setup {

@@ -1,11 +1,11 @@
-//! The golden table, `games/physics/golden-hashes.txt`: every pinned
+//! The golden table, `games/topple/golden-hashes.txt`: every pinned
 //! offline game of Topple must still end on its pinned hash, so a change in
 //! what rapier or the game computes never goes unnoticed or unreviewed.
 
 use lockstep_engine::golden::{self, Row};
 use lockstep_engine::{offline, Game, Setup};
-use lockstep_physics::{Physics, PhysicsSettings};
 use lockstep_protocol::PlayerId;
+use lockstep_topple::{Physics, PhysicsSettings};
 
 /// The committed table, compiled in so the test cannot read a stale copy.
 const TABLE: &str = include_str!("../golden-hashes.txt");
@@ -30,7 +30,7 @@ fn table() -> Vec<Row> {
 fn every_golden_scenario_reproduces_its_pinned_hash() {
     let checked = golden::check(
         &table(),
-        "games/physics/golden-hashes.txt",
+        "games/topple/golden-hashes.txt",
         "bodies",
         |row| game(row).hash(),
     );
