@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The crate layout's promises (ARCHITECTURE.md, "Crates and boundaries"): the games
-# (lockstep-balls, lockstep-tally, lockstep-topple), the lockstep core (lockstep-engine) and
+# (lockstep-balls, lockstep-tally, lockstep-topple) and their random numbers
+# (lockstep-rng), the lockstep core (lockstep-engine) and
 # the browser peer (lockstep-web) depend on no windowing, networking, TLS
 # or async runtime, and the browser peer not on the native client; the protocol
 # knows no game, and the server names one only in its binary's list; the
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
-for crate in lockstep-balls lockstep-tally lockstep-topple lockstep-engine lockstep-web; do
+for crate in lockstep-balls lockstep-rng lockstep-tally lockstep-topple lockstep-engine lockstep-web; do
   found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden|lockstep-client" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2

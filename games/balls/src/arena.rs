@@ -4,7 +4,7 @@ use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
 use super::body::{Ball, Disc};
-use super::rng::Rng;
+use crate::Rng;
 
 /// The walled rectangle everything moves in.
 ///

@@ -83,7 +83,6 @@ pub mod engine;
 mod hash;
 pub mod offline;
 mod physics;
-mod rng;
 mod self_test;
 mod steering;
 
@@ -94,7 +93,7 @@ use serde::{Deserialize, Serialize};
 pub use arena::Arena;
 pub use body::{Ball, Disc};
 pub use config::WorldConfig;
-pub use rng::Rng;
+pub use lockstep_rng::Rng;
 pub use self_test::{
     self_test, SELF_TEST_BALLS, SELF_TEST_PLAYERS, SELF_TEST_SEED, SELF_TEST_TICKS,
     SELF_TEST_TICK_RATE,

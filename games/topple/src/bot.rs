@@ -7,8 +7,8 @@ use lockstep_protocol::{Buttons, Input, PlayerId};
 
 use crate::arena::{PhysicsSettings, MAX_BODIES, PLATFORM_HALF_WIDTH, RAM_RADIUS};
 use crate::game::Physics;
-use crate::rng::Rng;
 use crate::state::BodyView;
+use lockstep_rng::Rng;
 
 /// One bot's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl HasBots for Physics {
     type Bot = PhysicsBot;
 
     fn bot(seed: u64, player: PlayerId) -> PhysicsBot {
-        let mut rng = Rng(seed ^ (u64::from(player.0) << 48) ^ 0x70_7071);
+        let mut rng = Rng::new(seed ^ (u64::from(player.0) << 48) ^ 0x70_7071);
         let stick = rng.next_u64() & 1 == 1;
         PhysicsBot {
             rng,

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::{self, PhysicsSettings, FALL_Y};
 use crate::hash::Fnv;
-use crate::rng::Rng;
 use crate::steering::thrust;
+use lockstep_rng::Rng;
 
 /// Thrust of a ram, in newtons: a little more than its weight lifts it.
 const THRUST: f32 = 110.0;
@@ -111,7 +111,7 @@ impl Game for Physics {
         Physics {
             tick: Tick(0),
             settings: PhysicsSettings { bodies },
-            rng: Rng(setup.seed),
+            rng: Rng::new(setup.seed),
             rams,
             touched: vec![None; handles.len()],
             handles,
@@ -147,7 +147,7 @@ impl Game for Physics {
     fn hash(&self) -> u64 {
         let mut h = Fnv::new();
         h.u32(self.tick.0);
-        h.u64(self.rng.0);
+        h.u64(self.rng.state());
         for ram in &self.rams {
             h.bytes(&[ram.player.0, u8::from(ram.active)]);
             h.u32(ram.body);
@@ -330,8 +330,8 @@ impl Physics {
             let spot = match owner {
                 Some(o) => self.rams[o].spawn,
                 None => [
-                    self.rng.range(-DROP_HALF_WIDTH, DROP_HALF_WIDTH),
-                    top + DROP_HEIGHT + self.rng.range(0.0, 4.0),
+                    self.rng.range_f32(-DROP_HALF_WIDTH, DROP_HALF_WIDTH),
+                    top + DROP_HEIGHT + self.rng.range_f32(0.0, 4.0),
                 ],
             };
             self.put_back(slot as u32, spot);

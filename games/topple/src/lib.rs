@@ -22,7 +22,6 @@ mod bot;
 mod game;
 mod hash;
 pub mod probe;
-mod rng;
 mod state;
 mod steering;
 

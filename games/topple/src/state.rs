@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::arena::PhysicsSettings;
 use crate::game::{Physics, Ram};
 use crate::hash::Fnv;
-use crate::rng::Rng;
+use lockstep_rng::Rng;
 
 /// A vector, as the desync diff names its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
