@@ -21,19 +21,16 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_protocol::{
-    encode_frame, FrameReader, Hello, Input, Percent, Platform, ServerMessage, Tick, ALPN,
-};
+use lockstep_protocol::{encode_frame, FrameReader, Hello, Platform, ServerMessage, ALPN};
 use tokio::sync::mpsc;
 
 use super::trust::{remember_first_use, Certificates, Trust, TrustError};
 use crate::io::clock;
 use crate::link::connection::{self, Action, Connection, Ending, Failure, PathStats};
 pub use crate::link::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
-use crate::link::input_schedule::Schedule;
 use lockstep_protocol::quic::FingerprintVerifier;
 
 /// Time allowed for the server to acknowledge our Leave before we close.
@@ -130,57 +127,10 @@ impl NetClient {
         self.server
     }
 
-    /// Queues a hash report for the server.
-    pub fn report_hash(&self, tick: Tick, hash: u64) {
-        let _ = self.commands.send(NetCommand::Report(tick, hash));
-    }
-
-    /// Queues a report for the server: this machine sustains `capacity`,
-    /// and was `behind` its schedule at `tick`.
-    pub fn report_capacity(&self, capacity: Percent, tick: Tick, behind: Duration) {
-        let _ = self
-            .commands
-            .send(NetCommand::Capacity(capacity, tick, behind));
-    }
-
-    /// Answers the desync notice of `tick` with the hashes of the ticks
-    /// from `first_tick` on.
-    pub fn send_tick_hashes(&self, tick: Tick, first_tick: Tick, hashes: Vec<u64>) {
-        let _ = self
-            .commands
-            .send(NetCommand::TickHashes(tick, first_tick, hashes));
-    }
-
-    /// Sends the server our world after `tick` ticks (its postcard).
-    pub fn send_snapshot(&self, tick: Tick, bytes: Vec<u8>) {
-        let _ = self.commands.send(NetCommand::Snapshot(tick, bytes));
-    }
-
-    /// Tells the server we are ready for the next game, or not.
-    pub fn ready(&self, ready: bool) {
-        let _ = self.commands.send(NetCommand::Ready(ready));
-    }
-
-    /// Tells the server we are done with the running game and stay for the
-    /// next one.
-    pub fn game_done(&self) {
-        let _ = self.commands.send(NetCommand::GameDone);
-    }
-
-    /// Queues the local input for `tick`.
-    pub fn send_input(&self, tick: Tick, input: Input) {
-        // If the network thread is gone, a Closed event says why.
-        let _ = self.commands.send(NetCommand::Input(tick, input));
-    }
-
-    /// Tells the network thread the input the local player holds now.
-    pub fn hold(&self, input: Input) {
-        let _ = self.commands.send(NetCommand::Hold(input));
-    }
-
-    /// Tells the network thread where the game's clock stood at `at`.
-    pub fn publish_schedule(&self, schedule: Schedule, at: Instant) {
-        let _ = self.commands.send(NetCommand::Schedule(schedule, at));
+    /// Queues `command` for the network thread. If the thread is gone, a
+    /// [`NetEvent::Closed`] says why.
+    pub fn send(&self, command: NetCommand) {
+        let _ = self.commands.send(command);
     }
 
     /// The event channel.

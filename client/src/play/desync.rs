@@ -7,6 +7,7 @@ use lockstep_protocol::{DesyncNotice, Tick};
 use super::notice::Notice;
 use super::NetPlay;
 use crate::games::ClientGame;
+use crate::io::link::NetCommand;
 
 impl<G: ClientGame> NetPlay<G> {
     /// Announces a desync on stderr and the HUD, writes this client's
@@ -22,7 +23,8 @@ impl<G: ClientGame> NetPlay<G> {
         self.options.notices.say(Notice::Desync(message));
         self.desync = Some(format!("DESYNC at tick {}: {names} diverged", notice.tick));
         if let Some((first_tick, hashes)) = self.game.tick_hashes(notice) {
-            self.net.send_tick_hashes(notice.tick, first_tick, hashes);
+            self.net
+                .send(NetCommand::TickHashes(notice.tick, first_tick, hashes));
         }
     }
 

@@ -14,7 +14,7 @@ use lockstep_protocol::Input;
 use super::{GameOutcome, PlayError};
 use crate::games::{ClientGame, ForGame, Games};
 use crate::io::clock;
-use crate::io::link::{NetClient, NetEvent, Started};
+use crate::io::link::{NetClient, NetCommand, NetEvent, Started};
 use crate::play::notice::{Notice, Notices};
 use crate::play::{NetPlay, PlayOptions};
 
@@ -50,7 +50,7 @@ fn wait_for_start(
                 ..
             }) => notices.say(Notice::FirstUse(first_use)),
             Ok(NetEvent::Lobby(_)) if !said_ready => {
-                net.ready(true);
+                net.send(NetCommand::Ready(true));
                 said_ready = true;
             }
             Ok(NetEvent::Closed(closed)) => return Err(PlayError::from(closed)),

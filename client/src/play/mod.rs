@@ -34,7 +34,7 @@ use lockstep_protocol::{
 };
 
 use crate::games::ClientGame;
-use crate::io::link::{LinkStats, NetClient, NetEvent, Started};
+use crate::io::link::{LinkStats, NetClient, NetCommand, NetEvent, Started};
 use crate::io::recording::FileRecorder;
 use crate::link::input_schedule::Schedule;
 use crate::play::notice::Notice;
@@ -137,7 +137,7 @@ impl<G: ClientGame> NetPlay<G> {
             None => NetGame::new(start, options.game)?,
         };
         for (tick, input) in game.initial_inputs() {
-            net.send_input(tick, input);
+            net.send(NetCommand::Input(tick, input));
         }
         // A replay holds every bundle from tick 0; a game joined from a
         // snapshot never had the ones before it.
@@ -172,7 +172,7 @@ impl<G: ClientGame> NetPlay<G> {
         // Nothing is held until the frontend says otherwise.
         let held = on_schedule.then(Input::default);
         if let Some(input) = held {
-            net.hold(input);
+            net.send(NetCommand::Hold(input));
         }
         Ok(NetPlay {
             bot: match (options.bot, game.me) {
@@ -238,7 +238,7 @@ impl<G: ClientGame> NetPlay<G> {
         let tick = self.game.current.tick();
         self.game.resume(start);
         for (tick, input) in self.game.initial_inputs() {
-            self.net.send_input(tick, input);
+            self.net.send(NetCommand::Input(tick, input));
         }
         self.reconnecting = None;
         self.resumed_at = Some(tick);
@@ -268,7 +268,7 @@ impl<G: ClientGame> NetPlay<G> {
             None => NetGame::new(start, self.options.game)?,
         };
         for (tick, input) in self.game.initial_inputs() {
-            self.net.send_input(tick, input);
+            self.net.send(NetCommand::Input(tick, input));
         }
         if let Some(recorder) = self.recorder.take() {
             self.options.notices.say(Notice::Recording(
@@ -317,7 +317,7 @@ impl<G: ClientGame> NetPlay<G> {
             world.nudge();
         }
         match encode(&world, MAX_SNAPSHOT_SIZE as usize) {
-            Ok(bytes) => self.net.send_snapshot(tick, bytes),
+            Ok(bytes) => self.net.send(NetCommand::Snapshot(tick, bytes)),
             Err(e) => self.options.notices.say(Notice::SnapshotNotSent {
                 tick,
                 why: e.to_string(),
@@ -361,7 +361,7 @@ impl<G: ClientGame> NetPlay<G> {
             .frame(elapsed.as_nanos() as u64, frame.steps, busy_ns)
         {
             if self.game.me.is_some() {
-                self.net.report_capacity(capacity, tick, behind);
+                self.net.send(NetCommand::Capacity(capacity, tick, behind));
             }
         }
         frame
@@ -411,7 +411,7 @@ impl<G: ClientGame> NetPlay<G> {
                         }
                     }
                     if let Some((tick, hash)) = report {
-                        self.net.report_hash(tick, hash);
+                        self.net.send(NetCommand::Report(tick, hash));
                     }
                     let before = self.game.input_delay();
                     let slack = self.own_slack();
@@ -478,7 +478,7 @@ impl<G: ClientGame> NetPlay<G> {
             None => sample(),
         };
         for t in due.start.0..due.end.0 {
-            self.net.send_input(Tick(t), input);
+            self.net.send(NetCommand::Input(Tick(t), input));
         }
     }
 
@@ -489,7 +489,7 @@ impl<G: ClientGame> NetPlay<G> {
         if let Some(held) = &mut self.held {
             if *held != input {
                 *held = input;
-                self.net.hold(input);
+                self.net.send(NetCommand::Hold(input));
             }
         }
     }
@@ -502,7 +502,7 @@ impl<G: ClientGame> NetPlay<G> {
             return;
         }
         if let Some(schedule) = Schedule::of(&self.game) {
-            self.net.publish_schedule(schedule, now);
+            self.net.send(NetCommand::Schedule(schedule, now));
         }
     }
 
@@ -597,7 +597,7 @@ impl<G: ClientGame> NetPlay<G> {
         if let Some(line) = self.replacements.flush() {
             self.options.notices.say(Notice::Lag(line));
         }
-        self.net.game_done();
+        self.net.send(NetCommand::GameDone);
         if let Some(recorder) = self.recorder.take() {
             self.finish_recording(recorder, "the player finished the game");
         }

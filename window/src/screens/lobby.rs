@@ -24,7 +24,7 @@ use crate::draw::text::{printable, text, text_width, GLYPH, PAD};
 use crate::games::WindowGames;
 use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::io::clock;
-use lockstep_client::io::link::{NetClient, NetEvent, Started};
+use lockstep_client::io::link::{NetClient, NetCommand, NetEvent, Started};
 use lockstep_client::play::notice::Notice;
 use lockstep_client::play::PlayError;
 use lockstep_client::play::PlayOptions;
@@ -147,13 +147,13 @@ pub(crate) fn wait(
         });
         if toggle && view.me.is_some() {
             view.ready = !view.ready;
-            net.ready(view.ready);
+            net.send(NetCommand::Ready(view.ready));
         }
         let waiting_for_shot = shot_here && options.screenshot.is_some();
         if auto_ready_due && view.lobby.is_some() && !waiting_for_shot {
             auto_ready_due = false;
             view.ready = true;
-            net.ready(true);
+            net.send(NetCommand::Ready(true));
         }
         view.status = status(view);
         draw(&mut screen.canvas, view).map_err(WindowError::Sdl)?;
