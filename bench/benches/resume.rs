@@ -26,7 +26,6 @@
 mod measure;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_client::io::clock;
@@ -63,11 +62,7 @@ fn round(ticks: usize, seed: u64) -> (f64, f64, String) {
     server.wait_for("start players=", Duration::from_secs(30));
     let replay = server.recording_path();
     wait_for_bundles(&replay, ticks);
-    let status = Command::new("kill")
-        .args(["-KILL", &server.child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    lockstep_testkit::signal(server.child.id(), "KILL");
     std::thread::sleep(Duration::from_secs(6));
     let started = clock::now();
     let mut resumed = Server::resume(server, &replay, &["--no-advertise"]);

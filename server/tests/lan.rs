@@ -73,11 +73,7 @@ fn a_bot_killed_mid_game_is_dropped_and_the_others_stay_in_lockstep() {
     lockstep_testkit::wait_for_bundles(&server.recording_path(), 180);
     let victim = clients.remove(1);
     let pid = victim.child.id();
-    let killed = Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
+    lockstep_testkit::signal(pid, "KILL");
     let drop_line = server.wait_for("name=bot1", Duration::from_secs(10));
     let drop_line = if drop_line.starts_with("dropped") {
         drop_line
@@ -159,11 +155,7 @@ fn ctrl_c_on_the_server_ends_the_game_for_every_client_with_a_reason() {
         .collect();
     server.wait_for("start players=", Duration::from_secs(10));
     lockstep_testkit::wait_for_bundles(&server.recording_path(), 60);
-    let interrupted = Command::new("kill")
-        .args(["-INT", &server.child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(interrupted.success());
+    lockstep_testkit::signal(server.child.id(), "INT");
     for client in clients {
         let finished = client.finish(Duration::from_secs(20));
         assert!(!finished.success, "{finished:?}");

@@ -5,7 +5,6 @@
 //! snapshot the same way, and so is Topple, whose snapshot is its whole
 //! rapier world.
 
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_testkit::{field, verified, Client, Server};
@@ -47,11 +46,7 @@ fn a_bot_rejoining_after_the_first_snapshot_catches_up_from_it_not_from_tick_0()
     server.wait_for("start players=", Duration::from_secs(10));
     let verified = server.wait_for_log("snapshot verified", Duration::from_secs(20));
     let victim = clients.remove(1);
-    let status = Command::new("kill")
-        .args(["-KILL", &victim.child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    lockstep_testkit::signal(victim.child.id(), "KILL");
     drop(victim);
     let record = lockstep_testkit::TempDir::new("joined-record");
     let record_file = record.0.join("bot1.lsreplay");
@@ -199,11 +194,7 @@ fn physics_is_rejoined_and_watched_from_verified_snapshots_and_its_replay_verifi
     let verified_line = server.wait_for_log("snapshot verified", Duration::from_secs(30));
     assert!(verified_line.contains("tick="), "{verified_line}");
     let victim = clients.remove(1);
-    let status = Command::new("kill")
-        .args(["-KILL", &victim.child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    lockstep_testkit::signal(victim.child.id(), "KILL");
     drop(victim);
     let comeback = Client::headless_bot(&server, "bot1", 81, 1200);
     let rejoined = server.wait_for("rejoined player=", Duration::from_secs(20));

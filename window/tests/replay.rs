@@ -110,11 +110,7 @@ fn a_server_killed_with_sigkill_leaves_a_replay_readable_to_its_last_bundle() {
         .collect();
     let file = server.recording_path();
     lockstep_testkit::wait_for_bundles(&file, 180);
-    let killed = Command::new("kill")
-        .args(["-KILL", &server.child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
+    lockstep_testkit::signal(server.child.id(), "KILL");
     let _ = server.child.wait();
     drop(clients);
 
