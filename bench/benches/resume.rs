@@ -25,26 +25,14 @@
 
 mod measure;
 
-use std::path::Path;
 use std::time::Duration;
 
 use lockstep_client::io::clock;
-use lockstep_testkit::{read_replay, Client, Server};
+use lockstep_testkit::{wait_for_bundles_within, Client, Server};
 use measure::{env_or, spread};
 
 /// A bot that never leaves on its own (it is killed with its game).
 const FOREVER: u32 = u32::MAX;
-
-fn wait_for_bundles(path: &Path, ticks: usize) {
-    let deadline = clock::now() + Duration::from_secs(3600);
-    while read_replay(path).bundles.len() < ticks {
-        assert!(
-            clock::now() < deadline,
-            "the game never reached tick {ticks}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// One game: (ms to loaded, ms to running, the tick it resumed at).
 fn round(ticks: usize, seed: u64) -> (f64, f64, String) {
@@ -61,7 +49,7 @@ fn round(ticks: usize, seed: u64) -> (f64, f64, String) {
         .collect();
     server.wait_for("start players=", Duration::from_secs(30));
     let replay = server.recording_path();
-    wait_for_bundles(&replay, ticks);
+    wait_for_bundles_within(&replay, ticks, Duration::from_secs(3600));
     lockstep_testkit::signal(server.child.id(), "KILL");
     std::thread::sleep(Duration::from_secs(6));
     let started = clock::now();

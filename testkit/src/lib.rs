@@ -469,7 +469,13 @@ pub fn read_replay(file: &Path) -> Replay {
 /// holds at least `ticks` bundles: the game has run that far. Fails after
 /// a minute.
 pub fn wait_for_bundles(path: &Path, ticks: usize) {
-    let deadline = clock::now() + Duration::from_secs(60);
+    wait_for_bundles_within(path, ticks, Duration::from_secs(60));
+}
+
+/// [`wait_for_bundles`] for games longer than a minute (the benches'):
+/// fails after `limit`.
+pub fn wait_for_bundles_within(path: &Path, ticks: usize, limit: Duration) {
+    let deadline = clock::now() + limit;
     while read_replay(path).bundles.len() < ticks {
         assert!(
             clock::now() < deadline,
