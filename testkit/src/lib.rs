@@ -293,10 +293,15 @@ impl Drop for Server {
     }
 }
 
-/// A client process, killed when dropped.
+/// A client process, killed when dropped with every process it started
+/// (it leads its own process group: `xvfb-run`, its display and the
+/// client under it go together).
 pub struct Client {
     pub child: Child,
     pub name: String,
+    /// The process has been waited for: its id, and its group's, may
+    /// belong to another process now.
+    reaped: bool,
 }
 
 impl Client {
@@ -309,6 +314,8 @@ impl Client {
         if !command.get_envs().any(|(k, _)| k == key) {
             command.env(key, known_servers_file());
         }
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(command, 0);
         let child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -317,22 +324,40 @@ impl Client {
         Client {
             child,
             name: name.to_string(),
+            reaped: false,
         }
     }
 
-    /// Waits for the process to exit (killing it after `timeout`).
+    /// Waits for the process to exit; after `timeout` kills it and
+    /// everything it started, and fails with what it had printed.
     pub fn finish(mut self, timeout: Duration) -> Finished {
         let deadline = clock::now() + timeout;
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
+                self.reaped = true;
                 break status;
             }
             if clock::now() >= deadline {
-                let _ = self.child.kill();
-                panic!("client {} did not finish within {timeout:?}", self.name);
+                self.kill();
+                let (stdout, stderr) = self.output();
+                panic!(
+                    "client {} did not finish within {timeout:?}\nstdout: {stdout}\nstderr: {stderr}",
+                    self.name
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         };
+        let (stdout, stderr) = self.output();
+        Finished {
+            name: self.name.clone(),
+            success: status.success(),
+            stdout,
+            stderr,
+        }
+    }
+
+    /// Everything the process printed; it has exited.
+    fn output(&mut self) -> (String, String) {
         let mut stdout = String::new();
         let mut stderr = String::new();
         if let Some(mut out) = self.child.stdout.take() {
@@ -341,19 +366,28 @@ impl Client {
         if let Some(mut err) = self.child.stderr.take() {
             let _ = err.read_to_string(&mut stderr);
         }
-        Finished {
-            name: self.name.clone(),
-            success: status.success(),
-            stdout,
-            stderr,
+        (stdout, stderr)
+    }
+
+    /// Kills the process and its process group, and reaps it.
+    fn kill(&mut self) {
+        if self.reaped {
+            return;
         }
+        self.reaped = true;
+        #[cfg(unix)]
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
 impl Drop for Client {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
     }
 }
 

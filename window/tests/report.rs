@@ -90,12 +90,11 @@ fn the_report_of_a_game_with_a_drop_and_a_desync_marks_both() {
     };
     let steady = bot("steady", 1, &[]);
     let faulty = bot("faulty", 2, &["--inject-desync-at", "293"]);
-    let mut victim = bot("victim", 3, &[]);
+    let victim = bot("victim", 3, &[]);
     let path = server.recording_path();
     server.wait_for("desync tick=", Duration::from_secs(30));
     // SIGKILL: the victim says nothing, the server drops it on silence.
-    victim.child.kill().expect("the victim is killed");
-    let _ = victim.child.wait();
+    lockstep_testkit::signal(victim.child.id(), "KILL");
     let dropped = server.wait_for("dropped player=", Duration::from_secs(10));
     assert!(dropped.contains("name=victim"), "{dropped}");
     for client in [steady, faulty] {
