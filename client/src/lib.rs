@@ -40,6 +40,7 @@
 
 pub mod discovery;
 pub mod games;
+pub mod hooks;
 pub mod io;
 pub use lockstep_link as link;
 pub mod play;

@@ -2,7 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use lockstep_client::link::connection::{self, Action, Connection, Failure, NetCommand, NetEvent};
+use lockstep_client::link::connection::{
+    self, Action, Connection, Failure, Hooks, NetCommand, NetEvent,
+};
 use lockstep_conditioner::LinkConfig;
 use lockstep_engine::lockstep::net_game::{GameOptions, NetGame};
 use lockstep_engine::HasBots;
@@ -172,8 +174,10 @@ impl<G: HasBots> Cluster<G> {
                 ready: true,
                 resume: None,
             },
-            inputs_over_stream: false,
-            send_delay: spec.send_delay,
+            hooks: Hooks {
+                send_delay: spec.send_delay,
+                ..Hooks::default()
+            },
             reliable: false,
             reconnect: spec.reconnect,
         };

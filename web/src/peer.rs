@@ -27,7 +27,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use lockstep_link::connection::{
-    Action, Closed, Config, Connection, Ending, Failure, NetCommand, NetEvent, PathStats, Started,
+    Action, Closed, Config, Connection, Ending, Failure, Hooks, NetCommand, NetEvent, PathStats,
+    Started,
 };
 use lockstep_protocol::{
     decode, encode, ClientMessage, Hello, Input, Lobby, Platform, PlayerId, SelfTest,
@@ -167,8 +168,7 @@ impl WebPeer {
         };
         let config = Config {
             hello,
-            inputs_over_stream: false,
-            send_delay: Duration::ZERO,
+            hooks: Hooks::default(),
             reliable: true,
             reconnect: RECONNECT_FOR,
         };

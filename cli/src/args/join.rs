@@ -6,16 +6,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use lockstep_client::hooks::{PlayHooks, TestHooks, TickCost};
 use lockstep_client::io::discovery::Finder;
 use lockstep_client::io::known_servers;
+use lockstep_client::link::connection::Hooks;
 use lockstep_client::play::connect::{self, ConnectOptions};
 use lockstep_client::play::notice::Notices;
-use lockstep_client::play::{PlayOptions, TickCost};
+use lockstep_client::play::PlayOptions;
 use lockstep_client::window_options::{BrowseOptions, Browsed, WindowOptions};
 use lockstep_engine::determinism::history::DEFAULT_HISTORY;
 use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
 use lockstep_engine::timing::loops::parse_ms;
-use lockstep_protocol::{Tick, PROTOCOL_VERSION};
+use lockstep_protocol::Tick;
 
 use super::shared::{parse_phase, DiscoveryArgs, WindowArgs};
 
@@ -159,9 +161,10 @@ pub(crate) struct PlayArgs {
     /// server's --laggard-ms).
     #[arg(long, hide = true, value_name = "MS", default_value_t = 0)]
     pub(crate) send_delay_ms: u64,
-    /// Protocol version to announce (for testing refusals).
-    #[arg(long, hide = true, default_value_t = PROTOCOL_VERSION)]
-    pub(crate) protocol_version: u16,
+    /// Protocol version to announce instead of this build's (for testing
+    /// refusals).
+    #[arg(long, hide = true, value_name = "VERSION")]
+    pub(crate) protocol_version: Option<u16>,
     /// Announce a simulation self-test hash unlike the one this build
     /// computes (for testing the server's refusal).
     #[arg(long, hide = true)]
@@ -281,11 +284,15 @@ impl PlayArgs {
             fingerprint: self.fingerprint,
             known_servers: self.known_servers,
             password: self.password,
-            protocol_version: self.protocol_version,
-            perturb_self_test: self.perturb_self_test,
             spectate: self.spectate,
-            inputs_over_stream: self.inputs_over_stream,
-            send_delay: std::time::Duration::from_millis(self.send_delay_ms),
+            hooks: TestHooks {
+                protocol_version: self.protocol_version,
+                perturb_self_test: self.perturb_self_test,
+                link: Hooks {
+                    inputs_over_stream: self.inputs_over_stream,
+                    send_delay: Duration::from_millis(self.send_delay_ms),
+                },
+            },
             reconnect: Duration::from_secs(self.reconnect_secs),
             play: PlayOptions {
                 bot: self.bot,
@@ -302,12 +309,14 @@ impl PlayArgs {
                     pinned_delay: self.input_delay,
                 },
                 record: self.record,
-                inputs_on_schedule: !self.inputs_on_frames,
-                tick_cost: self.tick_cost_ns.map(|ns| TickCost {
-                    per_tick: Duration::from_nanos(ns),
-                    until: self.tick_cost_until.map(Tick),
-                }),
-                corrupt_snapshot: self.corrupt_snapshot,
+                hooks: PlayHooks {
+                    inputs_on_frames: self.inputs_on_frames,
+                    tick_cost: self.tick_cost_ns.map(|ns| TickCost {
+                        per_tick: Duration::from_nanos(ns),
+                        until: self.tick_cost_until.map(Tick),
+                    }),
+                    corrupt_snapshot: self.corrupt_snapshot,
+                },
                 notices: Notices::default(),
             },
         };

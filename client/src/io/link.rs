@@ -24,10 +24,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_protocol::{encode_frame, FrameReader, Hello, Platform, ServerMessage, ALPN};
+use lockstep_protocol::{
+    encode_frame, FrameReader, Hello, Platform, ServerMessage, ALPN, PROTOCOL_VERSION,
+};
 use tokio::sync::mpsc;
 
 use super::trust::{remember_first_use, Certificates, Trust, TrustError};
+use crate::hooks::TestHooks;
 use crate::io::clock;
 use crate::link::connection::{self, Action, Connection, Ending, Failure, PathStats};
 pub use crate::link::connection::{Closed, LinkStats, NetCommand, NetEvent, Started};
@@ -62,8 +65,6 @@ pub struct NetOptions {
     pub trust: Trust,
     /// The session password, if the server has one.
     pub password: Option<String>,
-    /// Protocol version to announce (the real one except in tests).
-    pub protocol_version: u16,
     /// Watch without playing.
     pub spectate: bool,
     /// Join ready for the game (bots, headless clients, `--ready`); a
@@ -74,14 +75,8 @@ pub struct NetOptions {
     /// The self-test hash of every game this client plays, to announce
     /// (each game's own, except in tests of the refusal).
     pub self_tests: Vec<lockstep_protocol::SelfTest>,
-    /// Send inputs on the reliable control stream instead of as datagrams
-    /// (to compare the transports; datagrams with redundancy are better).
-    /// Inputs then go only as the frontend sends them, never on schedule.
-    pub inputs_over_stream: bool,
-    /// Hold every local input this long before it goes to the link, as a
-    /// machine too slow to keep up would: only for testing the server's
-    /// laggard tolerance. Zero in real play.
-    pub send_delay: Duration,
+    /// Departures from real play, for tests (none by default).
+    pub hooks: TestHooks,
     /// How long to keep trying to reconnect when the server is lost during
     /// a game, keeping the world; zero ends the game instead.
     pub reconnect: Duration,
@@ -290,7 +285,7 @@ async fn connection(
 fn config(options: &NetOptions) -> connection::Config {
     connection::Config {
         hello: Hello {
-            protocol_version: options.protocol_version,
+            protocol_version: options.hooks.protocol_version.unwrap_or(PROTOCOL_VERSION),
             name: options.name.clone(),
             spectate: options.spectate,
             password: options.password.clone(),
@@ -299,8 +294,7 @@ fn config(options: &NetOptions) -> connection::Config {
             ready: options.ready,
             resume: None,
         },
-        inputs_over_stream: options.inputs_over_stream,
-        send_delay: options.send_delay,
+        hooks: options.hooks.link,
         reliable: false,
         reconnect: options.reconnect,
     }

@@ -10,6 +10,7 @@ use anyhow::Context;
 use lockstep_conditioner::LinkConfig;
 
 use crate::games::Games;
+use crate::hooks::TestHooks;
 use crate::io::link::{NetClient, NetOptions};
 use crate::io::trust::Trust;
 use crate::play::PlayOptions;
@@ -49,16 +50,8 @@ pub struct ConnectOptions {
     pub known_servers: PathBuf,
     /// The server's session password, if it has one.
     pub password: Option<String>,
-    /// Protocol version to announce (the real one except in tests).
-    pub protocol_version: u16,
-    /// Announce a wrong self-test hash (only to test the server's refusal).
-    pub perturb_self_test: bool,
     /// Watch without playing.
     pub spectate: bool,
-    /// Send inputs on the reliable stream instead of as datagrams.
-    pub inputs_over_stream: bool,
-    /// Hold local inputs this long before sending them (testing only).
-    pub send_delay: std::time::Duration,
     /// How long to keep trying to reconnect to a lost server (zero: not
     /// at all).
     pub reconnect: std::time::Duration,
@@ -66,6 +59,8 @@ pub struct ConnectOptions {
     pub link: LinkConfig,
     /// Bot, last tick, desync dumps, game rules and recording.
     pub play: PlayOptions,
+    /// Departures from real play, for tests (none by default).
+    pub hooks: TestHooks,
     /// Set when the server was found on the LAN (`--join`, the browser):
     /// what it advertised, checked against the known-servers file.
     pub advertised: Option<Advertised>,
@@ -134,13 +129,11 @@ pub fn run(
         name: name.clone(),
         trust,
         password: options.password,
-        protocol_version: options.protocol_version,
         spectate: options.spectate,
         ready: frontend.joins_ready(&options.play),
         platform: crate::io::platform::current(),
-        self_tests: self_tests(games, options.perturb_self_test),
-        inputs_over_stream: options.inputs_over_stream,
-        send_delay: options.send_delay,
+        self_tests: self_tests(games, options.hooks.perturb_self_test),
+        hooks: options.hooks,
         reconnect: options.reconnect,
         link: options.link,
     })

@@ -39,7 +39,7 @@ use crate::io::recording::FileRecorder;
 use crate::link::input_schedule::Schedule;
 use crate::play::notice::Notice;
 use crate::play::replaced::Replacements;
-pub use options::{PlayOptions, TickCost};
+pub use options::PlayOptions;
 pub use outcome::{GameOutcome, PlayError};
 
 /// How long the game must wait before the lag line names whom it waits for
@@ -168,7 +168,8 @@ impl<G: ClientGame> NetPlay<G> {
                 })
                 .ok()
         });
-        let on_schedule = options.inputs_on_schedule && options.bot.is_none() && game.me.is_some();
+        let on_schedule =
+            !options.hooks.inputs_on_frames && options.bot.is_none() && game.me.is_some();
         // Nothing is held until the frontend says otherwise.
         let held = on_schedule.then(Input::default);
         if let Some(input) = held {
@@ -313,7 +314,7 @@ impl<G: ClientGame> NetPlay<G> {
             return;
         };
         let mut world = world.into_owned();
-        if self.options.corrupt_snapshot {
+        if self.options.hooks.corrupt_snapshot {
             world.nudge();
         }
         match encode(&world, MAX_SNAPSHOT_SIZE as usize) {
@@ -400,7 +401,7 @@ impl<G: ClientGame> NetPlay<G> {
                     if let Some(line) = replaced.and_then(|t| self.replacements.replaced(t, now)) {
                         self.options.notices.say(Notice::Lag(line));
                     }
-                    if let Some(cost) = self.options.tick_cost.filter(|c| c.applies(tick)) {
+                    if let Some(cost) = self.options.hooks.tick_cost.filter(|c| c.applies(tick)) {
                         std::thread::sleep(cost.per_tick);
                     }
                     if let (Some(recorder), Some(bundle)) =

@@ -1,14 +1,12 @@
 //! What the player asked of a networked game beyond the server's Start:
-//! the bot, the last tick, a series of games, dumps, recording, and the
-//! test-only faults.
-
-use std::path::PathBuf;
-use std::time::Duration;
+//! the bot, the last tick, a series of games, dumps and recording. (What
+//! only tests and measurements set is [`PlayHooks`].)
 
 use lockstep_engine::lockstep::net_game::GameOptions;
-use lockstep_protocol::Tick;
+use std::path::PathBuf;
 
 use super::notice::Notices;
+use crate::hooks::PlayHooks;
 
 /// What the player asked for beyond the server's Start.
 #[derive(Debug, Clone)]
@@ -30,17 +28,11 @@ pub struct PlayOptions {
     pub game: GameOptions,
     /// Record the game to this replay file.
     pub record: Option<PathBuf>,
-    /// Let the network thread send the inputs of a player whose input the
-    /// frontend holds when they fall due, however long the frame takes
-    /// (off: only as frames sample them, to measure the difference).
-    pub inputs_on_schedule: bool,
     /// Where the game's notices go (the binary prints them).
     pub notices: Notices,
-    /// Make every tick cost extra real time (`--tick-cost-ms`).
-    pub tick_cost: Option<TickCost>,
-    /// Send the server snapshots one ulp off what this client simulated
-    /// (`--corrupt-snapshot`, for tests: the server must refuse them).
-    pub corrupt_snapshot: bool,
+    /// Departures from real play, for tests and measurements (none by
+    /// default).
+    pub hooks: PlayHooks,
 }
 
 impl PlayOptions {
@@ -71,26 +63,5 @@ impl PlayOptions {
     #[must_use]
     pub fn is_last(&self, game: u32) -> bool {
         game >= self.games
-    }
-}
-
-/// Real time added to every simulated tick: a machine too slow for the
-/// tick rate, played on a fast one, for tests and benchmarks of speed
-/// control. Slept rather than spun, like the loop lab's knob: on one
-/// machine a busy wait would take a core from the other players, which a
-/// slow machine elsewhere would not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TickCost {
-    /// Extra real time per tick.
-    pub per_tick: Duration,
-    /// Only the steps up to this tick cost it, later ones nothing (a
-    /// machine that recovers); `None`: every step.
-    pub until: Option<Tick>,
-}
-
-impl TickCost {
-    /// Whether the step that reached tick `reached` costs extra.
-    pub(super) fn applies(&self, reached: Tick) -> bool {
-        self.until.is_none_or(|until| reached <= until)
     }
 }

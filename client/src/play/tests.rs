@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use super::*;
+use crate::hooks::PlayHooks;
 use crate::play::notice::Notices;
 
 fn series(record: Option<&str>) -> PlayOptions {
@@ -14,9 +15,7 @@ fn series(record: Option<&str>) -> PlayOptions {
         dump_dir: PathBuf::from("desync"),
         game: Default::default(),
         record: record.map(PathBuf::from),
-        inputs_on_schedule: true,
-        tick_cost: None,
-        corrupt_snapshot: false,
+        hooks: PlayHooks::default(),
         notices: Notices::default(),
     }
 }

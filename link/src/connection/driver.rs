@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use lockstep_protocol::{ClientMessage, Hello, PlayerId};
 
-use super::{Closed, NetEvent};
+use super::{Closed, Hooks, NetEvent};
 
 /// What the connection is told once, for its whole life.
 #[derive(Debug, Clone)]
@@ -15,14 +15,9 @@ pub struct Config {
     /// The Hello every QUIC connection begins with; its `resume` is filled
     /// in with the game kept through a lost connection.
     pub hello: Hello,
-    /// Send inputs on the control stream instead of as datagrams (to
-    /// compare the transports), and only as the frontend sends them, never
-    /// on schedule.
-    pub inputs_over_stream: bool,
-    /// Hold every local input this long before it goes to the link, as a
-    /// machine too slow to keep up would: only for testing the server's
-    /// laggard tolerance. Zero in real play.
-    pub send_delay: Duration,
+    /// Departures from real play for tests and measurements (none by
+    /// default).
+    pub hooks: Hooks,
     /// The transport delivers everything in order (the browser's
     /// WebSocket): inputs go out once, never repeated.
     pub reliable: bool,

@@ -16,7 +16,8 @@ use lockstep_protocol::{
 
 use super::reconnect::RECONNECT_ATTEMPT;
 use super::{
-    Action, Closed, Config, Connection, Ending, Failure, LinkStats, NetCommand, NetEvent, PathStats,
+    Action, Closed, Config, Connection, Ending, Failure, Hooks, LinkStats, NetCommand, NetEvent,
+    PathStats,
 };
 
 pub(super) fn ms(millis: u64) -> Duration {
@@ -53,8 +54,7 @@ pub(super) fn config() -> Config {
             ready: true,
             resume: None,
         },
-        inputs_over_stream: false,
-        send_delay: Duration::ZERO,
+        hooks: Hooks::default(),
         reliable: false,
         reconnect: WINDOW,
     }

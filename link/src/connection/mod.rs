@@ -47,9 +47,9 @@
 //! - Each bundle reaches the frontend once, in order, from datagrams and
 //!   History alike (the [`Link`]'s rule).
 //! - A local input goes to the link and out as a datagram at once (at the
-//!   next resend check when the link's pace holds it back), or after
-//!   `send_delay` at the next resend check, or with `inputs_over_stream`
-//!   on the control stream. The ticks the game's
+//!   next resend check when the link's pace holds it back), or, with the
+//!   test [`Hooks`], after `send_delay` at the next resend check or on the
+//!   control stream. The ticks the game's
 //!   schedule says are due get the held input when the frontend is late
 //!   ([`crate::input_schedule`]), never over the stream.
 //! - GameDone forgets the kept game and resets the exchange: a loss then
@@ -69,6 +69,7 @@ mod driver;
 mod frontend;
 #[cfg(test)]
 mod harness;
+mod hooks;
 mod reconnect;
 mod snapshot;
 #[cfg(test)]
@@ -76,6 +77,7 @@ mod tests;
 
 pub use driver::{Action, Config, Ending, Failure, PathStats};
 pub use frontend::{Closed, LinkStats, NetCommand, NetEvent, Started};
+pub use hooks::Hooks;
 pub use snapshot::SnapshotError;
 
 use std::collections::VecDeque;
@@ -436,8 +438,8 @@ impl Connection {
             return;
         };
         let actions = &mut self.actions;
-        let over_stream = self.config.inputs_over_stream;
-        let delay = self.config.send_delay;
+        let over_stream = self.config.hooks.inputs_over_stream;
+        let delay = self.config.hooks.send_delay;
         match command {
             NetCommand::Input(tick, input) if over_stream => {
                 actions.send(ClientMessage::Inputs(InputDatagram {

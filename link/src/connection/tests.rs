@@ -10,7 +10,8 @@ use lockstep_protocol::{
 
 use super::harness::{bundles, config, input, ms, resuming, start, Harness, Out, SILENT};
 use super::{
-    Action, Closed, Config, Ending, Failure, LinkStats, NetCommand, NetEvent, Started, STATS_EVERY,
+    Action, Closed, Config, Ending, Failure, Hooks, LinkStats, NetCommand, NetEvent, Started,
+    STATS_EVERY,
 };
 use crate::datagrams::{HEARTBEAT, RESEND_AFTER, SEND_BURST};
 use crate::input_schedule::Schedule;
@@ -331,7 +332,10 @@ fn with_send_delay_an_input_is_held_that_long_then_released_at_the_resend_check(
     assert!(delay < RESEND_AFTER);
     let mut h = Harness::playing(
         Config {
-            send_delay: delay,
+            hooks: Hooks {
+                send_delay: delay,
+                ..Hooks::default()
+            },
             ..config()
         },
         1,
@@ -380,7 +384,10 @@ fn what_a_failed_connection_was_asked_and_did_not_do_is_dropped() {
 fn inputs_over_stream_go_on_the_control_stream_and_never_on_schedule() {
     let mut h = Harness::playing(
         Config {
-            inputs_over_stream: true,
+            hooks: Hooks {
+                inputs_over_stream: true,
+                ..Hooks::default()
+            },
             ..config()
         },
         1,
