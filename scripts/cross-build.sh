@@ -39,7 +39,7 @@ for program in "${programs[@]}"; do
     lockstep-client)
       label=""
       build "aarch64 i686 windows" -p lockstep-cli --no-default-features --bin lockstep-client
-      build wasm32 --release -p lockstep-balls --features engine --bin lockstep-balls \
+      build wasm32 --release -p lockstep-balls --bin lockstep-balls \
         -p lockstep-topple --bin lockstep-topple
       ;;
     lockstep-topple)

@@ -12,7 +12,8 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use lockstep_balls::offline::{self, SimOptions};
+use lockstep_balls::engine::setup;
+use lockstep_balls::World;
 use lockstep_balls::WorldConfig;
 use lockstep_client::io::clock;
 
@@ -35,15 +36,9 @@ struct Run {
 /// Plays one offline game of [`TICKS`] ticks (exactly what
 /// `lockstep-client sim` runs) and times it.
 fn run_once(balls: u16) -> Run {
-    let options = SimOptions {
-        players: PLAYERS,
-        seed: SEED,
-        ticks: TICKS,
-        balls,
-        tick_rate: TICK_RATE,
-    };
+    let setup = setup(PLAYERS, SEED, balls, TICK_RATE);
     let start = clock::now();
-    let world = offline::run(black_box(options));
+    let world: World = lockstep_engine::offline(black_box(&setup), TICKS);
     let elapsed = clock::since(start).as_secs_f64();
     Run {
         ticks_per_second: f64::from(TICKS) / elapsed,

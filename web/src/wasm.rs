@@ -182,12 +182,7 @@ impl Peer {
 /// `final` line.
 #[wasm_bindgen]
 pub fn simulate(players: u8, seed: u32, balls: u16, ticks: u32) -> String {
-    let world = lockstep_balls::offline::run(lockstep_balls::offline::SimOptions {
-        players: players.max(1),
-        seed: u64::from(seed),
-        ticks,
-        balls,
-        tick_rate: 60,
-    });
+    let setup = lockstep_balls::engine::setup(players.max(1), u64::from(seed), balls, 60);
+    let world: lockstep_balls::World = lockstep_engine::offline(&setup, ticks);
     lockstep_engine::final_line(world.tick().0, world.hash())
 }

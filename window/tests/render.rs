@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use lockstep_balls::offline::{self, SimOptions};
+use lockstep_balls::engine::setup;
 use lockstep_balls::WorldConfig;
 use lockstep_client::io::clock;
 use lockstep_testkit::{under_xvfb, Client, Finished, Server, TempDir};
@@ -43,13 +43,7 @@ fn solo_seed_9(name: &str, ticks: u32, extra: &[&str]) -> Finished {
 
 /// The offline three-player game of seed 9 after `ticks` at `tick_rate`.
 fn seed_9(ticks: u32, tick_rate: u16) -> lockstep_balls::World {
-    offline::run(SimOptions {
-        players: 3,
-        seed: 9,
-        ticks,
-        balls: WorldConfig::DEFAULT_BALLS,
-        tick_rate,
-    })
+    lockstep_engine::offline(&setup(3, 9, WorldConfig::DEFAULT_BALLS, tick_rate), ticks)
 }
 
 /// [`solo_seed_9`] for 90 ticks with a screenshot of the last one into

@@ -1,7 +1,6 @@
 //! The ball game on the lockstep engine: [`World`] is a
 //! [`lockstep_engine::Game`] and the seeded [`Bots`] are solo play's
-//! opponents. Built with the `engine` feature, so the simulation itself
-//! builds without the engine (for other architectures, say).
+//! opponents, as Tally and Topple are theirs.
 
 use lockstep_engine::solo::Opponents;
 use lockstep_engine::{Game, HasBots, Setup};
@@ -17,6 +16,19 @@ use crate::{World, WorldConfig};
 pub struct BallSettings {
     /// Balls in the arena.
     pub balls: u16,
+}
+
+/// The setup of an offline game: `players` (ids from 0), each a bot
+/// seeded with `seed` like the world, `balls` in the arena, at
+/// `tick_rate` Hz. [`lockstep_engine::offline`] plays it.
+#[must_use]
+pub fn setup(players: u8, seed: u64, balls: u16, tick_rate: u16) -> Setup<BallSettings> {
+    Setup {
+        seed,
+        tick_rate,
+        settings: BallSettings { balls },
+        players: (0..players).map(PlayerId).collect(),
+    }
 }
 
 impl Default for BallSettings {
@@ -134,48 +146,50 @@ mod tests {
     use lockstep_engine::determinism::synctest::check;
 
     use super::*;
-    use crate::offline::{self, SimOptions};
 
-    fn sim(ticks: u32) -> SimOptions {
-        SimOptions {
-            players: 4,
-            seed: 1,
-            ticks,
-            balls: WorldConfig::DEFAULT_BALLS,
-            tick_rate: 60,
-        }
+    /// Four bots, seed 1, the default balls, at 60 Hz.
+    fn four() -> Setup<BallSettings> {
+        setup(4, 1, WorldConfig::DEFAULT_BALLS, 60)
     }
 
-    /// The offline game of `sim` under the engine's sync test, restoring
+    /// The offline game of `four` under the engine's sync test, restoring
     /// from `check_distance` ticks back every tick.
-    fn synctested(sim: SimOptions, check_distance: u32) -> World {
-        let (world, mut bots) = offline::setup(sim);
-        check(world, |world| bots.inputs(world), sim.ticks, check_distance)
-            .expect("the world's snapshot and hash cover its whole state")
+    fn synctested(ticks: u32, check_distance: u32) -> World {
+        let setup = four();
+        let mut bots = Bots::new(setup.seed, &setup.players);
+        check(
+            World::start(&setup),
+            |world| bots.inputs(world),
+            ticks,
+            check_distance,
+        )
+        .expect("the world's snapshot and hash cover its whole state")
     }
 
     #[test]
     fn the_world_passes_300_ticks_at_distance_7() {
-        assert_eq!(synctested(sim(300), 7).tick(), Tick(300));
+        assert_eq!(synctested(300, 7).tick(), Tick(300));
     }
 
     #[test]
     fn the_sync_tested_game_ends_on_the_plain_offline_games_state() {
-        assert_eq!(synctested(sim(120), 3), offline::run(sim(120)));
+        let plain: World = lockstep_engine::offline(&four(), 120);
+        assert_eq!(synctested(120, 3), plain);
     }
 
-    /// The generic bots of the engine play exactly the ball game's own:
-    /// `sim` may run either.
+    /// The engine's generic bots play exactly the ball game's own (solo
+    /// play's opponents).
     #[test]
-    fn the_engines_offline_game_is_the_ball_games() {
-        let setup = Setup {
-            seed: 1,
-            tick_rate: 60,
-            settings: BallSettings::default(),
-            players: (0..4).map(PlayerId).collect(),
-        };
+    fn the_engines_bots_play_as_the_ball_games_own() {
+        let setup = four();
         let generic: World = lockstep_engine::offline(&setup, 600);
-        assert_eq!(generic, offline::run(sim(600)));
+        let mut own = World::start(&setup);
+        let mut bots = Bots::new(setup.seed, &setup.players);
+        for _ in 0..600 {
+            let inputs = bots.inputs(&own);
+            own.step(&inputs);
+        }
+        assert_eq!(generic, own);
     }
 
     #[test]

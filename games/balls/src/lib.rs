@@ -78,10 +78,7 @@ mod arena;
 mod body;
 pub mod bot;
 mod config;
-#[cfg(feature = "engine")]
 pub mod engine;
-mod hash;
-pub mod offline;
 mod physics;
 mod self_test;
 mod steering;
@@ -99,7 +96,7 @@ pub use self_test::{
     SELF_TEST_TICK_RATE,
 };
 
-use hash::Fnv1a;
+use lockstep_engine::determinism::fnv::Fnv1a;
 
 /// The phases of one step, in the order [`World::step_phases`] runs them:
 /// discs driven by the inputs, balls rolled, contacts resolved (the

@@ -8,7 +8,8 @@
 //! same parameters on a machine that simulates the same bits give the same
 //! hash, so change them only together with the protocol version.
 
-use crate::offline::{self, SimOptions};
+use crate::engine::setup;
+use crate::World;
 
 /// Players of the self-test game, each driven by a seeded bot.
 pub const SELF_TEST_PLAYERS: u8 = 4;
@@ -25,16 +26,16 @@ pub const SELF_TEST_TICK_RATE: u16 = 60;
 /// The hash of the world after the self-test game: [`SELF_TEST_PLAYERS`]
 /// bots, [`SELF_TEST_SEED`], [`SELF_TEST_BALLS`] balls,
 /// [`SELF_TEST_TICKS`] ticks at [`SELF_TEST_TICK_RATE`] Hz, through
-/// [`offline::run`]: physics, collisions and the seeded RNG all take part.
+/// [`lockstep_engine::offline`]: physics, collisions and the seeded RNG
+/// all take part.
 pub fn self_test() -> u64 {
-    offline::run(SimOptions {
-        players: SELF_TEST_PLAYERS,
-        seed: SELF_TEST_SEED,
-        ticks: SELF_TEST_TICKS,
-        balls: SELF_TEST_BALLS,
-        tick_rate: SELF_TEST_TICK_RATE,
-    })
-    .hash()
+    let setup = setup(
+        SELF_TEST_PLAYERS,
+        SELF_TEST_SEED,
+        SELF_TEST_BALLS,
+        SELF_TEST_TICK_RATE,
+    );
+    lockstep_engine::offline::<World>(&setup, SELF_TEST_TICKS).hash()
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! must still end on its pinned hash, so that a change in what the
 //! simulation computes never goes unnoticed or unreviewed.
 
-use lockstep_balls::offline::{self, SimOptions};
-use lockstep_balls::WorldConfig;
+use lockstep_balls::engine::setup;
+use lockstep_balls::{World, WorldConfig};
 use lockstep_engine::golden::{self, Row};
 
 /// The committed table, compiled in so the test cannot read a stale copy.
@@ -17,14 +17,10 @@ const TICK_RATE: u16 = 60;
 /// game grows with every collision it takes part in.
 const LONG_GAME_TICKS: u32 = 20_000;
 
-fn options(row: &Row) -> SimOptions {
-    SimOptions {
-        players: row.players,
-        seed: row.seed,
-        ticks: row.ticks,
-        balls: row.setting,
-        tick_rate: TICK_RATE,
-    }
+/// The row's offline game, played to its end.
+fn play(row: &Row) -> World {
+    let setup = setup(row.players, row.seed, row.setting, TICK_RATE);
+    lockstep_engine::offline(&setup, row.ticks)
 }
 
 fn golden_table() -> Vec<Row> {
@@ -35,7 +31,7 @@ fn golden_table() -> Vec<Row> {
 fn every_golden_scenario_reproduces_its_pinned_hash() {
     let rows = golden_table();
     let checked = golden::check(&rows, "games/balls/golden-hashes.txt", "balls", |row| {
-        offline::run(options(row)).hash()
+        play(row).hash()
     });
     if let Err(report) = checked {
         panic!("{report}");
@@ -62,7 +58,7 @@ fn the_table_spans_player_and_ball_counts_and_a_long_game_full_of_collisions() {
         .filter(|s| s.ticks >= LONG_GAME_TICKS)
         .max_by_key(|s| s.setting)
         .unwrap_or_else(|| panic!("no game of {LONG_GAME_TICKS}+ ticks"));
-    let collisions = offline::run(options(long)).collisions();
+    let collisions = play(long).collisions();
     assert!(
         collisions >= u64::from(long.ticks),
         "the long game {long:?} has only {collisions} collisions: fewer than one a tick"

@@ -7,6 +7,7 @@
 //! ascending by player; nothing reads a clock; the bots' generator is
 //! their own state.
 
+use lockstep_engine::determinism::fnv::Fnv1a;
 use lockstep_engine::{Game, HasBots, Setup};
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Tick};
 use serde::{Deserialize, Serialize};
@@ -79,17 +80,15 @@ impl Game for Tally {
     }
 
     fn hash(&self) -> u64 {
-        let mut bytes = self.tick.0.to_le_bytes().to_vec();
+        let mut h = Fnv1a::new();
+        h.write_u32(self.tick.0);
         for c in &self.counters {
-            bytes.push(c.player.0);
-            bytes.extend(c.count.to_le_bytes());
-            bytes.extend(c.speed.to_bits().to_le_bytes());
+            h.write_u8(c.player.0);
+            h.write_u32(c.count);
+            h.write_f32(c.speed);
         }
-        bytes.extend(self.drift.to_bits().to_le_bytes());
-        // FNV-1a 64.
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
+        h.write_f32(self.drift);
+        h.finish()
     }
 
     fn remove_player(&mut self, player: PlayerId) {

@@ -13,8 +13,8 @@ use rapier2d::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::arena::{self, PhysicsSettings, FALL_Y};
-use crate::hash::Fnv;
 use crate::steering::thrust;
+use lockstep_engine::determinism::fnv::Fnv1a;
 use lockstep_rng::Rng;
 
 /// Thrust of a ram, in newtons: a little more than its weight lifts it.
@@ -145,21 +145,21 @@ impl Game for Physics {
     }
 
     fn hash(&self) -> u64 {
-        let mut h = Fnv::new();
-        h.u32(self.tick.0);
-        h.u64(self.rng.state());
+        let mut h = Fnv1a::new();
+        h.write_u32(self.tick.0);
+        h.write_u64(self.rng.state());
         for ram in &self.rams {
-            h.bytes(&[ram.player.0, u8::from(ram.active)]);
-            h.u32(ram.body);
-            h.u32(ram.score);
+            h.write_bytes(&[ram.player.0, u8::from(ram.active)]);
+            h.write_u32(ram.body);
+            h.write_u32(ram.score);
         }
         for touched in &self.touched {
-            h.bytes(&[touched.map_or(0, |p| p.0.wrapping_add(1))]);
+            h.write_bytes(&[touched.map_or(0, |p| p.0.wrapping_add(1))]);
         }
         for view in self.bodies() {
             view.hash_into(&mut h);
         }
-        h.0
+        h.finish()
     }
 
     fn remove_player(&mut self, player: PlayerId) {

@@ -20,7 +20,6 @@
 mod arena;
 mod bot;
 mod game;
-mod hash;
 pub mod probe;
 mod state;
 mod steering;

@@ -35,8 +35,8 @@ use rapier2d::prelude::*;
 
 use crate::arena::PhysicsSettings;
 use crate::game::Physics;
-use crate::hash::Fnv;
 use crate::state::BodyView;
+use lockstep_engine::determinism::fnv::Fnv1a;
 
 /// Every scenario, in the order `probe` runs them without names.
 pub const SCENARIOS: &[&str] = &[
@@ -183,11 +183,11 @@ pub fn world_hash(world: &PhysicsWorld) -> u64 {
         .map(|(handle, body)| BodyView::of(handle, body))
         .collect();
     views.sort_unstable_by_key(|v| v.index);
-    let mut h = Fnv::new();
+    let mut h = Fnv1a::new();
     for view in &views {
         view.hash_into(&mut h);
     }
-    h.0
+    h.finish()
 }
 
 /// A fresh world stepping at 60 Hz with the default gravity.
@@ -526,7 +526,7 @@ impl Shape for Slab {
 /// rounded to the last of them.
 fn bvh_log2(raw: bool) -> u64 {
     const TARGET_REBUILD_NODE_PERCENTAGE: u32 = 5;
-    let mut h = Fnv::new();
+    let mut h = Fnv1a::new();
     for num_leaves in 1..=BVH_LEAVES {
         let num_optimized_leaves = (num_leaves * TARGET_REBUILD_NODE_PERCENTAGE).div_ceil(100);
         let num_leaves_sqrt = (num_leaves as f32).sqrt();
@@ -541,19 +541,19 @@ fn bvh_log2(raw: bool) -> u64 {
         let unrounded =
             num_optimized_leaves as f32 / target_subtree_leaf_count - root_refinement_cost;
         if raw {
-            h.f32(root_refinement_cost);
-            h.f32(unrounded);
+            h.write_f32(root_refinement_cost);
+            h.write_f32(unrounded);
         } else {
             // parry writes `.round().max(0.0) as usize`; the cast saturates
             // below 0 as the comparison does.
             let rounded = unrounded.round();
             let count = if rounded > 0.0 { rounded as u64 } else { 0 };
-            h.u64(target_root_node_count as u64);
-            h.u64(target_subtree_leaf_count as u64);
-            h.u64(count);
+            h.write_u64(target_root_node_count as u64);
+            h.write_u64(target_subtree_leaf_count as u64);
+            h.write_u64(count);
         }
     }
-    h.0
+    h.finish()
 }
 
 // --- the game ----------------------------------------------------------------

@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::arena::PhysicsSettings;
 use crate::game::{Physics, Ram};
-use crate::hash::Fnv;
+use lockstep_engine::determinism::fnv::Fnv1a;
 use lockstep_rng::Rng;
 
 /// A vector, as the desync diff names its parts.
@@ -76,9 +76,9 @@ impl BodyView {
         }
     }
 
-    pub(crate) fn hash_into(&self, h: &mut Fnv) {
-        h.u32(self.index);
-        h.u32(self.generation);
+    pub(crate) fn hash_into(&self, h: &mut Fnv1a) {
+        h.write_u32(self.index);
+        h.write_u32(self.generation);
         for v in [
             self.translation.x,
             self.translation.y,
@@ -88,10 +88,10 @@ impl BodyView {
             self.linvel.y,
             self.angvel,
         ] {
-            h.f32(v);
+            h.write_f32(v);
         }
-        h.flag(self.sleeping);
-        h.flag(self.enabled);
+        h.write_bool(self.sleeping);
+        h.write_bool(self.enabled);
     }
 }
 

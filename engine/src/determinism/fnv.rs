@@ -1,5 +1,5 @@
 //! FNV-1a 64, the checksum peers compare to prove they simulate the same
-//! world.
+//! world: every game's `Game::hash` feeds its state through it.
 //!
 //! Not `std::hash::Hasher`: its integer writers use native byte order and
 //! `DefaultHasher` is randomly keyed and unspecified, while this checksum must
@@ -9,7 +9,13 @@
 
 /// Incremental FNV-1a 64 over explicitly little-endian integers.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Fnv1a(u64);
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Fnv1a {
+        Fnv1a::new()
+    }
+}
 
 impl Fnv1a {
     /// FNV-1a 64 offset basis, from the FNV specification.
@@ -17,47 +23,61 @@ impl Fnv1a {
     /// FNV 64-bit prime, from the FNV specification.
     const PRIME: u64 = 0x0000_0100_0000_01b3;
 
-    pub(crate) fn new() -> Fnv1a {
+    /// A hash of nothing yet.
+    #[must_use]
+    pub fn new() -> Fnv1a {
         Fnv1a(Self::OFFSET_BASIS)
     }
 
-    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) {
+    /// Bytes, in order.
+    pub fn write_bytes(&mut self, bytes: &[u8]) {
         for &byte in bytes {
             self.0 ^= u64::from(byte);
             self.0 = self.0.wrapping_mul(Self::PRIME);
         }
     }
 
-    pub(crate) fn write_u8(&mut self, value: u8) {
+    /// One byte.
+    pub fn write_u8(&mut self, value: u8) {
         self.write_bytes(&[value]);
     }
 
-    pub(crate) fn write_u16(&mut self, value: u16) {
+    /// Little-endian.
+    pub fn write_u16(&mut self, value: u16) {
         self.write_bytes(&value.to_le_bytes());
     }
 
-    pub(crate) fn write_u32(&mut self, value: u32) {
+    /// Little-endian.
+    pub fn write_u32(&mut self, value: u32) {
         self.write_bytes(&value.to_le_bytes());
     }
 
-    pub(crate) fn write_u64(&mut self, value: u64) {
+    /// Little-endian.
+    pub fn write_u64(&mut self, value: u64) {
         self.write_bytes(&value.to_le_bytes());
     }
 
     /// A float as its IEEE-754 bit pattern, so `0.0` and `-0.0` differ: they
     /// can lead to different futures (e.g. through a division), so a hash
     /// that merged them could hide a real divergence.
-    pub(crate) fn write_f32(&mut self, value: f32) {
+    pub fn write_f32(&mut self, value: f32) {
         self.write_u32(value.to_bits());
     }
 
     /// A collection length. Written before every list so that moving an
     /// element from one list to the next changes the hash.
-    pub(crate) fn write_len(&mut self, len: usize) {
+    pub fn write_len(&mut self, len: usize) {
         self.write_u32(u32::try_from(len).unwrap_or(u32::MAX));
     }
 
-    pub(crate) fn finish(self) -> u64 {
+    /// A flag, as one byte: 0 or 1.
+    pub fn write_bool(&mut self, value: bool) {
+        self.write_u8(u8::from(value));
+    }
+
+    /// The hash of everything written.
+    #[must_use]
+    pub fn finish(self) -> u64 {
         self.0
     }
 }
