@@ -180,6 +180,10 @@ pub trait Game: Clone + PartialEq + Debug + Serialize + DeserializeOwned {
 /// A game with seeded computer players: what headless bots, `sim`,
 /// `synctest`, solo play and a game's self-test play with.
 pub trait HasBots: Game {
+    /// What the game is, in a few words, with its settings: help texts
+    /// list each game as `NAME (ABOUT)` ([`describe_games`](crate::describe_games)).
+    const ABOUT: &'static str;
+
     /// One computer player's state.
     type Bot: Clone + Debug + Send;
 

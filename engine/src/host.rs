@@ -23,6 +23,9 @@ pub trait HostedGame: Send + Sync {
     /// Its name ([`Game::NAME`](crate::Game::NAME)).
     fn name(&self) -> &'static str;
 
+    /// What it is, in a few words ([`HasBots::ABOUT`]).
+    fn about(&self) -> &'static str;
+
     /// Its default settings, encoded.
     fn default_spec(&self) -> GameSpec;
 
@@ -71,6 +74,10 @@ impl<G> Default for Hosted<G> {
 impl<G: HasBots> HostedGame for Hosted<G> {
     fn name(&self) -> &'static str {
         G::NAME
+    }
+
+    fn about(&self) -> &'static str {
+        G::ABOUT
     }
 
     fn default_spec(&self) -> GameSpec {
@@ -134,6 +141,20 @@ pub fn find_game<'a>(
         })
 }
 
+/// `games` for a help text: `balls (the ball game), tally (counters) or
+/// physics (...)`, each as `NAME (ABOUT)`.
+pub fn describe_games(games: &[&dyn HostedGame]) -> String {
+    let described: Vec<String> = games
+        .iter()
+        .map(|game| format!("{} ({})", game.name(), game.about()))
+        .collect();
+    match described.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use lockstep_protocol::encode;
@@ -190,5 +211,16 @@ mod tests {
         let hosted = Hosted::<Tally>::new();
         assert_eq!(hosted.self_test(), hosted.self_test());
         assert_ne!(hosted.self_test(), 0);
+    }
+
+    #[test]
+    fn games_are_described_by_name_and_in_a_few_words() {
+        assert_eq!(describe_games(&[]), "");
+        assert_eq!(describe_games(GAMES), "tally (counters)");
+        let three: [&dyn HostedGame; 3] = [GAMES[0], GAMES[0], GAMES[0]];
+        assert_eq!(
+            describe_games(&three),
+            "tally (counters), tally (counters) or tally (counters)"
+        );
     }
 }

@@ -64,7 +64,7 @@ pub mod timing;
 pub use game::{
     apply, apply_phases, offline, settings_of, spec_of, Bots, Game, HasBots, Setup, SetupError,
 };
-pub use host::{find_game, parse_setting, Hosted, HostedGame, UnknownGame};
+pub use host::{describe_games, find_game, parse_setting, Hosted, HostedGame, UnknownGame};
 
 /// The contract's last stdout line of every mode that ends on a state
 /// (`sim`, `synctest`, a played game, a verified replay), on every target:

@@ -88,6 +88,7 @@ pub use events::ServerEvent;
 pub use io::admission::MAX_UNAUTHENTICATED;
 pub use io::beacon::AdvertiseOptions;
 pub use io::clock;
+pub use io::command_line::main;
 pub use io::identity::{Identity, IdentityError, IdentityFlaw};
 pub use io::recording::Recorder;
 pub use io::server::{endpoint, idle_timeout, run, transport_config, EndpointError};

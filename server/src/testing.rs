@@ -49,6 +49,7 @@ impl Game for Sum {
 }
 
 impl HasBots for Sum {
+    const ABOUT: &'static str = "a sum of every input, for the server's tests";
     type Bot = u8;
 
     fn bot(_seed: u64, player: PlayerId) -> u8 {

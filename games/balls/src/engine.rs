@@ -93,6 +93,7 @@ impl Game for World {
 }
 
 impl HasBots for World {
+    const ABOUT: &'static str = "the ball game; --set balls=N, 0-1000, default 24";
     type Bot = Bot;
 
     fn bot(seed: u64, player: PlayerId) -> Bot {
@@ -190,6 +191,15 @@ mod tests {
             own.step(&inputs);
         }
         assert_eq!(generic, own);
+    }
+
+    #[test]
+    fn what_the_game_says_of_its_setting_is_what_it_accepts() {
+        let range = format!(
+            "balls=N, 0-{MAX_BALLS}, default {}",
+            WorldConfig::DEFAULT_BALLS
+        );
+        assert!(World::ABOUT.contains(&range), "{}", World::ABOUT);
     }
 
     #[test]

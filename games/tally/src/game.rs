@@ -123,6 +123,7 @@ pub struct TallyBot {
 }
 
 impl HasBots for Tally {
+    const ABOUT: &'static str = "counters";
     type Bot = TallyBot;
 
     fn bot(seed: u64, player: PlayerId) -> TallyBot {

@@ -132,6 +132,14 @@ mod tests {
     }
 
     #[test]
+    fn what_the_game_says_of_its_setting_is_what_it_accepts() {
+        use lockstep_engine::HasBots;
+        let about = crate::Physics::ABOUT;
+        let range = format!("bodies=N, 0-{MAX_BODIES}, default {DEFAULT_BODIES}");
+        assert!(about.contains(&range), "{about}");
+    }
+
+    #[test]
     fn rams_start_apart_above_the_towers() {
         let spawns: Vec<[f32; 2]> = (0..8).map(|i| ram_spawn(i, 8, 160)).collect();
         for pair in spawns.windows(2) {

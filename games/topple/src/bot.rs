@@ -23,6 +23,8 @@ pub struct PhysicsBot {
 }
 
 impl HasBots for Physics {
+    const ABOUT: &'static str =
+        "Topple, rigid bodies on rapier2d; --set bodies=N, 0-2000, default 160";
     type Bot = PhysicsBot;
 
     fn bot(seed: u64, player: PlayerId) -> PhysicsBot {

@@ -17,6 +17,7 @@
 pub(crate) mod admission;
 pub(crate) mod beacon;
 pub mod clock;
+pub mod command_line;
 pub(crate) mod connection;
 pub(crate) mod identity;
 pub(crate) mod intake;
