@@ -85,6 +85,8 @@ pub mod offline;
 mod physics;
 mod self_test;
 mod steering;
+#[cfg(feature = "engine")]
+mod view;
 
 use glam::Vec2;
 use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
