@@ -154,9 +154,10 @@ pub enum Width {
     /// In the picture's units: it grows and shrinks with the field, like
     /// a marking painted on it.
     Units(f32),
-    /// In hairlines: a renderer's thinnest line, about a pixel in a 720
-    /// pixel tall window and thicker in a bigger one, whatever the field's
-    /// scale, so a body's rim stays visible in a small window.
+    /// In hairlines: a renderer's thinnest line, one pixel while the field
+    /// and its margin are up to about 720 pixels tall on screen and a
+    /// whole pixel more per 720 beyond, so a body's rim stays visible in a
+    /// small window and keeps its look in a big one.
     Lines(f32),
 }
 

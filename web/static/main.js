@@ -363,9 +363,10 @@ function drawPicture(pic, s, dpr) {
   const scale = Math.min(canvas.width / (w + 2 * margin), canvas.height / (h + 2 * margin));
   const ox = (canvas.width - (w + 2 * margin) * scale) / 2 + (margin - minX) * scale;
   const oy = (canvas.height - (h + 2 * margin) * scale) / 2 + (margin - minY) * scale;
-  // A hairline is a pixel in a 720-pixel tall canvas, thicker in a taller
-  // one, as in the window; in picture units from here on.
-  const hairline = Math.max(1, Math.round(canvas.height / 720)) / scale;
+  // A hairline is a pixel while the field and its margin are up to about
+  // 720 pixels tall on the canvas, a whole number more per 720 beyond, as
+  // in the window; in picture units from here on.
+  const hairline = Math.max(1, Math.round(((h + 2 * margin) * scale) / 720)) / scale;
   const width = (kind, value) => (kind === 1 ? value * hairline : value);
   const names = new Map(s.players.map((p) => [p.id, p.name]));
   const font = Math.round(Math.max(12 * dpr, LABEL_SHARE * w * scale));

@@ -13,6 +13,10 @@ use crate::draw::text::text_size;
 /// Behind everything: the bars left over when the window's shape differs
 /// from the field's.
 pub(crate) const LETTERBOX: Color = Color::RGB(0, 0, 0);
+/// Pixels of the field's height (with its margin) per pixel of a
+/// hairline, as the text steps with the window's height
+/// (`text::TEXT_STEP_HEIGHT`).
+const HAIRLINE_STEP: f32 = 720.0;
 
 /// Where a game's field lands on a canvas: one scale factor and an
 /// offset, the same along both axes.
@@ -63,9 +67,18 @@ impl Layout {
     }
 
     /// The text magnification for this window size: the labels of a
-    /// picture match the HUD's, and hairlines thicken with it.
+    /// picture match the HUD's.
     pub fn text_size(self) -> i32 {
         self.text_size
+    }
+
+    /// A hairline's width in pixels ([`Width::Lines`](lockstep_engine::view::Width)):
+    /// one while the field and its margin are up to about 720 pixels
+    /// tall, a whole pixel more per 720 beyond (the text's steps in a
+    /// landscape window, and still thin in a tall narrow one).
+    pub fn hairline(self) -> f32 {
+        let tall = (self.field.height() + 2.0 * self.field.margin()) * self.scale;
+        (tall / HAIRLINE_STEP).round().max(1.0)
     }
 
     /// The point of the picture the score strip stands on: over the
@@ -83,5 +96,50 @@ impl Layout {
         let left = self.to_screen(Point::new(field.min.x - margin, field.min.y));
         let right = self.to_screen(Point::new(field.max.x + margin, field.min.y));
         (left.x, right.x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ball game's field.
+    const FIELD: Area = Area::new(Point::new(0.0, 0.0), Point::new(1600.0, 900.0));
+
+    fn hairline(width: u32, height: u32) -> f32 {
+        Layout::fit(Rect::new(0, 0, width, height), FIELD).hairline()
+    }
+
+    #[test]
+    fn a_hairline_steps_with_the_fields_height_on_screen_like_the_text() {
+        for (size, text) in [
+            ((640, 360), 1),
+            ((1280, 720), 1),
+            ((1920, 1080), 2),
+            ((3840, 2160), 3),
+        ] {
+            assert_eq!(hairline(size.0, size.1), text as f32, "{size:?}");
+            assert_eq!(text_size(size.1), text, "{size:?}");
+        }
+        // A tall narrow window shows the field small: its rims stay thin.
+        assert_eq!(hairline(824, 1830), 1.0);
+    }
+
+    #[test]
+    fn a_field_off_the_origin_is_centred_with_its_margin_like_one_at_it() {
+        let area = Rect::new(0, 0, 1280, 720);
+        let at_origin = Layout::fit(area, FIELD);
+        let shifted = Area::new(Point::new(-24.0, -17.0), Point::new(24.0, 10.0));
+        let metres = Layout::fit(area, shifted);
+        let (a, b) = (
+            at_origin.to_screen(FIELD.max),
+            metres.to_screen(shifted.max),
+        );
+        assert!((a - b).length() < 0.01, "{a} {b}");
+        let (a, b) = (
+            at_origin.to_screen(FIELD.min),
+            metres.to_screen(shifted.min),
+        );
+        assert!((a - b).length() < 0.01, "{a} {b}");
     }
 }

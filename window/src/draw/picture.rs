@@ -3,8 +3,8 @@
 //! with SDL2 and SDL2_gfx: the one renderer of every game in the window.
 //! The [`Roster`] gives the names the picture's labels ask for.
 //!
-//! Hairlines ([`Width::Lines`]) are the text's magnification in pixels,
-//! so rims thicken with the text in a big window; a circle's rim is drawn
+//! Hairlines ([`Width::Lines`]) are [`Layout::hairline`] pixels wide, so
+//! rims thicken in a big window; a circle's rim is drawn
 //! inside its radius as two filled circles (stacked outlines would leave
 //! gaps between them) with an anti-aliased edge outside.
 
@@ -209,7 +209,7 @@ fn clip(layout: &Layout, area: Area) -> Rect {
 fn width(layout: &Layout, width: Width) -> i16 {
     let pixels = match width {
         Width::Units(units) => layout.length(units),
-        Width::Lines(lines) => lines * layout.text_size() as f32,
+        Width::Lines(lines) => lines * layout.hairline(),
     };
     coord(pixels).max(1)
 }
