@@ -357,6 +357,8 @@ function paintAt(pic, i) {
 }
 
 function drawPicture(pic, s, dpr) {
+  // No game (yet, or any more): nothing to draw.
+  if (pic.length < 4) return;
   const [minX, minY, maxX, maxY] = pic;
   const [w, h] = [maxX - minX, maxY - minY];
   const margin = w * MARGIN_SHARE;
