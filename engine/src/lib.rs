@@ -38,6 +38,9 @@
 //! - [`replay`]: [`recorder`](replay::recorder) writes a game as its
 //!   bundles, and [`playback`](replay::playback) plays it back and
 //!   verifies it.
+//! - [`view`]: what a game looks like, as plain shapes ([`Picture`]) its
+//!   [`View`] draws between two ticks, for the window and the page to
+//!   draw alike.
 //!
 //! The networked game and solo play only answer "what now"; the frontend
 //! carries it out.
@@ -60,11 +63,13 @@ pub mod solo;
 #[cfg(test)]
 mod testing;
 pub mod timing;
+pub mod view;
 
 pub use game::{
     apply, apply_phases, offline, settings_of, spec_of, Bots, Game, HasBots, Setup, SetupError,
 };
 pub use host::{describe_games, find_game, parse_setting, Hosted, HostedGame, UnknownGame};
+pub use view::{Picture, View};
 
 /// The contract's last stdout line of every mode that ends on a state
 /// (`sim`, `synctest`, a played game, a verified replay), on every target:

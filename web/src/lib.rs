@@ -13,8 +13,10 @@
 //! - [`play`]: one game in progress, driven as the native client's
 //!   `NetPlay` drives it (ticks with no MAX_LOOPS, inputs, hash and
 //!   capacity reports, snapshots, desyncs, speed), for any game.
-//! - [`games`]: the games the page offers by name, their preflight, and
-//!   what the page draws of each (a flat scene of numbers).
+//! - [`games`]: the games the page offers by name and their preflight.
+//! - [`picture`]: what the page draws of any game, its view's picture
+//!   encoded as a flat list of numbers that one function of the page
+//!   draws.
 //! - [`view`]: the state the page shows and tests read.
 //! - [`options`], [`platform`], [`input`]: the URL parameters, the
 //!   browser as the Hello describes it, and the page's input on the wire.
@@ -30,6 +32,7 @@ pub mod games;
 pub mod input;
 pub mod options;
 pub mod peer;
+pub mod picture;
 pub mod platform;
 pub mod play;
 pub mod view;

@@ -611,7 +611,7 @@ impl WebPeer {
         self.path().rtt
     }
 
-    /// The scene to draw (see [`crate::games`]); empty before a game.
+    /// The picture to draw (see [`crate::picture`]); empty before a game.
     pub fn scene(&self, out: &mut Vec<f32>) {
         if let Some(game) = &self.game {
             game.scene(out);

@@ -282,7 +282,11 @@ fn a_person_holds_the_page_input_and_the_state_shows_it() {
     assert!(state.tick > 10, "{}", state.tick);
     let mut scene = Vec::new();
     server.peer.scene(&mut scene);
-    assert_eq!(scene[0], 1.0, "a Tally scene");
+    assert_eq!(
+        scene[..4],
+        [0.0, 0.0, 1600.0, 900.0],
+        "a Tally picture: its field"
+    );
 }
 
 #[test]
@@ -383,7 +387,11 @@ fn a_start_of_topple_plays_topple_and_draws_its_bodies() {
     server.run(Duration::from_millis(4), 100);
     let mut scene = Vec::new();
     server.peer.scene(&mut scene);
-    assert_eq!(scene[0], 2.0, "a Topple scene");
+    assert_eq!(
+        scene[..4],
+        [-24.0, -17.0, 24.0, 10.0],
+        "a Topple picture: its field"
+    );
     server.run(Duration::from_millis(4), 500);
     assert_eq!(server.peer.phase(), Phase::Ended);
     let setup = Setup::from_start::<Physics>(&Start { you: None, ..start }).unwrap();

@@ -25,6 +25,7 @@ use lockstep_protocol::{
 use web_time::Instant;
 
 use crate::games::WebGame;
+use crate::picture;
 
 /// Most real time one call spends running ticks before the page may draw
 /// and hear the network (the native client's `TICK_BUDGET`): owed ticks
@@ -87,8 +88,9 @@ pub struct GameView {
     pub speed: u16,
     /// The input last sent (the bot's or the page's).
     pub last_input: Input,
-    /// Every player, its name and score, in slot order.
-    pub players: Vec<(PlayerId, String, u32)>,
+    /// Every player, its name and score, in slot order; no score in a
+    /// game that keeps none.
+    pub players: Vec<(PlayerId, String, Option<u32>)>,
     /// What the banner says (a desync, a catch-up, a lost server).
     pub banner: Option<String>,
 }
@@ -420,10 +422,13 @@ impl<G: WebGame> Play<G> {
     pub fn view(&self) -> GameView {
         let scores = self.game.current.scores();
         let score = |id: PlayerId| {
-            scores
-                .iter()
-                .find(|(player, _)| *player == id)
-                .map_or(0, |(_, s)| *s)
+            let kept = !scores.is_empty();
+            kept.then(|| {
+                scores
+                    .iter()
+                    .find(|(player, _)| *player == id)
+                    .map_or(0, |(_, s)| *s)
+            })
         };
         let banner = if self.reconnecting {
             Some("Server lost, reconnecting".to_string())
@@ -451,9 +456,10 @@ impl<G: WebGame> Play<G> {
         }
     }
 
-    /// The scene at the last call's alpha.
+    /// The picture at the last call's alpha, encoded for the page.
     pub fn scene(&self, out: &mut Vec<f32>) {
-        G::scene(&self.game.previous, &self.game.current, self.alpha, out);
+        let (previous, current) = (&self.game.previous, &self.game.current);
+        picture::scene(previous, current, self.alpha, self.game.me, out);
     }
 
     /// What the game said since the last call.

@@ -83,8 +83,9 @@ pub struct PlayerView {
     pub id: u8,
     /// Name.
     pub name: String,
-    /// Score (goals, or Tally's count).
-    pub score: u32,
+    /// Score (goals, Topple's bodies knocked off); `null` in a game
+    /// that keeps none (Tally), which then shows no score strip.
+    pub score: Option<u32>,
 }
 
 /// The lobby.

@@ -168,7 +168,7 @@ impl Peer {
         crate::view::state_json(&self.peer)
     }
 
-    /// The scene to draw, between the last two ticks (see `games`).
+    /// The picture to draw, between the last two ticks (see `picture`).
     pub fn scene(&mut self) -> Vec<f32> {
         self.scene.clear();
         self.peer.scene(&mut self.scene);

@@ -331,215 +331,159 @@ function fitCanvas() {
   return dpr;
 }
 
-function circle(x, y, r, fill) {
-  ctx.beginPath();
-  ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.fillStyle = fill;
-  ctx.fill();
-}
-
 function darker(hex) {
   const n = parseInt(hex.slice(1), 16);
   const shade = (c) => Math.floor((c * 55) / 100);
   return `rgb(${shade(n >> 16)}, ${shade((n >> 8) & 255)}, ${shade(n & 255)})`;
 }
 
-const MARGIN = 48;
-const WALL = 8;
-const GOAL_DEPTH = 36;
+// Every game is drawn by drawPicture from the flat list of numbers its
+// view answers with (web/src/picture.rs documents the format): the field
+// and its margin fitted to the canvas as the native window fits them,
+// then each shape in order, in the picture's units, y down.
 
-function drawBalls(scene, s, dpr) {
-  const [, w, h, top, bottom, balls, discs] = scene;
-  const scale = Math.min(canvas.width / (w + 2 * MARGIN), canvas.height / (h + 2 * MARGIN));
-  ctx.setTransform(scale, 0, 0, scale, (canvas.width - w * scale) / 2, (canvas.height - h * scale) / 2);
-  ctx.fillStyle = "#14161e";
-  ctx.fillRect(-MARGIN, -MARGIN, w + 2 * MARGIN, h + 2 * MARGIN);
-  ctx.fillStyle = "#1e2432";
-  ctx.fillRect(0, 0, w, h);
-  ctx.strokeStyle = "#3e4860";
-  ctx.lineWidth = 3;
-  ctx.beginPath();
-  ctx.moveTo(w / 2, 0);
-  ctx.lineTo(w / 2, h);
-  ctx.stroke();
-  ctx.beginPath();
-  ctx.arc(w / 2, h / 2, 110, 0, Math.PI * 2);
-  ctx.stroke();
-  circle(w / 2, h / 2, 6, "#3e4860");
-  for (const [line, out] of [[0, -1], [w, 1]]) {
-    const x = out < 0 ? line - GOAL_DEPTH : line;
-    ctx.fillStyle = "rgba(255, 196, 40, 0.35)";
-    ctx.fillRect(x, top, GOAL_DEPTH, bottom - top);
-    ctx.fillStyle = "#ffc428";
-    ctx.fillRect(x - (out < 0 ? 3 : 0), top - 3, GOAL_DEPTH + 3, 3);
-    ctx.fillRect(x - (out < 0 ? 3 : 0), bottom, GOAL_DEPTH + 3, 3);
-    ctx.fillRect(out < 0 ? x - 3 : x + GOAL_DEPTH, top, 3, bottom - top);
-  }
-  ctx.fillStyle = "#aab2c4";
-  ctx.fillRect(-WALL, -WALL, w + 2 * WALL, WALL);
-  ctx.fillRect(-WALL, h, w + 2 * WALL, WALL);
-  for (const x of [-WALL, w]) {
-    ctx.fillRect(x, 0, WALL, top);
-    ctx.fillRect(x, bottom, WALL, h - bottom);
-  }
-  for (const [x, y] of [[0, top], [0, bottom], [w, top], [w, bottom]]) circle(x, y, 7, "#ffc428");
-  let i = 7;
-  for (let b = 0; b < balls; b++, i += 3) {
-    circle(scene[i], scene[i + 1], scene[i + 2], "#786838");
-    circle(scene[i], scene[i + 1], scene[i + 2] - 2, "#faf2cd");
-  }
+// The margin around the field: 3% of its width (the window's).
+const MARGIN_SHARE = 3 / 100;
+// A label's text height, as a share of the field's width (22 units of
+// the ball game's 1600), never under 12 CSS pixels.
+const LABEL_SHARE = 0.014;
+
+function paintAt(pic, i) {
+  const [kind, a, b, c, d] = pic.slice(i, i + 5);
+  if (kind === 0) return `rgba(${a}, ${b}, ${c}, ${d / 255})`;
+  if (kind === 1) return colour(a);
+  if (kind === 2) return darker(colour(a));
+  return null;
+}
+
+function drawPicture(pic, s, dpr) {
+  // No game (yet, or any more): nothing to draw.
+  if (pic.length < 4) return;
+  const [minX, minY, maxX, maxY] = pic;
+  const [w, h] = [maxX - minX, maxY - minY];
+  const margin = w * MARGIN_SHARE;
+  const scale = Math.min(canvas.width / (w + 2 * margin), canvas.height / (h + 2 * margin));
+  const ox = (canvas.width - (w + 2 * margin) * scale) / 2 + (margin - minX) * scale;
+  const oy = (canvas.height - (h + 2 * margin) * scale) / 2 + (margin - minY) * scale;
+  // A hairline is a pixel while the field and its margin are up to about
+  // 720 pixels tall on the canvas, a whole number more per 720 beyond, as
+  // in the window; in picture units from here on.
+  const hairline = Math.max(1, Math.round(((h + 2 * margin) * scale) / 720)) / scale;
+  const width = (kind, value) => (kind === 1 ? value * hairline : value);
   const names = new Map(s.players.map((p) => [p.id, p.name]));
-  const labels = [];
-  for (let d = 0; d < discs; d++, i += 4) {
-    const [x, y, r, id] = [scene[i], scene[i + 1], scene[i + 2], scene[i + 3]];
-    const mine = id === s.player;
-    circle(x, y, r, mine ? "#ffffff" : darker(colour(id)));
-    circle(x, y, r - (mine ? 5 : 3), colour(id));
-    labels.push([x, y - r - 8, names.get(id) || `player ${id}`, id]);
+  const font = Math.round(Math.max(12 * dpr, LABEL_SHARE * w * scale));
+  let clipped = false;
+  ctx.setTransform(scale, 0, 0, scale, ox, oy);
+  for (let i = 4; i < pic.length; ) {
+    const op = pic[i];
+    if (op === 0) {
+      const [x0, y0, x1, y1] = pic.slice(i + 1, i + 5);
+      ctx.fillStyle = paintAt(pic, i + 5);
+      ctx.fillRect(Math.min(x0, x1), Math.min(y0, y1), Math.abs(x1 - x0), Math.abs(y1 - y0));
+      i += 10;
+    } else if (op === 1) {
+      const [x, y, r] = pic.slice(i + 1, i + 4);
+      const fill = paintAt(pic, i + 4);
+      const edge = paintAt(pic, i + 9);
+      const rim = width(pic[i + 14], pic[i + 15]);
+      if (fill !== null && edge !== null) {
+        disc(x, y, r, edge);
+        disc(x, y, Math.max(r - rim, 0), fill);
+      } else if (fill !== null) {
+        disc(x, y, r, fill);
+      } else if (edge !== null) {
+        ctx.strokeStyle = edge;
+        ctx.lineWidth = rim;
+        ctx.beginPath();
+        ctx.arc(x, y, Math.max(r - rim / 2, 0), 0, Math.PI * 2);
+        ctx.stroke();
+      }
+      i += 16;
+    } else if (op === 2) {
+      const n = pic[i + 1];
+      ctx.beginPath();
+      for (let k = 0; k < n; k++) ctx.lineTo(pic[i + 2 + 2 * k], pic[i + 3 + 2 * k]);
+      ctx.closePath();
+      const at = i + 2 + 2 * n;
+      ctx.fillStyle = paintAt(pic, at);
+      ctx.fill();
+      const edge = paintAt(pic, at + 5);
+      if (edge !== null) {
+        ctx.strokeStyle = edge;
+        ctx.lineWidth = width(pic[at + 10], pic[at + 11]);
+        ctx.stroke();
+      }
+      i = at + 12;
+    } else if (op === 3) {
+      const [x0, y0, x1, y1] = pic.slice(i + 1, i + 5);
+      ctx.strokeStyle = paintAt(pic, i + 5);
+      ctx.lineWidth = width(pic[i + 10], pic[i + 11]);
+      ctx.beginPath();
+      ctx.moveTo(x0, y0);
+      ctx.lineTo(x1, y1);
+      ctx.stroke();
+      i += 12;
+    } else if (op === 4) {
+      const [x, y, id] = pic.slice(i + 1, i + 4);
+      const paint = paintAt(pic, i + 4);
+      const n = pic[i + 9];
+      const words = String.fromCharCode(...pic.slice(i + 10, i + 10 + n));
+      const name = id >= 0 ? names.get(id) || `P${id}` : "";
+      const line = id < 0 ? words : words === "" ? name : `${name} ${words}`;
+      label(line, ox + x * scale, oy + y * scale - 0.3 * font, font, paint);
+      ctx.setTransform(scale, 0, 0, scale, ox, oy);
+      i += 10 + n;
+    } else if (op === 5) {
+      if (clipped) ctx.restore();
+      clipped = pic[i + 1] === 1;
+      if (clipped) {
+        const [x0, y0, x1, y1] = pic.slice(i + 2, i + 6);
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(x0, y0, x1 - x0, y1 - y0);
+        ctx.clip();
+      }
+      i += clipped ? 6 : 2;
+    } else {
+      console.error(`lockstep-web: picture opcode ${op} at ${i}`);
+      break;
+    }
   }
-  ctx.font = "600 22px system-ui, sans-serif";
-  ctx.textAlign = "center";
-  ctx.textBaseline = "bottom";
-  for (const [x, y, name, id] of labels) {
-    ctx.fillStyle = "rgba(0, 0, 0, 0.6)";
-    ctx.fillText(name, x + 1.5, y + 1.5);
-    ctx.fillStyle = colour(id);
-    ctx.fillText(name, x, y);
-  }
+  if (clipped) ctx.restore();
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   drawScores(s, dpr);
 }
 
-function drawTally(scene, s, dpr) {
-  const w = 1600;
-  const h = 900;
-  const scale = Math.min(canvas.width / (w + 2 * MARGIN), canvas.height / (h + 2 * MARGIN));
-  ctx.setTransform(scale, 0, 0, scale, (canvas.width - w * scale) / 2, (canvas.height - h * scale) / 2);
-  ctx.fillStyle = "#1e2432";
-  ctx.fillRect(0, 0, w, h);
-  const n = scene[1];
-  const slot = w / Math.max(n, 1);
-  const names = new Map(s.players.map((p) => [p.id, p.name]));
-  ctx.font = "600 28px system-ui, sans-serif";
-  ctx.textAlign = "center";
-  ctx.textBaseline = "bottom";
-  for (let c = 0, i = 2; c < n; c++, i += 3) {
-    const [id, speed, count] = [scene[i], scene[i + 1], scene[i + 2]];
-    const top = h * (1 - speed);
-    ctx.fillStyle = colour(id);
-    ctx.fillRect(slot * c + slot * 0.2, top, slot * 0.6, h - top);
-    ctx.fillText(`${names.get(id) || id} ${count}`, slot * (c + 0.5), Math.max(top - 8, 36));
-  }
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  drawScores(s, dpr);
-}
-
-// Topple's view, in metres, x right and y up: what the native window
-// shows (window/src/games/physics.rs), with a metre around it.
-const PHYSICS_VIEW = { left: -24, top: 17, width: 48, height: 27, margin: 1 };
-// Half the platform's thickness (games/topple/src/arena.rs).
-const PLATFORM_HALF_HEIGHT = 0.5;
-const PHYSICS_COLOURS = {
-  sky: "#1e2432",
-  pit: "#12141c",
-  platform: "#606878",
-  crate: "#c4965c",
-  ball: "#96bed2",
-};
-
-// A body's own frame, turned by (cos, sin) about (x, y), in world units.
-function turned(x, y, cos, sin, draw) {
-  ctx.save();
-  ctx.transform(cos, sin, -sin, cos, x, y);
-  draw();
-  ctx.restore();
-}
-
-// A ball (or a ram) with a spoke, so a rolling ball is seen to turn.
-function spokedBall(x, y, cos, sin, r, fill, edge) {
-  circle(x, y, r, fill);
-  ctx.strokeStyle = edge;
+function disc(x, y, r, fill) {
   ctx.beginPath();
   ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.moveTo(x, y);
-  ctx.lineTo(x + r * cos, y + r * sin);
-  ctx.stroke();
+  ctx.fillStyle = fill;
+  ctx.fill();
 }
 
-function drawPhysics(scene, s, dpr) {
-  const [, half, crate, ball, ram, bodies] = scene;
-  const { left, top, width, height, margin } = PHYSICS_VIEW;
-  const scale = Math.min(canvas.width / (width + 2 * margin), canvas.height / (height + 2 * margin));
-  const ox = (canvas.width - width * scale) / 2 - left * scale;
-  const oy = (canvas.height - height * scale) / 2 + top * scale;
-  // World units from here on, y up.
-  ctx.setTransform(scale, 0, 0, -scale, ox, oy);
-  ctx.lineWidth = (1.5 * dpr) / scale;
-  ctx.fillStyle = PHYSICS_COLOURS.sky;
-  ctx.fillRect(left, 0, width, top);
-  ctx.fillStyle = PHYSICS_COLOURS.pit;
-  ctx.fillRect(left, top - height, width, height - top);
-  // Bodies flying past the view's edges vanish there.
-  ctx.save();
-  ctx.beginPath();
-  ctx.rect(left, top - height, width, height);
-  ctx.clip();
-  const rams = [];
-  for (let b = 0, i = 6; b < bodies; b++, i += 6) {
-    const [kind, x, y, cos, sin, id] = scene.slice(i, i + 6);
-    if (kind === 0) {
-      turned(x, y, cos, sin, () => {
-        ctx.fillStyle = PHYSICS_COLOURS.platform;
-        ctx.fillRect(-half, -PLATFORM_HALF_HEIGHT, 2 * half, 2 * PLATFORM_HALF_HEIGHT);
-      });
-    } else if (kind === 1) {
-      turned(x, y, cos, sin, () => {
-        ctx.fillStyle = PHYSICS_COLOURS.crate;
-        ctx.fillRect(-crate, -crate, 2 * crate, 2 * crate);
-        ctx.strokeStyle = darker(PHYSICS_COLOURS.crate);
-        ctx.strokeRect(-crate, -crate, 2 * crate, 2 * crate);
-      });
-    } else if (kind === 2) {
-      spokedBall(x, y, cos, sin, ball, PHYSICS_COLOURS.ball, darker(PHYSICS_COLOURS.ball));
-    } else {
-      rams.push([x, y, cos, sin, id]);
-    }
-  }
-  // Rams over the piles, names over the rams.
-  for (const [x, y, cos, sin, id] of rams) {
-    spokedBall(x, y, cos, sin, ram, colour(id), darker(colour(id)));
-    if (id === s.player) {
-      // One's own ram, ringed as the window rings it.
-      ctx.strokeStyle = "#ffffff";
-      ctx.beginPath();
-      ctx.arc(x, y, ram + 0.25, 0, Math.PI * 2);
-      ctx.stroke();
-    }
-  }
-  ctx.restore();
+// A line of text centred on (x, y) in canvas pixels, standing on it, over
+// a dark shadow so it reads over anything.
+function label(line, x, y, font, paint) {
   ctx.setTransform(1, 0, 0, 1, 0, 0);
-  const names = new Map(s.players.map((p) => [p.id, p.name]));
-  ctx.font = `600 ${Math.round(Math.max(12 * dpr, 0.7 * scale))}px system-ui, sans-serif`;
+  ctx.font = `600 ${font}px system-ui, sans-serif`;
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
-  for (const [x, y, , , id] of rams) {
-    const name = names.get(id) || `player ${id}`;
-    const [sx, sy] = [ox + x * scale, oy - (y + ram) * scale - 4 * dpr];
-    ctx.fillStyle = "rgba(0, 0, 0, 0.6)";
-    ctx.fillText(name, sx + 1.5 * dpr, sy + 1.5 * dpr);
-    ctx.fillStyle = colour(id);
-    ctx.fillText(name, sx, sy);
-  }
-  drawScores(s, dpr);
+  const shadow = Math.max(1, font / 14);
+  ctx.fillStyle = "rgba(0, 0, 0, 0.6)";
+  ctx.fillText(line, x + shadow, y + shadow);
+  ctx.fillStyle = paint;
+  ctx.fillText(line, x, y);
 }
 
 function drawScores(s, dpr) {
-  // Tally shows its counts on its bars.
-  if (s.game === "tally" || s.players.length === 0) return;
+  // A game that keeps no scores (Tally: its counts stand on its bars)
+  // has no strip.
+  const scored = s.players.filter((p) => p.score !== null);
+  if (scored.length === 0) return;
   ctx.font = `600 ${Math.round(16 * dpr)}px system-ui, sans-serif`;
   ctx.textBaseline = "top";
   ctx.textAlign = "left";
-  const parts = s.players.map((p) => [`${p.name} ${p.score}`, colour(p.id)]);
+  const parts = scored.map((p) => [`${p.name} ${p.score}`, colour(p.id)]);
   const gap = 24 * dpr;
   const total = parts.reduce((sum, [t]) => sum + ctx.measureText(t).width, 0) + gap * (parts.length - 1);
   let x = (canvas.width - total) / 2;
@@ -603,10 +547,7 @@ function frame() {
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.fillStyle = "#000";
   ctx.fillRect(0, 0, canvas.width, canvas.height);
-  const scene = peer.scene();
-  if (scene[0] === 0) drawBalls(scene, state, dpr);
-  else if (scene[0] === 1) drawTally(scene, state, dpr);
-  else if (scene[0] === 2) drawPhysics(scene, state, dpr);
+  drawPicture(peer.scene(), state, dpr);
   drawHud(state);
 }
 

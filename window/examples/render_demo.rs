@@ -24,8 +24,8 @@ use lockstep_balls::bot::Bots;
 use lockstep_balls::{World, WorldConfig};
 use lockstep_protocol::PlayerId;
 use lockstep_window::draw::colour::player_colour;
+use lockstep_window::draw::picture::Roster;
 use lockstep_window::draw::render::{Hud, Renderer};
-use lockstep_window::draw::scene::Roster;
 use lockstep_window::draw::screenshot::{load_png_rgb, save_png};
 
 /// Ticks simulated before the frame is drawn: long enough for the bots to

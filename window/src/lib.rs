@@ -6,13 +6,14 @@
 //!
 //! - [`screens`] holds one file (or folder) per screen; each runs its own
 //!   SDL2 loop and draws with [`draw`], which never decides anything: the
-//!   renderer with its score strip, HUD and banner, the scene each game
-//!   draws through, text, the players' colours, the strip charts the lab,
-//!   the net graph (F3), the replay window's timeline and the report
-//!   picture share, and screenshots.
-//! - [`games`] is how each game looks (its [`draw::scene::Scene`]), one
-//!   file per game, and the dispatch of window code over the games the
-//!   binary offers.
+//!   renderer with its score strip, HUD and banner, the one drawing of
+//!   every game's picture (each game shows itself as plain shapes through
+//!   its [`lockstep_engine::View`], so the window holds no game), text,
+//!   the players' colours, the strip charts the lab, the net graph (F3),
+//!   the replay window's timeline and the report picture share, and
+//!   screenshots.
+//! - [`games`] is the dispatch of window code over the games the binary
+//!   offers.
 //! - [`pacing`] paces the lab's frames.
 //! - What a screen plays comes from the client library
 //!   (`lockstep-client`): the networked game ([`lockstep_client::play`]),

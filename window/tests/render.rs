@@ -9,8 +9,8 @@ use lockstep_balls::WorldConfig;
 use lockstep_client::io::clock;
 use lockstep_testkit::{under_xvfb, Client, Finished, Server, TempDir};
 use lockstep_window::draw::colour::player_colour;
+use lockstep_window::draw::picture::Roster;
 use lockstep_window::draw::render::Renderer;
-use lockstep_window::draw::scene::Roster;
 use lockstep_window::draw::screenshot::load_png_rgb;
 use lockstep_window::draw::text::HUD_TEXT;
 

@@ -2,26 +2,19 @@
 //!
 //! The binary lists the games it offers ([`Games`]); the library runs code
 //! generic over the game ([`ForGame`]) for the one a server hosts, a
-//! replay recorded or the command line names. What only one game has on
-//! this side (the ball game's goals) is that game's [`ClientGame`] impl,
-//! one file per game beside this one. A new game needs its impl here, its
-//! `Scene` in the window crate, and a line in the binary's list.
+//! replay recorded or the command line names. A game brings everything
+//! this side needs of it in its own crate (its scores and how it looks
+//! are its [`View`]): a new game needs only a line in the binary's list.
 
-mod balls;
-mod physics;
-mod tally;
+use lockstep_engine::{find_game, HasBots, HostedGame, UnknownGame, View};
+use lockstep_protocol::{GameSpec, SelfTest};
 
-use lockstep_engine::{find_game, HasBots, HostedGame, UnknownGame};
-use lockstep_protocol::{GameSpec, PlayerId, SelfTest};
+/// What the client needs of a game beyond the engine's: its
+/// [`View`], whose scores the report and the score strip show and whose
+/// picture the window draws.
+pub trait ClientGame: HasBots + View + Send + 'static {}
 
-/// What the client needs of a game beyond the engine's: its scores for
-/// the report and the window's score strip. (How a game looks is the
-/// window crate's `Scene`.)
-pub trait ClientGame: HasBots + Send + 'static {
-    /// Every player's score, ascending by player (the ball game's goals);
-    /// empty for a game that keeps none.
-    fn scores(&self) -> Vec<(PlayerId, u32)>;
-}
+impl<G: HasBots + View + Send + 'static> ClientGame for G {}
 
 /// Code generic over the game, run for a game picked by name.
 pub trait ForGame {

@@ -4,7 +4,7 @@
 //! This module reads the replay into a [`GameReport`]: it re-simulates the
 //! game, whichever it is (which verifies the recorded hashes, as `replay
 //! --verify` does, and finds the goals: a score that goes up in the state
-//! is a goal, [`ClientGame::scores`]), and gathers what the
+//! is a goal, [`View::scores`](lockstep_engine::View::scores)), and gathers what the
 //! file says happened: the hash checks, drops, rejoins, stand-ins, and the
 //! server's status samples and events (replay format 4; an older file
 //! simply has none). `report_picture.rs` draws it; it needs SDL2 but no

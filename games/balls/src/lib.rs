@@ -82,6 +82,7 @@ pub mod engine;
 mod physics;
 mod self_test;
 mod steering;
+mod view;
 
 use glam::Vec2;
 use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};

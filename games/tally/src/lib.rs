@@ -11,5 +11,6 @@
 #![deny(missing_docs)]
 
 mod game;
+mod view;
 
 pub use game::{Counter, Tally, TallyBot};

@@ -23,6 +23,7 @@ mod game;
 pub mod probe;
 mod state;
 mod steering;
+mod view;
 
 pub use arena::{
     PhysicsSettings, BALL_RADIUS, CRATE_HALF, MAX_BODIES, PLATFORM_HALF_WIDTH, RAM_RADIUS,

@@ -1,4 +1,4 @@
-//! Draws a frame of any game: the game's own scene, its scores and the
+//! Draws a frame of any game: the game's picture, its scores and the
 //! HUD.
 //!
 //! # How it works
@@ -6,13 +6,13 @@
 //! The frontend steps the simulation at a fixed rate and draws at whatever
 //! rate the display allows, so a frame usually falls between two ticks. It
 //! hands [`Renderer::draw`] the states before and after the current tick
-//! and how far between them the frame is (`alpha`); the game draws itself
-//! at the linear interpolation of the two ([`Scene`]), which keeps motion
-//! smooth at any frame rate. Nothing here reads a clock or changes a
+//! and how far between them the frame is (`alpha`); the game's [`View`]
+//! answers with its picture between the two, which keeps motion smooth at
+//! any frame rate, and [`crate::draw::picture`] draws it. Nothing here reads a clock or changes a
 //! state: the numbers the HUD shows arrive ready-made in [`Hud`].
 //!
 //! Every frame is laid out from the canvas' current output size: the
-//! game's field ([`Scene::field`]), plus a margin for what it draws around
+//! game's field ([`View::field`]), plus a margin for what it draws around
 //! it and the score line, is scaled to fit the window with its aspect
 //! ratio kept and centred, with black bars on the sides that are left over
 //! ([`Layout`]). [`Renderer::world_to_screen`] exposes that mapping so
@@ -28,16 +28,18 @@
 //! [`crate::draw::colour`].
 
 use glam::Vec2;
-use lockstep_client::games::ClientGame;
+use lockstep_engine::view::{Area, Point};
+use lockstep_engine::{Picture, View};
 use lockstep_protocol::{Percent, PlayerId};
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use crate::draw::colour::player_colour;
+use crate::draw::layout::{Layout, LETTERBOX};
 use crate::draw::overlay::{self, HudBlock, HudLine, Placed, PlacedHud, Wanted};
+use crate::draw::picture::{draw_picture, Roster};
 use crate::draw::pixels::{extent, extent_i32, pixel};
-use crate::draw::scene::{Layout, Roster, Scene, LETTERBOX, MARGIN, WALL_THICKNESS};
 use crate::draw::text::{backing, printable, text, text_width, GLYPH, HUD_TEXT, PAD};
 
 /// What the HUD shows; the frontend fills it every frame.
@@ -87,6 +89,8 @@ pub struct Renderer {
     /// digits come and go. The status line is left out: a long message
     /// widens the backing only while it is shown.
     hud_columns: usize,
+    /// The game's picture, kept so each frame reuses its memory.
+    picture: Picture,
 }
 
 impl Renderer {
@@ -103,7 +107,7 @@ impl Renderer {
     /// Draws in output pixels: it resets the canvas scale to 1 and expects
     /// no logical size to be set. It does not present the canvas, so a
     /// screenshot can still be taken before [`WindowCanvas::present`].
-    pub fn draw<G: Scene + ClientGame>(
+    pub fn draw<G: View>(
         &mut self,
         canvas: &mut WindowCanvas,
         previous: &G,
@@ -117,7 +121,15 @@ impl Renderer {
         canvas.set_draw_color(LETTERBOX);
         canvas.clear();
         let layout = Layout::fit(Rect::new(0, 0, width, height), current.field());
-        G::draw_scene(canvas, &layout, previous, current, clamped(alpha), roster)?;
+        self.picture.clear();
+        G::view(
+            previous,
+            current,
+            clamped(alpha),
+            roster.me,
+            &mut self.picture,
+        );
+        draw_picture(canvas, &layout, &self.picture, roster)?;
         let lines = hud_lines(hud);
         let [statistics @ .., _status] = &lines;
         let widest = statistics.iter().map(String::len).max().unwrap_or(0);
@@ -132,7 +144,7 @@ impl Renderer {
     /// the canvas like [`Self::draw`] fits it into the whole window, so a
     /// frontend with panels of its own (the game loop lab) keeps them
     /// clear. Clears nothing outside the arena view, and does not present.
-    pub fn draw_world<G: Scene + ClientGame>(
+    pub fn draw_world<G: View>(
         canvas: &mut WindowCanvas,
         area: Rect,
         previous: &G,
@@ -142,19 +154,24 @@ impl Renderer {
     ) -> Result<(), String> {
         canvas.set_scale(1.0, 1.0)?;
         let layout = Layout::fit(area, current.field());
-        G::draw_scene(canvas, &layout, previous, current, clamped(alpha), roster)?;
+        let mut picture = Picture::new();
+        G::view(previous, current, clamped(alpha), roster.me, &mut picture);
+        draw_picture(canvas, &layout, &picture, roster)?;
         match ScoreStrip::new(&layout, &current.scores(), roster) {
             Some(strip) => strip.draw(canvas, strip.rect),
             None => Ok(()),
         }
     }
 
-    /// Maps a world position to the pixel it is drawn at on a canvas of the
-    /// given output size (used by the screenshot test to know where to
+    /// Maps a position of a game's picture to the pixel it is drawn at on
+    /// a canvas of the given output size, for a field of size `field` from
+    /// the picture's origin (used by the screenshot tests to know where to
     /// look).
     #[must_use]
     pub fn world_to_screen(output: (u32, u32), field: Vec2, pos: Vec2) -> (i32, i32) {
-        let screen = Layout::fit(Rect::new(0, 0, output.0, output.1), field).to_screen(pos);
+        let field = Area::new(Point::new(0.0, 0.0), Point::new(field.x, field.y));
+        let layout = Layout::fit(Rect::new(0, 0, output.0, output.1), field);
+        let screen = layout.to_screen(Point::new(pos.x, pos.y));
         (pixel(screen.x), pixel(screen.y))
     }
 
@@ -164,11 +181,7 @@ impl Renderer {
     /// drawn over it. Only a banner in a window too flat for both hides
     /// it; then this is where it would have been.
     #[must_use]
-    pub fn score_strip<G: Scene + ClientGame>(
-        output: (u32, u32),
-        world: &G,
-        roster: &Roster,
-    ) -> Option<Rect> {
+    pub fn score_strip<G: View>(output: (u32, u32), world: &G, roster: &Roster) -> Option<Rect> {
         let layout = Layout::fit(Rect::new(0, 0, output.0, output.1), world.field());
         ScoreStrip::new(&layout, &world.scores(), roster).map(|strip| strip.rect)
     }
@@ -355,7 +368,7 @@ impl ScoreStrip {
             size -= 1;
         }
         let height = GLYPH * size + PAD * size;
-        let above_wall = layout.to_screen(Vec2::new(layout.field.x * 0.5, -WALL_THICKNESS));
+        let above_wall = layout.above_the_field();
         let top = (pixel(above_wall.y) - height - 1).max(layout.area.y());
         let left = pixel(above_wall.x) - outer_width(size) / 2;
         let rect = Rect::new(left, top, extent(outer_width(size)), extent(height));
@@ -397,15 +410,14 @@ impl Banner {
     /// shrunk until it fits the arena view.
     fn new(layout: &Layout, message: &str) -> Banner {
         let message = printable(message);
-        let field = layout.field;
-        let view_left = pixel(layout.to_screen(Vec2::splat(-MARGIN)).x);
-        let view_right = pixel(layout.to_screen(Vec2::splat(field.x + MARGIN)).x);
+        let (left, right) = layout.view_columns();
+        let (view_left, view_right) = (pixel(left), pixel(right));
         let view_width = view_right - view_left;
         let mut size = 3 * layout.text_size();
         while size > 1 && text_width(message.len(), size) + 2 * PAD * size > view_width {
             size -= 1;
         }
-        let centre = layout.to_screen(field * 0.5);
+        let centre = layout.to_screen(layout.field.centre());
         let height = GLYPH * size + 4 * PAD * size;
         let top = pixel(centre.y) - height / 2;
         let rect = Rect::new(view_left, top, extent(view_width), extent(height));
@@ -435,6 +447,8 @@ mod tests {
 
     /// The ball game's field: any field is laid out alike.
     const FIELD: Vec2 = Vec2::new(1600.0, 900.0);
+    /// The margin every renderer shows around a field 1600 wide.
+    const MARGIN: f32 = 48.0;
 
     #[test]
     fn field_centre_is_drawn_at_the_window_centre() {
@@ -521,7 +535,7 @@ mod tests {
         let columns = "FPS 120.0  UPS 120.0".len();
         Overlays::plan(
             &layout,
-            &ClientGame::scores(&game.0),
+            &View::scores(&game.0),
             &game.1,
             &lines,
             columns,

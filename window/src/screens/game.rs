@@ -10,8 +10,8 @@ use lockstep_protocol::Percent;
 use sdl2::keyboard::Keycode;
 
 use crate::draw::net_graph::{FrameSample, NetGraph, Observed};
+use crate::draw::picture::Roster;
 use crate::draw::render::Hud;
-use crate::draw::scene::Roster;
 use crate::games::{ForWindowGame, WindowGame, WindowGames};
 use crate::screens::lobby::{self, LastScores, LobbyView};
 use crate::screens::screen::{capture, Screen, WindowError};

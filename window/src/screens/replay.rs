@@ -9,8 +9,8 @@ use lockstep_engine::timing::accumulator::{FixedStep, Policy};
 use lockstep_protocol::Tick;
 use sdl2::keyboard::Keycode;
 
+use crate::draw::picture::Roster;
 use crate::draw::render::Hud;
-use crate::draw::scene::Roster;
 use crate::draw::timeline::Timeline;
 use crate::games::WindowGame;
 use crate::screens::screen::{capture, Screen, WindowError};

@@ -10,8 +10,8 @@ use sdl2::controller::{Axis, Button, GameController};
 use sdl2::event::{Event, WindowEvent};
 use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
+use crate::draw::picture::Roster;
 use crate::draw::render::{Hud, Renderer};
-use crate::draw::scene::Roster;
 use crate::games::WindowGame;
 use crate::pacing::Pacer;
 use lockstep_client::io::clock;

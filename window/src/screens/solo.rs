@@ -11,8 +11,8 @@ use lockstep_engine::timing::accumulator::{FixedStep, Policy};
 use lockstep_engine::Setup;
 use lockstep_protocol::Percent;
 
+use crate::draw::picture::Roster;
 use crate::draw::render::Hud;
-use crate::draw::scene::Roster;
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::io::recording::FileRecorder;

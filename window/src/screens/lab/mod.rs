@@ -41,8 +41,8 @@ use sdl2::rect::Rect;
 use sdl2::render::WindowCanvas;
 
 use self::history::{FrameHistory, FrameSample};
+use crate::draw::picture::Roster;
 use crate::draw::render::Renderer;
-use crate::draw::scene::Roster;
 use crate::draw::text::{text_size, GLYPH, PAD};
 use crate::pacing::Pacer;
 use crate::screens::screen::{Screen, WindowError};
