@@ -50,7 +50,7 @@ for run in $(seq "$runs"); do
   start=$(date +%s%N)
   native=$("$bin/lockstep-client" sim --players 4 --seed 1 --balls 24 --ticks 360000 | tail -n 1)
   native_ms=$((($(date +%s%N) - start) / 1000000))
-  page=$(drive --exit-on "final tick=" "http://$addr/?sim=360000&players=4&seed=1&balls=24")
+  page=$(drive --exit-on "final tick=" "http://$addr/?sim=360000&game=balls&set=balls=24&players=4&seed=1")
   page_line=$(grep '^sim ' <<<"$page")
   page_ms=${page_line##*ms=}
   page_ms=${page_ms%% *}

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
-for crate in lockstep-balls lockstep-rng lockstep-tally lockstep-topple lockstep-engine lockstep-web; do
+for crate in lockstep-balls lockstep-rng lockstep-tally lockstep-topple lockstep-games lockstep-engine lockstep-web; do
   found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden|lockstep-client" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2
@@ -33,6 +33,32 @@ fi
 # the list lockstep-games); the library takes them as values and names none.
 if named=$(grep -rnE 'lockstep_(balls|tally|topple|games)\b' server/src --include='*.rs' | grep -v '^server/src/main.rs:'); then
   echo "layout: server/src names a game outside the binary's list:" >&2
+  echo "$named" >&2
+  exit 1
+fi
+
+# A game is one crate and a line in the list (lockstep-games): the client,
+# the window, the page and the command line take the list as a value and
+# name no game. Their libraries do not depend on a game crate, and their
+# sources name none outside tests (what follows a file's first
+# `#[cfg(test)]`, and test files) and outside the one place each takes
+# the list: cli/src/main.rs, web/src/games.rs. The loop lab
+# (window/src/screens/lab/) is still built on the ball game.
+for crate in lockstep-client lockstep-window lockstep-cli lockstep-web; do
+  allowed='^$'
+  [ "$crate" = lockstep-window ] && allowed='^lockstep-balls$'
+  found=$(cargo tree -p "$crate" -e normal --depth 1 --prefix none | awk 'NR > 1 {print $1}' |
+    grep -Ex 'lockstep-(balls|tally|topple)' | grep -Ev "$allowed" | sort -u | tr '\n' ' ' || true)
+  if [ -n "$found" ]; then
+    echo "layout: $crate must take the games as a value, but depends on: $found" >&2
+    exit 1
+  fi
+done
+named=$(for file in $(find client/src window/src web/src cli/src -name '*.rs' ! -name 'tests.rs' ! -name '*_tests.rs' | sort); do
+  awk -v file="$file" '/^#\[cfg\(test\)\]/ {exit} /lockstep_(balls|tally|topple|games)([^a-z_]|$)/ {print file ":" FNR ": " $0}' "$file"
+done | grep -Ev '^(cli/src/main\.rs|web/src/games\.rs|window/src/screens/lab/[a-z_]+\.rs):' || true)
+if [ -n "$named" ]; then
+  echo "layout: the client, the window, the page and the command line name a game outside the list:" >&2
   echo "$named" >&2
   exit 1
 fi
@@ -88,4 +114,4 @@ restore
 trap - EXIT
 cargo run -q -p lockstep-layout
 
-echo "layout: rapier2d's features are the workspace's alone; the games and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
+echo "layout: rapier2d's features are the workspace's alone; the games, their list and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client, the window (but its loop lab), the page and the command line take the games as a value; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"

@@ -16,8 +16,7 @@ use lockstep_client::window_options::{
     BrowseOptions, Browsed, LabStart, SoloOptions, ViewOptions, WindowOptions,
 };
 
-#[cfg(feature = "window")]
-use crate::Offered;
+use lockstep_client::games::Games;
 
 /// A windowed mode asked of a client built without the `window` feature.
 #[cfg(not(feature = "window"))]
@@ -30,44 +29,52 @@ pub struct NoWindow(
 );
 
 /// Joins a server and plays in a window.
-pub fn connect(options: ConnectOptions, window: WindowOptions) -> anyhow::Result<Vec<String>> {
+pub fn connect(
+    games: &impl Games,
+    options: ConnectOptions,
+    window: WindowOptions,
+) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
     {
         let window = lockstep_window::Window {
-            games: &Offered,
+            games,
             options: window,
         };
-        lockstep_client::play::connect::run(&Offered, options, window)
+        lockstep_client::play::connect::run(games, options, window)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = (options, window);
+        let _ = (games, options, window);
         Err(NoWindow("playing in a window (use --headless)").into())
     }
 }
 
 /// Plays alone against bots in a window.
-pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<String>> {
+pub fn solo(
+    games: &impl Games,
+    solo: SoloOptions,
+    window: WindowOptions,
+) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
     {
-        lockstep_window::solo(solo, window)
+        lockstep_window::solo(games, solo, window)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = (solo, window);
+        let _ = (games, solo, window);
         Err(NoWindow("solo play").into())
     }
 }
 
 /// Draws the picture of a replay into a PNG.
-pub fn report(options: ReportOptions) -> anyhow::Result<Vec<String>> {
+pub fn report(games: &impl Games, options: ReportOptions) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
     {
-        lockstep_window::report(&Offered, options)
+        lockstep_window::report(games, options)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = options;
+        let _ = (games, options);
         Err(NoWindow("drawing a report picture").into())
     }
 }
@@ -104,6 +111,7 @@ pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
 /// Shows a replay in the replay window, checking it as it plays; what is
 /// wrong with the file is said at once, as the window opens.
 pub fn replay(
+    games: &impl Games,
     opened: Opened,
     window: WindowOptions,
     view: ViewOptions,
@@ -111,11 +119,11 @@ pub fn replay(
     #[cfg(feature = "window")]
     {
         opened.warn();
-        lockstep_window::replay(&Offered, opened, window, view)
+        lockstep_window::replay(games, opened, window, view)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = (opened, window, view);
+        let _ = (games, opened, window, view);
         Err(NoWindow("playing a replay (use --verify --headless)").into())
     }
 }

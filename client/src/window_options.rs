@@ -63,6 +63,10 @@ impl WindowOptions {
 /// Solo play options.
 #[derive(Debug, Clone)]
 pub struct SoloOptions {
+    /// The game; `None` the first the binary offers.
+    pub game: Option<String>,
+    /// Its settings, KEY=VALUE.
+    pub settings: Vec<(String, String)>,
     /// Bot opponents.
     pub bots: u8,
     /// World and bot seed.
@@ -96,8 +100,8 @@ pub struct LabStart {
     pub tick_rate: u16,
     /// Frames per second the paced strategies wait for.
     pub target_fps: u16,
-    /// Balls in the arena.
-    pub balls: u16,
+    /// Balls in the arena; `None`: the ball game's default.
+    pub balls: Option<u16>,
     /// Real time each update costs on top of the simulation.
     pub tick_cost_ns: u64,
     /// Flipcode's MAX_LOOPS with this K; `None` starts with it off.

@@ -54,6 +54,7 @@ extern crate self as lockstep_engine;
 
 pub mod determinism;
 mod game;
+pub mod games;
 pub mod golden;
 pub mod host;
 pub mod lockstep;

@@ -30,6 +30,7 @@
 mod clock;
 pub mod games;
 pub mod input;
+pub mod offline;
 pub mod options;
 pub mod peer;
 pub mod picture;

@@ -14,9 +14,10 @@
 use std::ops::Range;
 use std::time::Duration;
 
+use lockstep_engine::games::{ForGame, Games, Playable};
 use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
 use lockstep_engine::timing::capacity::CapacityMeter;
-use lockstep_engine::{final_line, Game, StatsLine};
+use lockstep_engine::{final_line, StatsLine};
 use lockstep_link::connection::{LinkStats, NetCommand, NetEvent, Started};
 use lockstep_link::input_schedule::Schedule;
 use lockstep_protocol::{
@@ -531,25 +532,26 @@ pub fn start(
     options: PlayOptions,
     epoch: Instant,
 ) -> Result<Box<dyn Running>, String> {
+    /// The start of one game, for whichever game it is.
+    struct Starting {
+        started: Started,
+        options: PlayOptions,
+        epoch: Instant,
+    }
+    impl ForGame for Starting {
+        type Output = Result<Box<dyn Running>, String>;
+        fn run<G: Playable>(self) -> Self::Output {
+            let play = Play::<G>::start(self.started, self.options, self.epoch)?;
+            Ok(Box::new(play))
+        }
+    }
     let name = started.start.spec.name.clone();
-    if name == <lockstep_balls::World as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_balls::World>::start(
-            started, options, epoch,
-        )?));
-    }
-    if name == <lockstep_tally::Tally as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_tally::Tally>::start(
-            started, options, epoch,
-        )?));
-    }
-    if name == <lockstep_topple::Physics as Game>::NAME {
-        return Ok(Box::new(Play::<lockstep_topple::Physics>::start(
-            started, options, epoch,
-        )?));
-    }
-    let offered: Vec<&str> = crate::games::GAMES.iter().map(|g| g.name()).collect();
-    Err(format!(
-        "there is no game {name:?} in this page; its games are: {}",
-        offered.join(", ")
-    ))
+    let starting = Starting {
+        started,
+        options,
+        epoch,
+    };
+    crate::games::OFFERED
+        .run(&name, starting)
+        .unwrap_or_else(|unknown| Err(format!("{unknown} (in this page)")))
 }

@@ -176,13 +176,13 @@ impl Peer {
     }
 }
 
-/// The ball game offline, every player a bot, exactly as `lockstep-client
-/// sim --players P --seed S --balls B --ticks T` runs it: the page's
-/// benchmark (`?sim=T`) times it against the native build. Returns the
-/// `final` line.
+/// A game offline, every player a bot, exactly as `lockstep-client sim
+/// --game G --set K=V... --players P --seed S --ticks T` runs it: the
+/// page's benchmark (`?sim=T`) times it against the native build. `game`
+/// empty is the first of the list, `settings` is `K=V` pairs joined by
+/// commas. Returns the `final` line, or why the game cannot run.
 #[wasm_bindgen]
-pub fn simulate(players: u8, seed: u32, balls: u16, ticks: u32) -> String {
-    let setup = lockstep_balls::engine::setup(players.max(1), u64::from(seed), balls, 60);
-    let world: lockstep_balls::World = lockstep_engine::offline(&setup, ticks);
-    lockstep_engine::final_line(world.tick().0, world.hash())
+pub fn simulate(game: &str, settings: &str, players: u8, seed: u32, ticks: u32) -> String {
+    crate::offline::simulate(game, settings, players, seed, ticks)
+        .unwrap_or_else(|why| format!("lockstep-web: {why}"))
 }

@@ -100,15 +100,17 @@ function join(name) {
   flush();
 }
 
-// `?sim=TICKS[&players=P&seed=S&balls=B]`: the ball game offline, as
-// `lockstep-client sim` runs it, timed; no server involved.
+// `?sim=TICKS[&game=G&set=K=V&players=P&seed=S]`: a game offline (the
+// first of the list unless named), as `lockstep-client sim` runs it,
+// timed; no server involved.
 function benchmark() {
   const number = (key, fallback) => Number(params.get(key) ?? fallback);
-  const [players, seed, balls, ticks] = [number("players", 4), number("seed", 1), number("balls", 24), number("sim", 600)];
+  const [players, seed, ticks] = [number("players", 4), number("seed", 1), number("sim", 600)];
+  const [game, settings] = [params.get("game") ?? "", params.getAll("set").join(",")];
   const start = performance.now();
-  const line = simulate(players, seed, balls, ticks);
+  const line = simulate(game, settings, players, seed, ticks);
   const ms = performance.now() - start;
-  console.log(`sim players=${players} seed=${seed} balls=${balls} ticks=${ticks} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((ticks * 1000) / ms)}`);
+  console.log(`sim game=${game || "first"} set=${settings} players=${players} seed=${seed} ticks=${ticks} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((ticks * 1000) / ms)}`);
   console.log(line);
 }
 

@@ -12,8 +12,9 @@
 //!   the players' colours, the strip charts the lab, the net graph (F3),
 //!   the replay window's timeline and the report picture share, and
 //!   screenshots.
-//! - [`games`] is the dispatch of window code over the games the binary
-//!   offers.
+//! - Window code generic over the game runs for the one a server, a
+//!   replay or the command line names through the engine's
+//!   [`Games`]/[`ForGame`], over the games the binary hands it.
 //! - [`pacing`] paces the lab's frames.
 //! - What a screen plays comes from the client library
 //!   (`lockstep-client`): the networked game ([`lockstep_client::play`]),
@@ -23,7 +24,6 @@
 #![forbid(unsafe_code)]
 
 pub mod draw;
-pub mod games;
 pub mod pacing;
 pub mod screens;
 
@@ -42,24 +42,39 @@ use lockstep_engine::final_line;
 use lockstep_engine::replay::playback::{Playback, Verified};
 use lockstep_protocol::Replay;
 
-use games::{ForWindowGame, WindowGame, WindowGames};
+use lockstep_engine::games::{ForGame, Games, Playable};
 
-/// Plays alone against bots in a window; the stdout lines of its end.
-pub fn solo(solo: SoloOptions, window: WindowOptions) -> anyhow::Result<Vec<String>> {
+/// Plays alone against bots in a window, whichever of `games` `solo`
+/// names (the first by default); the stdout lines of its end.
+pub fn solo(
+    games: &impl Games,
+    solo: SoloOptions,
+    window: WindowOptions,
+) -> anyhow::Result<Vec<String>> {
+    /// One solo game, for whichever game it is.
+    struct Solo {
+        solo: SoloOptions,
+        window: WindowOptions,
+    }
+    impl ForGame for Solo {
+        type Output = anyhow::Result<GameOutcome>;
+        fn run<G: Playable>(self) -> Self::Output {
+            Ok(screens::solo::run::<G>(self.solo, self.window)?)
+        }
+    }
     let window = WindowOptions {
         title: "solo".into(),
         ..window
     };
-    let outcome = screens::solo::run(solo, window)?;
+    let first = games.hosted().first().map(|game| game.name().to_string());
+    let name = solo.game.clone().or(first).unwrap_or_default();
+    let outcome = games.run(&name, Solo { solo, window })??;
     Ok(vec![final_line(outcome.tick, outcome.hash)])
 }
 
 /// `report`: draws the picture of a replay into a PNG (no display
 /// needed, but SDL2 draws it); the line to print.
-pub fn report(
-    games: &impl lockstep_client::games::Games,
-    options: ReportOptions,
-) -> anyhow::Result<Vec<String>> {
+pub fn report(games: &impl Games, options: ReportOptions) -> anyhow::Result<Vec<String>> {
     screens::report::run(games, &options)
         .with_context(|| format!("drawing the report of {}", options.replay.display()))
 }
@@ -84,7 +99,7 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
         start.strategy,
         start.tick_rate,
         start.target_fps,
-        start.balls,
+        start.balls.unwrap_or(lab::DEFAULT_BALLS),
         start.max_loops,
     );
     knobs.settings.networked = start.networked;
@@ -112,14 +127,14 @@ pub fn browse(options: BrowseOptions) -> anyhow::Result<Browsed> {
 
 /// The window as a networked game's frontend: the lobby before each game,
 /// then the game, titled with the player's name.
-pub struct Window<'a, G: WindowGames> {
+pub struct Window<'a, G: Games> {
     /// The games it shows.
     pub games: &'a G,
     /// The window.
     pub options: WindowOptions,
 }
 
-impl<G: WindowGames> Frontend for Window<'_, G> {
+impl<G: Games> Frontend for Window<'_, G> {
     fn joins_ready(&self, play: &PlayOptions) -> bool {
         self.options.joins_ready(play)
     }
@@ -142,7 +157,7 @@ impl<G: WindowGames> Frontend for Window<'_, G> {
 /// recorded hashes as it plays, as whichever of `games` it recorded: the
 /// `verified ...` summary and the final line, or why it fails.
 pub fn replay(
-    games: &impl WindowGames,
+    games: &impl Games,
     opened: Opened,
     window: WindowOptions,
     view: ViewOptions,
@@ -153,7 +168,7 @@ pub fn replay(
         ..window
     };
     opened.check(|name, recording| {
-        games.run_windowed(
+        games.run(
             name,
             ReplayWindow {
                 recording,
@@ -173,10 +188,10 @@ struct ReplayWindow {
     view: ViewOptions,
 }
 
-impl ForWindowGame for ReplayWindow {
+impl ForGame for ReplayWindow {
     type Output = anyhow::Result<Verified>;
 
-    fn run<G: WindowGame>(self) -> Self::Output {
+    fn run<G: Playable>(self) -> Self::Output {
         let playback = Playback::<G>::new(self.recording)?;
         Ok(screens::replay::run(
             playback,

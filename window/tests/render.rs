@@ -244,6 +244,23 @@ fn with_vsync_the_game_still_ticks_at_its_own_rate() {
     );
 }
 
+/// Solo play is any game of the list: Tally against two bots, the local
+/// player a bot too, ends where the offline game of three bots does.
+#[test]
+fn solo_plays_the_game_it_is_given_as_the_offline_game_does() {
+    let finished = solo_seed_9("solo-tally", 60, &["--game", "tally"]);
+    let offline = std::process::Command::new(lockstep_testkit::client_bin())
+        .args(["sim", "--game", "tally", "--players", "3", "--seed", "9"])
+        .args(["--ticks", "60"])
+        .output()
+        .expect("sim runs");
+    let line = String::from_utf8_lossy(&offline.stdout);
+    let (tick, hash) = finished.final_line();
+    assert_eq!(line.trim(), format!("final tick={tick} hash={hash}"));
+    let balls = solo_seed_9("solo-balls", 60, &[]).final_line();
+    assert_ne!(balls.1, hash, "the ball game and Tally ended alike");
+}
+
 /// A second game in the same window: Tally's bars stand on its floor, one
 /// per player, each in its player's colour.
 #[test]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use lockstep_balls::WorldConfig;
+use lockstep_client::games::Games;
 use lockstep_client::io::known_servers;
 use lockstep_client::window_options::{LabStart, SoloOptions, WindowOptions};
 use lockstep_engine::timing::loops::trace::TraceOptions;
@@ -139,6 +139,8 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 /// Options of `solo`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SoloArgs {
+    #[command(flatten)]
+    pub(crate) game: GameArgs,
     /// Bot opponents.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=15))]
     pub(crate) bots: u8,
@@ -167,6 +169,8 @@ impl SoloArgs {
     pub(crate) fn options(self) -> (SoloOptions, WindowOptions) {
         let window = self.window.options(self.bot);
         let solo = SoloOptions {
+            settings: self.game.pairs(),
+            game: self.game.game,
             bots: self.bots,
             seed: self.seed,
             tick_rate: self.tick_rate,
@@ -180,12 +184,11 @@ impl SoloArgs {
 /// Which game an offline mode plays, and its settings.
 #[derive(Debug, clap::Args)]
 pub(crate) struct GameArgs {
-    /// The game: balls (the ball game), tally (counters) or physics (Topple,
-    /// rigid bodies on rapier2d).
-    #[arg(long, value_name = "NAME", default_value = "balls")]
-    pub(crate) game: String,
-    /// Balls in the arena, a setting of the ball game [default: 24]; the
-    /// same as --set balls=N.
+    /// The game (its help lists the games this build offers; the first is
+    /// the default).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) game: Option<String>,
+    /// Short for --set balls=N.
     #[arg(long)]
     pub(crate) balls: Option<u16>,
     /// A setting of the game, KEY=VALUE (repeatable); each game says which
@@ -195,6 +198,15 @@ pub(crate) struct GameArgs {
 }
 
 impl GameArgs {
+    /// The game's name: the one given, else the first of `games`.
+    pub(crate) fn name(&self, games: &impl Games) -> String {
+        let first = games.hosted().first().map(|game| game.name());
+        self.game
+            .clone()
+            .or(first.map(str::to_string))
+            .unwrap_or_default()
+    }
+
     /// Every setting given, `--balls` among them.
     pub(crate) fn pairs(&self) -> Vec<(String, String)> {
         let balls = self.balls.map(|n| ("balls".to_string(), n.to_string()));
@@ -214,9 +226,9 @@ pub(crate) struct LabArgs {
     /// Frames per second the paced strategies wait for.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub(crate) target_fps: u16,
-    /// Balls in the arena.
-    #[arg(long, default_value_t = WorldConfig::DEFAULT_BALLS)]
-    pub(crate) balls: u16,
+    /// Balls in the arena [default: the ball game's].
+    #[arg(long)]
+    pub(crate) balls: Option<u16>,
     /// Real time each update costs on top of the simulation, in ms; more
     /// than the tick time provokes the spiral of death.
     #[arg(long = "tick-cost-ms", value_name = "MS", default_value = "0", value_parser = parse_ms)]

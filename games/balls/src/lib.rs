@@ -81,6 +81,7 @@ mod config;
 pub mod engine;
 mod physics;
 mod self_test;
+mod settings;
 mod steering;
 mod view;
 

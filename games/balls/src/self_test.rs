@@ -8,7 +8,7 @@
 //! same parameters on a machine that simulates the same bits give the same
 //! hash, so change them only together with the protocol version.
 
-use crate::engine::setup;
+use crate::settings::setup;
 use crate::World;
 
 /// Players of the self-test game, each driven by a seeded bot.

@@ -4,7 +4,8 @@
 //! adding one is its crate under `games/` and a line here.
 
 use lockstep_balls::World;
-use lockstep_engine::{Hosted, HostedGame};
+use lockstep_engine::games::{ForGame, Games};
+use lockstep_engine::{Game, Hosted, HostedGame, UnknownGame};
 use lockstep_tally::Tally;
 use lockstep_topple::Physics;
 
@@ -16,9 +17,51 @@ pub const HOSTED: &[&dyn HostedGame] = &[
     &Hosted::<Physics>::new(),
 ];
 
+/// Every game, for code generic over the game: what the client's and
+/// the page's entry points take.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shipped;
+
+impl Games for Shipped {
+    fn hosted(&self) -> &[&'static dyn HostedGame] {
+        HOSTED
+    }
+
+    fn run<F: ForGame>(&self, name: &str, code: F) -> Result<F::Output, UnknownGame> {
+        match name {
+            World::NAME => Ok(code.run::<World>()),
+            Tally::NAME => Ok(code.run::<Tally>()),
+            Physics::NAME => Ok(code.run::<Physics>()),
+            _ => Err(UnknownGame {
+                name: name.to_string(),
+                offered: HOSTED.iter().map(|game| game.name()).collect(),
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use lockstep_engine::games::Playable;
+
     use super::*;
+
+    /// The list of hosted games and the dispatch name the same games.
+    #[test]
+    fn every_hosted_game_runs_and_no_other() {
+        struct Name;
+        impl ForGame for Name {
+            type Output = &'static str;
+            fn run<G: Playable>(self) -> &'static str {
+                G::NAME
+            }
+        }
+        for game in HOSTED {
+            assert_eq!(Shipped.run(game.name(), Name), Ok(game.name()));
+        }
+        let unknown = Shipped.run("chess", Name).unwrap_err();
+        assert_eq!(unknown.offered, ["balls", "tally", "physics"]);
+    }
 
     #[test]
     fn every_game_is_listed_once_by_its_own_name() {

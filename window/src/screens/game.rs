@@ -12,7 +12,6 @@ use sdl2::keyboard::Keycode;
 use crate::draw::net_graph::{FrameSample, NetGraph, Observed};
 use crate::draw::picture::Roster;
 use crate::draw::render::Hud;
-use crate::games::{ForWindowGame, WindowGame, WindowGames};
 use crate::screens::lobby::{self, LastScores, LobbyView};
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
@@ -20,13 +19,14 @@ use lockstep_client::io::link::{NetClient, Started};
 use lockstep_client::play::{FrameTicks, NetPlay, PlayOptions};
 use lockstep_client::play::{GameOutcome, PlayError};
 use lockstep_client::window_options::WindowOptions;
+use lockstep_engine::games::{ForGame, Games, Playable};
 
 /// Plays networked games in a window: the lobby screen until a game
 /// starts, the game until `ticks` (or Esc), and, while games of
 /// `play_options.games` remain, the lobby again with the last game's
 /// scores. How each game ended, in order.
 pub fn run(
-    games: &impl WindowGames,
+    games: &impl Games,
     mut net: NetClient,
     mut options: WindowOptions,
     play_options: PlayOptions,
@@ -64,7 +64,7 @@ pub fn run(
             play_options: play_options.for_game(game),
             last: play_options.is_last(game),
         };
-        let (outcome, next) = games.run_windowed(&name, one).map_err(PlayError::from)??;
+        let (outcome, next) = games.run(&name, one).map_err(PlayError::from)??;
         outcomes.push(outcome);
         let Some((next, last)) = next else {
             return Ok(outcomes);
@@ -88,12 +88,12 @@ struct Networked<'a> {
     last: bool,
 }
 
-impl ForWindowGame for Networked<'_> {
+impl ForGame for Networked<'_> {
     /// How the game ended; while the series goes on, the connection for
     /// the next game and this one's scores for the lobby.
     type Output = Result<(GameOutcome, Option<(NetClient, LastScores)>), WindowError>;
 
-    fn run<G: WindowGame>(self) -> Self::Output {
+    fn run<G: Playable>(self) -> Self::Output {
         let play = NetPlay::<G>::start(self.net, self.started, self.play_options)?;
         let (play, frame, finished) = play_in_window(self.screen, play, self.options)?;
         if !finished || self.last {
@@ -122,7 +122,7 @@ impl ForWindowGame for Networked<'_> {
 /// Plays one game in the window until `ticks`, Esc or the window's
 /// close; hands the game back with the frame time and whether `ticks`
 /// was reached.
-fn play_in_window<G: WindowGame>(
+fn play_in_window<G: Playable>(
     screen: &mut Screen,
     mut play: NetPlay<G>,
     options: &mut WindowOptions,
@@ -206,7 +206,7 @@ fn play_in_window<G: WindowGame>(
 
 /// What the net graph records of the frame of `play` that took
 /// `frame_ms`, read off the game and its link.
-fn graph_frame<G: WindowGame>(
+fn graph_frame<G: Playable>(
     play: &NetPlay<G>,
     frame: &FrameTicks,
     frame_ms: f32,

@@ -21,7 +21,6 @@ use sdl2::render::WindowCanvas;
 use crate::draw::colour::player_colour;
 use crate::draw::qr;
 use crate::draw::text::{printable, text, text_width, GLYPH, PAD};
-use crate::games::WindowGames;
 use crate::screens::screen::{Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::io::link::{NetClient, NetCommand, NetEvent, Started};
@@ -29,6 +28,7 @@ use lockstep_client::play::notice::Notice;
 use lockstep_client::play::PlayError;
 use lockstep_client::play::PlayOptions;
 use lockstep_client::window_options::WindowOptions;
+use lockstep_engine::games::Games;
 
 /// Behind everything: the arena's surround, so the lobby reads as the
 /// same game.
@@ -89,7 +89,7 @@ pub struct LastScores {
 /// toggle ready; a player who says ready at once (a bot, `--ready`) says so
 /// in every lobby, after the lobby screenshot if one is asked for.
 pub(crate) fn wait(
-    games: &impl WindowGames,
+    games: &impl Games,
     screen: &mut Screen,
     net: &NetClient,
     view: &mut LobbyView,

@@ -12,10 +12,10 @@ use sdl2::keyboard::Keycode;
 use crate::draw::picture::Roster;
 use crate::draw::render::Hud;
 use crate::draw::timeline::Timeline;
-use crate::games::WindowGame;
 use crate::screens::screen::{capture, Screen, WindowError};
 use lockstep_client::io::clock;
 use lockstep_client::window_options::{ViewOptions, WindowOptions};
+use lockstep_engine::games::Playable;
 
 /// Slowest and fastest playback speeds.
 const SPEEDS: (f64, f64) = (0.25, 16.0);
@@ -28,7 +28,7 @@ const SEEK_STEP: u32 = 600;
 const VERIFY_TICKS_PER_FRAME: u32 = 2000;
 
 /// Plays `playback` in a window until Esc (or the end, when verifying).
-pub fn run<G: WindowGame>(
+pub fn run<G: Playable>(
     mut playback: Playback<G>,
     note: Option<String>,
     mut options: WindowOptions,

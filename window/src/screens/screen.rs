@@ -12,11 +12,11 @@ use sdl2::keyboard::{KeyboardState, Keycode, Scancode};
 
 use crate::draw::picture::Roster;
 use crate::draw::render::{Hud, Renderer};
-use crate::games::WindowGame;
 use crate::pacing::Pacer;
 use lockstep_client::io::clock;
 use lockstep_client::play::PlayError;
 use lockstep_client::window_options::WindowOptions;
+use lockstep_engine::games::Playable;
 
 /// Frames per second drawn at most: the loop sleeps the rest of the frame
 /// instead of spinning, since vsync is off by default.
@@ -45,6 +45,9 @@ pub enum WindowError {
     /// The screenshot could not be written.
     #[error(transparent)]
     Screenshot(#[from] crate::draw::screenshot::ScreenshotError),
+    /// The game's settings (`--set`) are not the game's.
+    #[error("{0}")]
+    Settings(String),
 }
 
 /// An SDL2 window with its event pump, game controller, renderer and
@@ -206,7 +209,7 @@ impl Screen {
         Input { buttons, axes }
     }
 
-    pub(crate) fn draw<G: WindowGame>(
+    pub(crate) fn draw<G: Playable>(
         &mut self,
         previous: &G,
         current: &G,

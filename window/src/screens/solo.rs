@@ -1,14 +1,13 @@
-//! Solo play in the window: the ball game against bots, no server. Every
+//! Solo play in the window: any game against its bots, no server. Every
 //! frame is flipcode's loop with MAX_LOOPS on: run the ticks that are due
 //! (pending time the machine cannot keep up with is discarded), then the
 //! events and HUD figures, then draw `previous`→`current` at alpha.
 
-use lockstep_balls::bot::{Bot, Bots};
-use lockstep_balls::World;
+use lockstep_engine::games::Playable;
 use lockstep_engine::replay::recorder::solo_header;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::timing::accumulator::{FixedStep, Policy};
-use lockstep_engine::Setup;
+use lockstep_engine::{Bots, Setup};
 use lockstep_protocol::Percent;
 
 use crate::draw::picture::Roster;
@@ -21,18 +20,22 @@ use lockstep_client::window_options::{SoloOptions, WindowOptions};
 
 /// Plays alone against bots: no server, MAX_LOOPS on, pending time
 /// discarded when the machine cannot keep up.
-pub fn run(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome, WindowError> {
-    let mut screen = Screen::open(&options)?;
+pub fn run<G: Playable>(
+    solo: SoloOptions,
+    mut options: WindowOptions,
+) -> Result<GameOutcome, WindowError> {
     let setup = Setup {
         seed: solo.seed,
         tick_rate: solo.tick_rate,
-        settings: lockstep_balls::engine::BallSettings::default(),
+        settings: G::parse_settings(&solo.settings).map_err(WindowError::Settings)?,
         players: Vec::new(),
     };
-    let me = SoloGame::<World, Bots>::ME;
-    let bots = Bots::new(solo.seed, &SoloGame::<World, Bots>::opponent_ids(solo.bots));
+    let mut screen = Screen::open(&options)?;
+    let me = SoloGame::<G, Bots<G>>::ME;
+    let opponents = SoloGame::<G, Bots<G>>::opponent_ids(solo.bots);
+    let bots = Bots::<G>::new(solo.seed, &opponents);
     let mut game = SoloGame::new(setup.clone(), solo.bots, &options.title, bots);
-    let mut my_bot = options.bot.map(|seed| Bot::for_player(seed, me));
+    let mut my_bot = options.bot.map(|seed| G::bot(seed, me));
     let mut fixed = FixedStep::new(solo.tick_rate, Policy::flipcode(solo.max_loops));
     let roster = Roster {
         players: game.roster.clone(),
@@ -40,7 +43,7 @@ pub fn run(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome,
     };
     let mut recorder = match &solo.record {
         Some(path) => {
-            let header = solo_header::<World>(&setup, game.roster_entries(), clock::unix_seconds());
+            let header = solo_header::<G>(&setup, game.roster_entries(), clock::unix_seconds());
             Some(FileRecorder::create(path, &header, me)?)
         }
         None => None,
@@ -57,7 +60,7 @@ pub fn run(solo: SoloOptions, mut options: WindowOptions) -> Result<GameOutcome,
         let mut steps = 0;
         while fixed.due() && options.ticks.is_none_or(|t| game.current.tick().0 < t) {
             let mine = match &mut my_bot {
-                Some(bot) => bot.next_input(&game.current, me),
+                Some(bot) => game.current.bot_input(bot, me),
                 None => screen.sample(),
             };
             let bundle = game.tick(mine);

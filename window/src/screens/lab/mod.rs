@@ -61,6 +61,10 @@ pub const UPDATE_BUDGET: Duration = Duration::from_millis(250);
 /// will sleep for 50 milliseconds".
 const SLOW_SEVEN: Duration = Duration::from_millis(50);
 
+/// Balls in the world unless `--balls` says otherwise: the ball game's
+/// own default.
+pub const DEFAULT_BALLS: u16 = lockstep_balls::WorldConfig::DEFAULT_BALLS;
+
 /// Bot opponents: enough to keep balls moving, few enough to tell apart.
 const BOTS: u8 = 3;
 
