@@ -3,7 +3,9 @@
 # the big window (WASD/arrows, Space to boost, or a game controller); the
 # two small windows are bots. The server also serves the browser peer:
 # open the address it prints in a browser to join before you say ready.
-# Close any window or press Esc to end.
+# It listens on this machine only, unless LOCKSTEP_DEMO_LAN=1: then on
+# every network, with a QR code for phones. Close any window or press Esc
+# to end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=target/release
@@ -23,7 +25,14 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-"$bin/lockstep-server" --listen "127.0.0.1:$port" --players 3 >"$log/server.out" 2>"$log/server.log" &
+if [ "${LOCKSTEP_DEMO_LAN:-}" = 1 ]; then
+  listen=(--listen "0.0.0.0:$port" --qr-code)
+  echo "Serving the LAN (LOCKSTEP_DEMO_LAN=1): phones and other computers can join from the page."
+else
+  listen=(--listen "127.0.0.1:$port")
+  echo "Serving this machine only; LOCKSTEP_DEMO_LAN=1 make demo lets phones on the LAN join too."
+fi
+"$bin/lockstep-server" "${listen[@]}" --players 3 >"$log/server.out" 2>"$log/server.log" &
 pids+=($!)
 for _ in $(seq 50); do
   [ -s "$log/server.out" ] && break
@@ -40,7 +49,10 @@ for _ in $(seq 50); do
   grep -q '^browser' "$log/server.out" && break
   sleep 0.1
 done
+# Every browser line, and the QR code printed after them (LAN only).
+sed -n '/^browser/,/^[a-z]/p' "$log/server.out" | grep -v '^[a-z]' | grep . >"$log/qr" || true
 grep '^browser' "$log/server.out" || true
+cat "$log/qr"
 common=(--connect "127.0.0.1:$port" --fingerprint "$fingerprint")
 
 "$bin/lockstep-client" "${common[@]}" --name bot-ada --bot 1 --window-size 640x360 --window-pos 980,40 >"$log/bot1.out" 2>&1 &

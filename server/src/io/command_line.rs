@@ -164,6 +164,11 @@ struct WebArgs {
         conflicts_with = "no_web"
     )]
     web_dir: Option<PathBuf>,
+    /// Print the QR code of the page's LAN address even when the output
+    /// is not a terminal (`make demo` does, for phones). It is printed for
+    /// an address other devices can reach only.
+    #[arg(long, conflicts_with = "no_web")]
+    qr_code: bool,
 }
 
 impl WebArgs {
@@ -249,18 +254,34 @@ fn qr_code(url: &str) -> Option<String> {
     )
 }
 
+/// The address a phone scans: the first one another device can reach
+/// (not this machine's loopback), if any.
+fn reachable(addrs: &[SocketAddr]) -> Option<SocketAddr> {
+    addrs.iter().copied().find(|addr| !addr.ip().is_loopback())
+}
+
 /// Prints where browsers find the page, and a QR code of the first
-/// address when a person reads the output.
-fn print_browser_urls(door: &WebDoor) -> anyhow::Result<()> {
+/// address another device can reach when a person reads the output (or
+/// `qr_code` asks for it); says so when only this machine can open it.
+fn print_browser_urls(door: &WebDoor, qr_code_always: bool) -> anyhow::Result<()> {
     let addr = door
         .local_addr()
         .context("reading the web door's address")?;
-    let urls: Vec<String> = browser_hosts(addr.ip())
+    let addrs: Vec<SocketAddr> = browser_hosts(addr.ip())
         .into_iter()
-        .map(|host| format!("http://{}/", SocketAddr::new(host, addr.port())))
+        .map(|host| SocketAddr::new(host, addr.port()))
         .collect();
-    for url in &urls {
-        println!("browser url={url}");
+    for addr in &addrs {
+        println!("browser url=http://{addr}/");
+    }
+    let lan = reachable(&addrs);
+    if lan.is_none() {
+        println!(
+            "browser note: only this machine can open the page (the server listens on {}); \
+             --listen 0.0.0.0:{} lets phones and other computers on the LAN join",
+            addr.ip(),
+            addr.port()
+        );
     }
     if !door.has_page() {
         println!(
@@ -268,8 +289,8 @@ fn print_browser_urls(door: &WebDoor) -> anyhow::Result<()> {
              page to serve; run `make web` (or pass --web-dir DIR)"
         );
     }
-    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        if let Some(qr) = urls.first().and_then(|url| qr_code(url)) {
+    if qr_code_always || std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if let Some(qr) = lan.and_then(|addr| qr_code(&format!("http://{addr}/"))) {
             println!("{qr}");
         }
     }
@@ -417,7 +438,7 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
         _ => None,
     };
     if let Some(door) = &web {
-        print_browser_urls(door)?;
+        print_browser_urls(door, args.web.qr_code)?;
     }
     let config = Config {
         players: args.players,
@@ -513,6 +534,19 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         super::Args::command().debug_assert();
+    }
+
+    #[test]
+    fn a_phone_is_shown_an_address_it_can_reach_or_none() {
+        let at = |addr: &str| addr.parse::<std::net::SocketAddr>().expect("an address");
+        assert_eq!(super::reachable(&[at("127.0.0.1:7777")]), None);
+        assert_eq!(super::reachable(&[]), None);
+        let lan = [
+            at("127.0.0.1:7777"),
+            at("192.168.1.20:7777"),
+            at("10.0.0.2:7777"),
+        ];
+        assert_eq!(super::reachable(&lan), Some(at("192.168.1.20:7777")));
     }
 
     #[test]
