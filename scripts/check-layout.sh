@@ -43,7 +43,9 @@ fi
 # sources name none outside tests (what follows a file's first
 # `#[cfg(test)]`, and test files) and outside the one place each takes
 # the list: cli/src/main.rs, web/src/games.rs. The loop lab
-# (window/src/screens/lab/) is still built on the ball game.
+# (window/src/screens/lab/) is built on the ball game: its variable-step
+# loops step the world by a measured dt (`World::step_with_dt`), which
+# the `Game` contract, fixed steps only, does not have.
 for crate in lockstep-client lockstep-window lockstep-cli lockstep-web; do
   allowed='^$'
   [ "$crate" = lockstep-window ] && allowed='^lockstep-balls$'
