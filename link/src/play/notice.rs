@@ -2,7 +2,9 @@
 //! play loop ([`super::Play`]) puts them in its outbox, and each frontend
 //! says them its own way (the native binary prints them on stderr as
 //! `lockstep-client: NOTICE`, the page as `lockstep-web: NOTICE` on its
-//! console). Each carries the words it is printed in.
+//! console). The native driver says a few of its own in the same way
+//! (the server trusted on first use, the recording). Each carries the
+//! words it is printed in.
 
 use std::path::PathBuf;
 

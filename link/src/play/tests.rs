@@ -391,3 +391,96 @@ fn a_held_input_is_told_to_the_connection_once_with_the_schedule_every_frame() {
         .iter()
         .any(|c| matches!(c, NetCommand::Schedule(..))));
 }
+
+#[test]
+fn a_start_after_a_reconnection_joins_the_game_afresh_from_the_servers_snapshot() {
+    let (mut play, epoch) = game(Some(5), start(Some(PlayerId(0)), 0));
+    play.handle(bundles(0, 21), Duration::ZERO).unwrap();
+    frame(&mut play, TICK * 20, usize::MAX);
+    play.outbox();
+    let world = play.game().world_at(Tick(10)).unwrap().into_owned();
+    let rejoined = Started {
+        start: Start {
+            snapshot: Some(Tick(10)),
+            ..start(Some(PlayerId(0)), 40)
+        },
+        at: epoch + Duration::from_secs(3),
+        snapshot: Some(encode(&world, MAX_SNAPSHOT_SIZE as usize).unwrap()),
+    };
+    let now = Duration::from_secs(3);
+    play.handle(NetEvent::Started(rejoined), now).unwrap();
+    assert_eq!(play.game().current.tick(), Tick(10));
+    let outbox = play.outbox();
+    assert_eq!(inputs(&outbox), [40, 41, 42]);
+    assert_eq!(outbox.notices, [Notice::Rejoined]);
+    let garbage = Started {
+        start: Start {
+            snapshot: Some(Tick(10)),
+            ..start(Some(PlayerId(0)), 40)
+        },
+        at: epoch,
+        snapshot: Some(vec![0xff; 8]),
+    };
+    let refused = play.handle(NetEvent::Started(garbage), now);
+    assert!(
+        matches!(refused, Err(JoinError::Snapshot(_))),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_player_reports_what_its_machine_sustains_and_a_spectator_does_not() {
+    for (you, reports) in [(Some(PlayerId(0)), true), (None, false)] {
+        let (mut play, _) = game(None, start(you, 0));
+        play.handle(bundles(0, 200), Duration::ZERO).unwrap();
+        let mut capacity = 0;
+        for n in 1..=60 {
+            play.begin_frame(TICK * n, Input::default());
+            while let Step::Ran { .. } = play.step() {}
+            play.end_frame(Duration::from_millis(1));
+            capacity += play
+                .outbox()
+                .commands
+                .iter()
+                .filter(|c| matches!(c, NetCommand::Capacity(..)))
+                .count();
+        }
+        assert_eq!(
+            capacity > 0,
+            reports,
+            "{you:?}: {capacity} reports in a second"
+        );
+    }
+}
+
+#[test]
+fn a_wait_long_enough_to_mention_names_whom_the_game_waits_for_once() {
+    use lockstep_protocol::Peer;
+
+    let (mut play, _) = game(None, start(Some(PlayerId(0)), 0));
+    let status = PeerStatus {
+        next_tick: Tick(0),
+        peers: vec![Peer {
+            player: PlayerId(1),
+            ping_ms: 40,
+            ticks_behind: 3,
+            silent_ms: 600,
+            waited_for: true,
+            slack: None,
+        }],
+    };
+    play.handle(NetEvent::Peers(status), Duration::ZERO)
+        .unwrap();
+    let mut said = Vec::new();
+    for n in 1..=60 {
+        frame(&mut play, TICK * n, usize::MAX);
+        said.extend(play.outbox().notices);
+    }
+    assert_eq!(
+        said,
+        [Notice::Lag(
+            "waiting for p1 (ping 40 ms, 3 ticks behind, heard 600 ms ago)".into()
+        )]
+    );
+    assert!(play.waiting_for(TICK * 60).is_some());
+}
