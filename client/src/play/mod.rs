@@ -41,6 +41,7 @@ pub struct NetPlay<G: ClientGame> {
     play: Play<G>,
     /// What the loop's time counts from: when Start arrived.
     epoch: Instant,
+    /// The replay this client writes (`--record`), until it stops.
     recorder: Option<FileRecorder>,
     options: PlayOptions,
 }
@@ -74,14 +75,14 @@ impl<G: ClientGame> NetPlay<G> {
         };
         net_play.carry_out();
         let joined_from = joined.then(|| net_play.play.game().current.tick());
-        net_play.recorder = net_play.recorder(&start, joined_from);
+        net_play.recorder = net_play.open_recorder(&start, joined_from);
         Ok(net_play)
     }
 
     /// The recorder of a game begun by `start`, if one was asked for: a
     /// replay holds every bundle from tick 0, so a game joined from the
     /// snapshot of `joined_from` records nothing.
-    fn recorder(
+    fn open_recorder(
         &self,
         start: &lockstep_protocol::Start,
         joined_from: Option<lockstep_protocol::Tick>,
@@ -132,7 +133,7 @@ impl<G: ClientGame> NetPlay<G> {
         }
         let handled = self.play.handle(event, self.since_epoch(clock::now()));
         self.carry_out();
-        Ok(handled?)
+        handled.map_err(PlayError::from)
     }
 
     /// Applies every event that has arrived.
