@@ -16,10 +16,10 @@
 //!   late ([`link::input_schedule`]). [`io::link`] is their driver: the
 //!   QUIC endpoint, TLS and the trust in the server, and one `select!` on
 //!   its own thread.
-//! - [`play`]: driving a networked game. [`play::NetPlay`] carries out
-//!   what the engine's networked game asks for, decodes a snapshot into
-//!   the game's state, and says what is worth telling as
-//!   [`play::notice`]s the binary prints; [`play::connect`] joins a server
+//! - [`play`]: driving a networked game. [`play::NetPlay`] drives the
+//!   play loop every frontend shares ([`link::play`]) over the network
+//!   thread: the clock and the tick budget, the recording, the desync
+//!   dumps, and the loop's [`play::notice`]s, which the binary prints; [`play::connect`] joins a server
 //!   and plays in a [`play::connect::Frontend`]: [`play::headless`], or
 //!   the window crate's.
 //! - [`discovery`]: the table of servers heard on the LAN (pure), fed by

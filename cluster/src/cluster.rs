@@ -188,7 +188,7 @@ impl<G: HasBots> Cluster<G> {
             connection: Connection::new(config, self.epoch + self.now),
             conn: None,
             reader: FrameReader::new(),
-            frontend: Frontend::new(spec.game, bot_seed, spec.ticks, spec.games),
+            frontend: Frontend::new(spec.game, bot_seed, spec.ticks, spec.games, self.epoch),
             frozen_until: Duration::ZERO,
             pending: Vec::new(),
             stopped_until: Duration::ZERO,
@@ -513,10 +513,7 @@ impl<G: HasBots> Cluster<G> {
             client.pending.push(event);
             return;
         }
-        let epoch = self.epoch;
-        let out = client
-            .frontend
-            .handle(event, |at| at.saturating_duration_since(epoch));
+        let out = client.frontend.handle(event, self.now);
         self.carry_out(index, out);
     }
 

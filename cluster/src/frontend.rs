@@ -1,24 +1,23 @@
-//! The smallest frontend that plays a networked game the way
-//! `lockstep_client::play` does, headless and on simulated time: it takes
-//! the connection's events, runs the ticks the game's clock says are due,
-//! lets a bot choose the player's inputs, reports hashes, answers snapshot
-//! requests and desync notices, and ends the game at its last tick.
+//! The smallest frontend that plays a networked game, headless and on
+//! simulated time: a driver of the play loop every client shares
+//! (`lockstep_link::play`, as `lockstep_client::play` and the page drive
+//! it). It hands the loop the connection's events and the time, runs the
+//! ticks of each frame without a budget (the simulated clock stands still
+//! while they run), and ends the game at its last tick; a bot chooses the
+//! player's inputs.
 //!
 //! It answers with the [`NetCommand`]s for the connection instead of
 //! sending them, and with lines for the event log. Left out, because they
 //! measure the real machine: the capacity reports (so speed control never
 //! slows a cluster down), recordings, dumps and the HUD.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use lockstep_client::link::connection::{Closed, LinkStats, NetCommand, NetEvent};
-use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
+use lockstep_client::link::connection::{Closed, NetCommand, NetEvent, Started};
+use lockstep_client::link::play::{LoopOptions, Notice, Play, Step};
+use lockstep_engine::lockstep::net_game::GameOptions;
 use lockstep_engine::HasBots;
-use lockstep_protocol::{decode, encode, PeerStatus, Slack, Start, Tick, MAX_SNAPSHOT_SIZE};
-
-/// A frame this long after the last means the machine stopped (as
-/// `lockstep_client::play` judges it).
-const HICCUP: Duration = Duration::from_millis(150);
+use lockstep_protocol::{Input, Tick};
 
 /// How long a stalled frontend waits at most before it looks again,
 /// unless an event wakes it first (`lockstep_client::play::headless`'s wait).
@@ -49,10 +48,10 @@ pub(crate) struct Frontend<G: HasBots> {
     ticks: Option<u32>,
     /// Games still to play on this connection, the current one included.
     games: u32,
-    /// The running game, with its bot.
-    game: Option<(NetGame<G>, Option<G::Bot>)>,
-    /// When the previous frame ran.
-    last_frame: Duration,
+    /// What the cluster's simulated time counts from.
+    epoch: Instant,
+    /// The running game.
+    game: Option<Play<G>>,
     /// When the next frame runs, as a headless client sleeps: when the
     /// next tick is due, or when an event wakes it.
     wake: Duration,
@@ -62,8 +61,6 @@ pub(crate) struct Frontend<G: HasBots> {
     replaced: bool,
     /// Said GameDone; say Ready at the next lobby.
     rematch: bool,
-    link: LinkStats,
-    peers: Option<PeerStatus>,
     /// Over: the connection closed.
     pub(crate) closed: bool,
     /// The world's tick and hash when the last game ended at `ticks`.
@@ -71,71 +68,48 @@ pub(crate) struct Frontend<G: HasBots> {
 }
 
 impl<G: HasBots> Frontend<G> {
-    pub(crate) fn new(options: GameOptions, bot_seed: u64, ticks: Option<u32>, games: u32) -> Self {
+    pub(crate) fn new(
+        options: GameOptions,
+        bot_seed: u64,
+        ticks: Option<u32>,
+        games: u32,
+        epoch: Instant,
+    ) -> Self {
         Frontend {
             options,
             bot_seed,
             ticks,
             games: games.max(1),
+            epoch,
             game: None,
-            last_frame: Duration::ZERO,
             wake: Duration::ZERO,
             stalled_on: None,
             replaced: false,
             rematch: false,
-            link: LinkStats::default(),
-            peers: None,
             closed: false,
             last_final: None,
         }
     }
 
     /// The running game, if any.
-    pub(crate) fn game(&self) -> Option<&NetGame<G>> {
-        self.game.as_ref().map(|(game, _)| game)
+    pub(crate) fn game(&self) -> Option<&lockstep_engine::lockstep::net_game::NetGame<G>> {
+        self.game.as_ref().map(Play::game)
     }
 
-    /// Takes one event of the connection; `at` converts the instants it
-    /// carries into simulated time.
-    pub(crate) fn handle(
-        &mut self,
-        event: NetEvent,
-        at: impl Fn(std::time::Instant) -> Duration,
-    ) -> Out {
+    /// Takes one event of the connection at `now`.
+    pub(crate) fn handle(&mut self, event: NetEvent, now: Duration) -> Out {
         let mut out = Out::default();
         self.wake = Duration::ZERO;
-        match event {
+        if let NetEvent::Started(started) = event {
+            self.start(started, &mut out);
+            return out;
+        }
+        match &event {
             NetEvent::Welcome { player, .. } => out.say(format!("welcome player={player}")),
             NetEvent::Lobby(_) if self.rematch => {
                 self.rematch = false;
                 out.commands.push(NetCommand::Ready(true));
                 out.say("ready".into());
-            }
-            NetEvent::Lobby(_) => {}
-            NetEvent::Stats(stats) => self.link = stats,
-            NetEvent::Peers(status) => self.peers = Some(status),
-            NetEvent::Started(started) => {
-                self.start(&started.start, at(started.at), started.snapshot, &mut out)
-            }
-            NetEvent::Resumed { start, .. } => {
-                if let Some((game, _)) = &mut self.game {
-                    let tick = game.current.tick();
-                    game.resume(&start);
-                    out.commands.extend(
-                        game.initial_inputs()
-                            .into_iter()
-                            .map(|(t, i)| NetCommand::Input(t, i)),
-                    );
-                    out.say(format!("resumed tick={tick} from={}", start.history));
-                }
-            }
-            NetEvent::Bundles {
-                first_tick,
-                bundles,
-            } => {
-                if let Some((game, _)) = &mut self.game {
-                    game.receive(first_tick, bundles);
-                }
             }
             NetEvent::Desync(notice) => {
                 let diverged: Vec<String> = notice.diverged.iter().map(|p| p.to_string()).collect();
@@ -144,27 +118,19 @@ impl<G: HasBots> Frontend<G> {
                     notice.tick,
                     diverged.join(",")
                 ));
-                if let Some((game, _)) = &self.game {
-                    if let Some((first_tick, hashes)) = game.tick_hashes(&notice) {
-                        out.commands
-                            .push(NetCommand::TickHashes(notice.tick, first_tick, hashes));
-                    }
-                }
             }
             NetEvent::Pinpointed { tick, first } => {
                 out.say(format!("pinpointed tick={tick} first={first}"));
             }
             NetEvent::Speed {
-                from_tick,
-                percent,
-                postpone,
-            } => {
-                if let Some((game, _)) = &mut self.game {
-                    game.set_speed(from_tick, percent, postpone);
+                from_tick, percent, ..
+            } => out.say(format!("speed percent={} from_tick={from_tick}", percent.0)),
+            NetEvent::SnapshotRequest(tick) => {
+                let held = self.game().and_then(|game| game.world_at(*tick)).is_some();
+                if !held {
+                    out.say(format!("snapshot unavailable tick={tick}"));
                 }
-                out.say(format!("speed percent={} from_tick={from_tick}", percent.0));
             }
-            NetEvent::SnapshotRequest(tick) => self.send_snapshot(tick, &mut out),
             NetEvent::Reconnecting { reason, .. } => out.say(format!("reconnecting {reason}")),
             NetEvent::Closed(closed) => {
                 self.closed = true;
@@ -176,28 +142,34 @@ impl<G: HasBots> Frontend<G> {
                 };
                 out.say(line);
             }
+            _ => {}
+        }
+        if let Some(play) = &mut self.game {
+            // Only a Start can fail, and it is taken above.
+            if let Err(e) = play.handle(event, now) {
+                out.say(format!("unplayable start: {e}"));
+            }
+            carry_out(play, &mut out);
         }
         out
     }
 
-    /// Starts the game of `start`, from tick 0 or from the snapshot's
-    /// bytes, as a join or a rejoin does.
-    fn start(&mut self, start: &Start, at: Duration, snapshot: Option<Vec<u8>>, out: &mut Out) {
-        let game = match snapshot {
-            Some(bytes) => match decode::<G>(&bytes, MAX_SNAPSHOT_SIZE as usize) {
-                Ok(world) if Some(world.tick()) == start.snapshot => {
-                    Ok(NetGame::from_world(start, self.options, world))
-                }
-                Ok(world) => Err(format!("a snapshot of tick {}", world.tick())),
-                Err(e) => Err(e.to_string()),
-            },
-            None => NetGame::new(start, self.options).map_err(|e| e.to_string()),
+    /// Starts the game of `started`, from tick 0 or from its snapshot, as
+    /// a join or a rejoin does.
+    fn start(&mut self, started: Started, out: &mut Out) {
+        let start = started.start.clone();
+        let options = LoopOptions {
+            bot: Some(self.bot_seed),
+            ticks: self.ticks,
+            game: self.options,
+            ..LoopOptions::default()
         };
-        let game = match game {
-            Ok(game) => game,
+        let mut play = match Play::start(started, options, self.epoch) {
+            Ok(play) => play,
             Err(why) => {
                 out.say(format!("unplayable start: {why}"));
                 out.commands.push(NetCommand::Leave);
+                self.game = None;
                 return;
             }
         };
@@ -208,97 +180,57 @@ impl<G: HasBots> Frontend<G> {
                 .snapshot
                 .map_or_else(|| "none".to_string(), |t| t.to_string())
         ));
-        out.commands.extend(
-            game.initial_inputs()
-                .into_iter()
-                .map(|(t, i)| NetCommand::Input(t, i)),
-        );
-        let bot = game.me.map(|me| G::bot(self.bot_seed, me));
-        self.game = Some((game, bot));
-        self.last_frame = at;
+        carry_out(&mut play, out);
+        self.game = Some(play);
         self.stalled_on = None;
     }
 
-    /// Sends the server our world after `tick`, if the history still
-    /// holds it.
-    fn send_snapshot(&mut self, tick: Tick, out: &mut Out) {
-        let Some(world) = self.game().and_then(|game| game.world_at(tick)) else {
-            out.say(format!("snapshot unavailable tick={tick}"));
-            return;
-        };
-        match encode(&*world, MAX_SNAPSHOT_SIZE as usize) {
-            Ok(bytes) => {
-                out.commands.push(NetCommand::Snapshot(tick, bytes));
-                out.say(format!("snapshot sent tick={tick}"));
-            }
-            Err(e) => out.say(format!("snapshot unencodable tick={tick}: {e}")),
-        }
-    }
-
-    /// One frame at `now`, if the frontend is awake: every tick due runs (flipcode's inner loop), the
-    /// bot's input goes out for every tick that needs one, and the game
-    /// ends at its last tick.
+    /// One frame at `now`, if the frontend is awake: every tick due runs
+    /// (flipcode's inner loop), the bot's input goes out for every tick
+    /// that needs one, and the game ends at its last tick.
     pub(crate) fn frame(&mut self, now: Duration) -> Out {
         let mut out = Out::default();
         if now < self.wake {
             return out;
         }
-        let own_slack = self.own_slack();
-        let Some((game, bot)) = &mut self.game else {
+        let Some(play) = &mut self.game else {
             return out;
         };
-        let elapsed = now.saturating_sub(self.last_frame);
-        self.last_frame = now;
-        game.begin_frame(elapsed.as_nanos() as u64);
-        if elapsed >= HICCUP {
-            game.hiccup();
-        }
-        let mut finished = false;
+        play.begin_frame(now, Input::default());
         loop {
-            match game.advance() {
-                Advance::Ran {
-                    tick,
-                    report,
-                    replaced,
-                } => {
+            let replaced_before = play.game().stats().replaced_inputs;
+            match play.step() {
+                Step::Ran { tick } => {
                     if self.stalled_on.take().is_some() {
                         out.say(format!("stall over tick={tick}"));
                     }
+                    let replaced = play.game().stats().replaced_inputs > replaced_before;
                     match (replaced, self.replaced) {
-                        (Some(at), false) => out.say(format!("stood in for tick={at}")),
-                        (None, true) => out.say(format!("own input again tick={tick}")),
+                        (true, false) => out.say(format!("stood in for tick={}", tick.0 - 1)),
+                        (false, true) => out.say(format!("own input again tick={tick}")),
                         _ => {}
                     }
-                    self.replaced = replaced.is_some();
-                    if let Some((tick, hash)) = report {
-                        out.commands.push(NetCommand::Report(tick, hash));
-                    }
-                    game.adapt_delay(self.link.figures(), own_slack);
-                    let due = game.local_ticks_due();
-                    send_local(game, bot, due, &mut out);
-                    if self.ticks.is_some_and(|t| tick.0 >= t) {
-                        finished = true;
-                        break;
-                    }
+                    self.replaced = replaced;
                 }
-                Advance::Stalled(tick) => {
+                Step::Stalled => {
+                    let tick = play.game().current.tick();
                     if self.stalled_on.is_none() {
                         out.say(format!("stalled tick={tick}"));
                     }
                     self.stalled_on = Some(tick);
-                    let due = game.local_ticks_due_while_stalled();
-                    send_local(game, bot, due, &mut out);
                     break;
                 }
-                Advance::NotDue => break,
+                Step::NotDue | Step::Finished => break,
             }
         }
-        game.end_frame();
+        let frame = play.end_frame(Duration::ZERO);
+        carry_out(play, &mut out);
         self.wake = match self.stalled_on {
             Some(_) => now + STALL_WAIT,
-            None => now + Duration::from_nanos(game.until_due_ns()),
+            None => now + Duration::from_nanos(play.game().until_due_ns()),
         };
-        if finished {
+        if frame.finished {
+            let game = play.game();
             let (tick, hash) = (game.current.tick(), game.current.hash());
             out.say(format!("final tick={tick} hash={hash:016x}"));
             self.last_final = Some((tick, hash));
@@ -313,30 +245,31 @@ impl<G: HasBots> Frontend<G> {
         }
         out
     }
-
-    /// How early our inputs reach the server, as its last lag report says.
-    fn own_slack(&self) -> Option<Slack> {
-        let me = self.game()?.me?;
-        let status = self.peers.as_ref()?;
-        status.peers.iter().find(|p| p.player == me)?.slack
-    }
 }
 
-/// The bot's input, for every tick of `due`.
-fn send_local<G: HasBots>(
-    game: &NetGame<G>,
-    bot: &mut Option<G::Bot>,
-    due: std::ops::Range<Tick>,
-    out: &mut Out,
-) {
-    let (Some(bot), Some(me)) = (bot, game.me) else {
-        return;
-    };
-    if due.is_empty() {
-        return;
+/// Takes what the loop said: its commands but the capacity reports, and
+/// the lines the event log keeps of its notices.
+fn carry_out<G: HasBots>(play: &mut Play<G>, out: &mut Out) {
+    let said = play.outbox();
+    for command in said.commands {
+        match command {
+            NetCommand::Capacity(..) => {}
+            NetCommand::Snapshot(tick, bytes) => {
+                out.say(format!("snapshot sent tick={tick}"));
+                out.commands.push(NetCommand::Snapshot(tick, bytes));
+            }
+            command => out.commands.push(command),
+        }
     }
-    let input = game.current.bot_input(bot, me);
-    for t in due.start.0..due.end.0 {
-        out.commands.push(NetCommand::Input(Tick(t), input));
+    for notice in said.notices {
+        match notice {
+            Notice::Reconnected { at, goes_on_from } => {
+                out.say(format!("resumed tick={at} from={goes_on_from}"));
+            }
+            Notice::SnapshotNotSent { tick, why } => {
+                out.say(format!("snapshot unencodable tick={tick}: {why}"));
+            }
+            _ => {}
+        }
     }
 }

@@ -21,9 +21,9 @@
 //!   in order after the path's latency, as QUIC's retransmissions would),
 //!   QUIC's connection setup (one round trip) and its notice of a dead
 //!   server ([`SERVER_LOST_AFTER`]), the wall clock that names replays, and
-//!   the frontend: a bot plays every player, as `lockstep_client::play`
-//!   drives it, minus what measures the real machine (capacity reports,
-//!   recordings, dumps).
+//!   the frontend: a bot plays every player through the play loop the
+//!   native client and the page drive (`lockstep_link::play`), minus what
+//!   measures the real machine (capacity reports, recordings, dumps).
 //! - Left to the process tests: sockets, TLS, signals, the handshake's
 //!   checks and rate limits in the server's `io/connection.rs`, the window.
 //!

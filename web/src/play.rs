@@ -1,54 +1,29 @@
-//! A networked game in progress in the page, driven as the native
-//! client's `NetPlay` drives it: the [`NetGame`] on the connection's
-//! events, the accumulator with no MAX_LOOPS (owed ticks are caught up,
-//! within a budget per call), the local input sampled after each tick and
-//! sent at once (and while a peer's lateness stalls the game, for the
-//! steps the clock says are overdue), hash reports, capacity reports,
-//! snapshots the server asks for, desync notices and speed changes.
+//! A networked game in progress in the page: the driver of the play loop
+//! every frontend shares ([`lockstep_link::play`]). The loop holds the
+//! rules (the accumulator with no MAX_LOOPS, inputs on schedule, hash and
+//! capacity reports, snapshots, desync answers, speed changes, resume);
+//! this driver times its ticks against the [`TICK_BUDGET`] with the
+//! page's clock, says its notices on the console as the page always did
+//! (`lockstep-web: ...`; a page writes no desync dump), and gives the
+//! page its figures and its picture.
 //!
 //! What it has to say to the server goes out as [`NetCommand`]s and what
 //! it has to say to the page as lines, both collected in an [`Outbox`] the
 //! peer empties after every call. Given the time (`now`, since the
 //! connection's epoch), like the rest of the peer.
 
-use std::ops::Range;
 use std::time::Duration;
 
 use lockstep_engine::games::{ForGame, Games, Playable};
-use lockstep_engine::lockstep::net_game::{Advance, GameOptions, NetGame};
-use lockstep_engine::timing::capacity::CapacityMeter;
+use lockstep_engine::lockstep::net_game::GameOptions;
 use lockstep_engine::{final_line, StatsLine};
-use lockstep_link::connection::{LinkStats, NetCommand, NetEvent, Started};
-use lockstep_link::input_schedule::Schedule;
-use lockstep_protocol::{
-    encode, DesyncNotice, Input, PeerStatus, PlayerId, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
-};
+use lockstep_link::connection::{NetCommand, NetEvent, Started};
+use lockstep_link::play::{self as play_loop, FrameTicks, LoopOptions, Notice, Step, TICK_BUDGET};
+use lockstep_protocol::{Input, PlayerId};
 use web_time::Instant;
 
 use crate::games::WebGame;
 use crate::picture;
-
-/// Most real time one call spends running ticks before the page may draw
-/// and hear the network (the native client's `TICK_BUDGET`): owed ticks
-/// are not dropped, the next call runs them.
-const TICK_BUDGET: Duration = Duration::from_millis(50);
-
-/// A call this long after the last means the page stopped (a background
-/// tab, a frozen page): the native client's `HICCUP`.
-const HICCUP: Duration = Duration::from_millis(150);
-
-/// What one call did.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct FrameTicks {
-    /// Ticks simulated.
-    pub steps: u32,
-    /// Whether a due tick had to wait for its bundle.
-    pub stalled: bool,
-    /// The interpolation alpha to draw at.
-    pub alpha: f32,
-    /// Whether `ticks` was reached: leave now.
-    pub finished: bool,
-}
 
 /// What a game has to say, collected until the peer takes it.
 #[derive(Debug, Default)]
@@ -99,24 +74,7 @@ pub struct GameView {
 /// A game of `G` in progress.
 #[derive(Debug)]
 pub struct Play<G: WebGame> {
-    game: NetGame<G>,
-    bot: Option<G::Bot>,
-    /// The input last told to the connection as held; `None` for a bot or
-    /// a spectator.
-    held: Option<Input>,
-    last_input: Input,
-    capacity: CapacityMeter,
-    link: LinkStats,
-    peers: Option<PeerStatus>,
-    options: PlayOptions,
-    epoch: Instant,
-    last_frame: Duration,
-    alpha: f32,
-    desync: Option<String>,
-    reconnecting: bool,
-    catching_up: bool,
-    started_at: Duration,
-    finished: bool,
+    play: play_loop::Play<G>,
     outbox: Outbox,
 }
 
@@ -124,304 +82,111 @@ impl<G: WebGame> Play<G> {
     /// Starts the game the server announced; `epoch` is the instant the
     /// connection's times count from.
     pub fn start(started: Started, options: PlayOptions, epoch: Instant) -> Result<Self, String> {
-        let Started {
-            start,
-            at,
-            snapshot,
-        } = started;
-        let game = match snapshot {
-            Some(bytes) => NetGame::from_world(
-                &start,
-                options.game,
-                NetGame::snapshot_world(&start, &bytes)?,
-            ),
-            None => NetGame::new(&start, options.game).map_err(|e| e.to_string())?,
+        let options = LoopOptions {
+            bot: options.bot,
+            ticks: options.ticks,
+            game: options.game,
+            ..LoopOptions::default()
         };
-        let at = at.saturating_duration_since(epoch);
-        let on_schedule = options.bot.is_none() && game.me.is_some();
+        let play = play_loop::Play::start(started, options, epoch).map_err(|e| e.to_string())?;
         let mut play = Play {
-            bot: match (options.bot, game.me) {
-                (Some(seed), Some(me)) => Some(G::bot(seed, me)),
-                _ => None,
-            },
-            held: on_schedule.then(Input::default),
-            last_input: Input::default(),
-            capacity: CapacityMeter::new(start.tick_rate),
-            link: LinkStats::default(),
-            peers: None,
-            options,
-            epoch,
-            last_frame: at,
-            alpha: 0.0,
-            desync: None,
-            reconnecting: false,
-            catching_up: game.catching_up().is_some(),
-            started_at: at,
-            finished: false,
+            play,
             outbox: Outbox::default(),
-            game,
         };
-        play.send_initial_inputs();
-        if play.held.is_some() {
-            play.outbox
-                .commands
-                .push(NetCommand::Hold(Input::default()));
-        }
+        play.collect();
         Ok(play)
     }
 
-    fn send_initial_inputs(&mut self) {
-        for (tick, input) in self.game.initial_inputs() {
-            self.outbox.commands.push(NetCommand::Input(tick, input));
-        }
-    }
-
-    fn say(&mut self, line: String) {
-        self.outbox.lines.push(format!("lockstep-web: {line}"));
-    }
-
-    /// Applies one event of the connection (a Start is the peer's).
+    /// Applies one event of the connection (a Start, and the end, are
+    /// the peer's).
     pub fn handle(&mut self, event: NetEvent, now: Duration) {
-        match event {
-            NetEvent::Bundles {
-                first_tick,
-                bundles,
-            } => self.game.receive(first_tick, bundles),
-            NetEvent::Stats(stats) => self.link = stats,
-            NetEvent::Desync(notice) => self.on_desync(&notice),
-            NetEvent::Pinpointed { tick, first } => {
-                self.say(format!("the desync at tick {tick} began at tick {first}"));
-                if let Some(banner) = &mut self.desync {
-                    banner.push_str(&format!(" (from tick {first})"));
-                }
-            }
-            NetEvent::Peers(status) => self.peers = Some(status),
-            NetEvent::Speed {
-                from_tick,
-                percent,
-                postpone,
-            } => self.game.set_speed(from_tick, percent, postpone),
-            NetEvent::SnapshotRequest(tick) => self.send_snapshot(tick),
-            NetEvent::Reconnecting { reason, for_secs } => {
-                self.say(format!("{reason}; reconnecting for up to {for_secs} s"));
-                self.reconnecting = true;
-            }
-            NetEvent::Resumed { start, at } => self.resume(&start, at, now),
-            NetEvent::Welcome { .. }
-            | NetEvent::Lobby(_)
-            | NetEvent::Started(_)
-            | NetEvent::Closed(_) => {}
-        }
-    }
-
-    /// Goes on after a reconnection with the world kept.
-    fn resume(&mut self, start: &Start, at: Instant, now: Duration) {
-        let tick = self.game.current.tick();
-        self.game.resume(start);
-        self.send_initial_inputs();
-        self.reconnecting = false;
-        self.catching_up = self.game.catching_up().is_some();
-        self.started_at = at.saturating_duration_since(self.epoch).min(now);
-        self.say(format!(
-            "reconnected at tick {tick}; the game goes on from tick {}",
-            start.history
-        ));
-    }
-
-    fn on_desync(&mut self, notice: &DesyncNotice) {
-        let names = self.game.names(&notice.diverged).join(", ");
-        self.say(format!(
-            "desync at tick {}: {names} diverged; a page writes no dump",
-            notice.tick
-        ));
-        self.desync = Some(format!("DESYNC at tick {}: {names} diverged", notice.tick));
-        if let Some((first_tick, hashes)) = self.game.tick_hashes(notice) {
-            let command = NetCommand::TickHashes(notice.tick, first_tick, hashes);
-            self.outbox.commands.push(command);
-        }
-    }
-
-    /// Sends the server our world after `tick`, if the history still
-    /// holds it.
-    fn send_snapshot(&mut self, tick: Tick) {
-        let Some(world) = self.game.world_at(tick) else {
+        if matches!(event, NetEvent::Started(_) | NetEvent::Closed(_)) {
             return;
-        };
-        match encode(&*world, MAX_SNAPSHOT_SIZE as usize) {
-            Ok(bytes) => self.outbox.commands.push(NetCommand::Snapshot(tick, bytes)),
-            Err(e) => self.say(format!("cannot send a snapshot of tick {tick}: {e}")),
         }
-    }
-
-    /// How early our inputs reach the server, as its last lag report says.
-    fn own_slack(&self) -> Option<Slack> {
-        let me = self.game.me?;
-        let status = self.peers.as_ref()?;
-        status.peers.iter().find(|p| p.player == me)?.slack
+        if let Err(e) = self.play.handle(event, now) {
+            self.outbox.lines.push(format!("lockstep-web: {e}"));
+        }
+        self.collect();
     }
 
     /// The round trip the server measures to us, for the link's figures
     /// (a WebSocket does not tell the page its own).
     pub fn server_rtt(&self) -> Option<Duration> {
-        let me = self.game.me?;
-        let status = self.peers.as_ref()?;
-        let peer = status.peers.iter().find(|p| p.player == me)?;
-        Some(Duration::from_millis(u64::from(peer.ping_ms)))
+        self.play.server_rtt()
     }
 
     /// The page's player now holds `input`.
     pub fn hold(&mut self, input: Input) {
-        if let Some(held) = &mut self.held {
-            if *held != input {
-                *held = input;
-                self.last_input = input;
-                self.outbox.commands.push(NetCommand::Hold(input));
-            }
-        }
+        self.play.hold(input);
+        self.collect();
     }
 
-    /// Runs the ticks due at `now`: flipcode's inner loop, with `sample`
-    /// the page's input when no bot plays.
+    /// Runs the ticks due at `now`, with `sample` the page's input when
+    /// no bot plays, within the [`TICK_BUDGET`] of the page's real time:
+    /// owed ticks are not dropped, the next call runs them.
     pub fn run_ticks(&mut self, now: Duration, sample: Input) -> FrameTicks {
-        let elapsed = now.saturating_sub(self.last_frame);
-        self.game.begin_frame(elapsed.as_nanos() as u64);
-        self.last_frame = now;
-        if elapsed >= HICCUP {
-            self.game.hiccup();
-        }
-        let (tick, behind) = (self.game.current.tick(), self.game.behind());
+        self.play.begin_frame(now, sample);
         let busy_from = crate::clock::now();
-        let frame = self.tick_loop(now, busy_from, sample);
-        let busy_ns = crate::clock::since(busy_from).as_nanos() as u64;
-        let measured = self
-            .capacity
-            .frame(elapsed.as_nanos() as u64, frame.steps, busy_ns);
-        if let (Some(capacity), Some(_)) = (measured, self.game.me) {
-            let command = NetCommand::Capacity(capacity, tick, behind);
-            self.outbox.commands.push(command);
+        while let Step::Ran { .. } = self.play.step() {
+            if crate::clock::since(busy_from) >= TICK_BUDGET {
+                break;
+            }
         }
+        let frame = self.play.end_frame(crate::clock::since(busy_from));
+        self.collect();
         frame
     }
 
-    fn tick_loop(&mut self, now: Duration, busy_from: Instant, sample: Input) -> FrameTicks {
-        let mut frame = FrameTicks::default();
-        loop {
-            match self.game.advance() {
-                Advance::Ran { tick, report, .. } => {
-                    frame.steps += 1;
-                    if let Some((tick, hash)) = report {
-                        self.outbox.commands.push(NetCommand::Report(tick, hash));
-                    }
-                    let slack = self.own_slack();
-                    self.game.adapt_delay(self.link.figures(), slack);
-                    let due = self.game.local_ticks_due();
-                    self.send_local(due, sample);
-                    if self.options.ticks.is_some_and(|t| tick.0 >= t) {
-                        frame.finished = true;
-                        break;
-                    }
-                    if crate::clock::since(busy_from) >= TICK_BUDGET {
-                        break;
-                    }
-                }
-                Advance::Stalled(_) => {
-                    let due = self.game.local_ticks_due_while_stalled();
-                    self.send_local(due, sample);
-                    frame.stalled = true;
-                    break;
-                }
-                Advance::NotDue => break,
-            }
-        }
-        self.report_catch_up(now);
-        self.publish_schedule(now);
-        self.alpha = self.game.end_frame().alpha;
-        frame.alpha = self.alpha;
-        self.finished |= frame.finished;
-        frame
-    }
-
-    /// Samples one input (the bot's, or the page's) and sends it for
-    /// every tick of `due`.
-    fn send_local(&mut self, due: Range<Tick>, sample: Input) {
-        if due.is_empty() {
-            return;
-        }
-        let input = match &mut self.bot {
-            Some(bot) => {
-                let me = self.game.me.unwrap_or_default();
-                self.game.current.bot_input(bot, me)
-            }
-            None => sample,
-        };
-        self.last_input = input;
-        for t in due.start.0..due.end.0 {
-            self.outbox.commands.push(NetCommand::Input(Tick(t), input));
-        }
-    }
-
-    /// Tells the connection where the game's clock stood at `now`, once
-    /// the game runs live, for the inputs that fall due before the next
-    /// call samples them.
-    fn publish_schedule(&mut self, now: Duration) {
-        if self.held.is_none() {
-            return;
-        }
-        if let Some(schedule) = Schedule::of(&self.game) {
-            let at = self.epoch + now;
-            self.outbox
-                .commands
-                .push(NetCommand::Schedule(schedule, at));
-        }
-    }
-
-    /// Says once when a fast-forward is over.
-    fn report_catch_up(&mut self, now: Duration) {
-        if self.catching_up && self.game.catching_up().is_none() {
-            self.catching_up = false;
-            let ms = now.saturating_sub(self.started_at).as_millis();
-            let tick = self.game.current.tick();
-            self.say(format!("caught up with the game at tick {tick} in {ms} ms"));
-        }
+    /// Takes what the loop said: its commands as they are, its notices as
+    /// the console lines the page prints.
+    fn collect(&mut self) {
+        let said = self.play.outbox();
+        self.outbox.commands.extend(said.commands);
+        let lines = said.notices.into_iter().filter_map(console_line);
+        self.outbox
+            .lines
+            .extend(lines.map(|line| format!("lockstep-web: {line}")));
     }
 
     /// Whether `ticks` was reached.
     pub fn finished(&self) -> bool {
-        self.finished
+        self.play.finished()
     }
 
     /// Whether we still take part (the server did not remove us).
     pub fn is_playing(&self) -> bool {
-        self.game.is_playing()
+        self.play.game().is_playing()
     }
 
     /// The `stats ...` and `final ...` lines the native headless client
     /// prints when its game ends, in the same words; `frame` is the
     /// page's frame time (`None` for a bot).
     pub fn report(&self, frame: Option<Duration>) -> Vec<String> {
-        let stats = self.game.stats();
+        let (game, link) = (self.play.game(), self.play.link());
+        let stats = game.stats();
         let line = StatsLine {
             stalled_ticks: stats.stalled_ticks,
-            tx_bytes: self.link.tx_bytes,
-            rx_bytes: self.link.rx_bytes,
-            rtt_us: u64::try_from(self.link.rtt.as_micros()).unwrap_or(u64::MAX),
-            delay: self.game.input_delay(),
-            playout: u32::from(self.game.playout()),
-            input_lag_ms: u64::try_from(self.game.input_lag(frame).as_millis()).unwrap_or(u64::MAX),
+            tx_bytes: link.tx_bytes,
+            rx_bytes: link.rx_bytes,
+            rtt_us: u64::try_from(link.rtt.as_micros()).unwrap_or(u64::MAX),
+            delay: game.input_delay(),
+            playout: u32::from(game.playout()),
+            input_lag_ms: u64::try_from(game.input_lag(frame).as_millis()).unwrap_or(u64::MAX),
             replaced: stats.replaced_inputs,
-            speed_pct: self.game.slowest_speed().0,
-            inputs_on_schedule: self.link.inputs_on_schedule,
+            speed_pct: game.slowest_speed().0,
+            inputs_on_schedule: link.inputs_on_schedule,
             caught_up: stats.caught_up_ticks,
         };
         vec![
             line.to_string(),
-            final_line(self.game.current.tick().0, self.game.current.hash()),
+            final_line(game.current.tick().0, game.current.hash()),
         ]
     }
 
     /// The HUD's figures.
     pub fn view(&self) -> GameView {
-        let scores = self.game.current.scores();
+        let game = self.play.game();
+        let scores = game.current.scores();
         let score = |id: PlayerId| {
             let kept = !scores.is_empty();
             kept.then(|| {
@@ -431,24 +196,23 @@ impl<G: WebGame> Play<G> {
                     .map_or(0, |(_, s)| *s)
             })
         };
-        let banner = if self.reconnecting {
+        let banner = if self.play.is_reconnecting() {
             Some("Server lost, reconnecting".to_string())
-        } else if let Some((done, total)) = self.game.catching_up() {
+        } else if let Some((done, total)) = game.catching_up() {
             Some(format!("Catching up: tick {done} of {total}"))
         } else {
-            self.desync.clone()
+            self.play.desync().map(str::to_string)
         };
         GameView {
             game: G::NAME.to_string(),
-            tick: self.game.current.tick().0,
-            hash: self.game.current.hash(),
-            me: self.game.me,
-            delay: self.game.input_delay(),
-            stalls: self.game.stats().stalled_ticks,
-            speed: self.game.speed().0,
-            last_input: self.last_input,
-            players: self
-                .game
+            tick: game.current.tick().0,
+            hash: game.current.hash(),
+            me: game.me,
+            delay: game.input_delay(),
+            stalls: game.stats().stalled_ticks,
+            speed: game.speed().0,
+            last_input: self.play.last_input(),
+            players: game
                 .roster
                 .iter()
                 .map(|(id, name)| (*id, name.clone(), score(*id)))
@@ -459,13 +223,43 @@ impl<G: WebGame> Play<G> {
 
     /// The picture at the last call's alpha, encoded for the page.
     pub fn scene(&self, out: &mut Vec<f32>) {
-        let (previous, current) = (&self.game.previous, &self.game.current);
-        picture::scene(previous, current, self.alpha, self.game.me, out);
+        let game = self.play.game();
+        let (previous, current) = (&game.previous, &game.current);
+        picture::scene(previous, current, self.play.alpha(), game.me, out);
     }
 
     /// What the game said since the last call.
     pub fn outbox(&mut self) -> &mut Outbox {
         &mut self.outbox
+    }
+}
+
+/// What the page's console says of `notice`, in the words it always
+/// used: a page writes no desync dump and times a catch-up without saying
+/// where it began; what only a terminal or a HUD shows it leaves out.
+fn console_line(notice: Notice) -> Option<String> {
+    match notice {
+        Notice::Desync { tick, names, .. } => Some(
+            Notice::Desync {
+                tick,
+                names,
+                dump: "; a page writes no dump".into(),
+            }
+            .to_string(),
+        ),
+        Notice::CaughtUp { tick, ms, .. } => {
+            Some(format!("caught up with the game at tick {tick} in {ms} ms"))
+        }
+        Notice::Reconnecting { .. }
+        | Notice::Reconnected { .. }
+        | Notice::SnapshotNotSent { .. }
+        | Notice::Pinpointed { .. } => Some(notice.to_string()),
+        Notice::FirstUse(_)
+        | Notice::NotRecordingJoined { .. }
+        | Notice::Recording(_)
+        | Notice::Rejoined
+        | Notice::Lag(_)
+        | Notice::CatchingUp { .. } => None,
     }
 }
 

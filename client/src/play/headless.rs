@@ -142,7 +142,7 @@ fn play_game<G: ClientGame>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayErro
     loop {
         // IndependentTickRun: take what the network delivered.
         play.drain()?;
-        let frame = play.run_ticks(clock::now(), Input::default);
+        let frame = play.run_ticks(clock::now(), Input::default());
         if frame.finished {
             return Ok(play);
         }
@@ -151,7 +151,7 @@ fn play_game<G: ClientGame>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayErro
             play.finish(None);
             return Err(PlayError::Stopped);
         }
-        if !play.game.is_playing() {
+        if !play.game().is_playing() {
             return Err(PlayError::Dropped);
         }
         // Sleep until the next tick is due, or until the network wakes us
@@ -159,7 +159,7 @@ fn play_game<G: ClientGame>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayErro
         let wait = if frame.stalled {
             STALL_WAIT
         } else {
-            Duration::from_nanos(play.game.until_due_ns())
+            Duration::from_nanos(play.game().until_due_ns())
         };
         match play.net.events().recv_timeout(wait) {
             Ok(event) => play.handle(event)?,

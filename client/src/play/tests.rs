@@ -1,6 +1,8 @@
-//! A game of a series: its options, its snapshot, its fault phase.
+//! A game of a series: its options, its snapshot.
 
 use std::path::PathBuf;
+
+use lockstep_protocol::{encode, Start, Tick, MAX_SNAPSHOT_SIZE};
 
 use super::*;
 use crate::hooks::PlayHooks;
@@ -93,38 +95,4 @@ fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
         garbage.starts_with("the server sent a snapshot that is not a tally state of tick 30: "),
         "{garbage}"
     );
-}
-
-#[test]
-fn the_wait_names_the_players_waited_for_and_this_machine_as_its_own_inputs() {
-    use lockstep_protocol::Peer;
-
-    let peer = |id: u8, waited_for: bool| Peer {
-        player: PlayerId(id),
-        ping_ms: 12 + u16::from(id),
-        ticks_behind: u16::from(id),
-        silent_ms: 100 * u32::from(id),
-        waited_for,
-        slack: None,
-    };
-    let status = PeerStatus {
-        next_tick: Tick(40),
-        peers: vec![peer(0, false), peer(1, true), peer(2, true)],
-    };
-    let name = |p: PlayerId| format!("bot{}", p.0);
-    assert_eq!(
-        waiting_line(&status, Some(PlayerId(0)), name),
-        "waiting for bot1 (ping 13 ms, 1 ticks behind, heard 100 ms ago), \
-         bot2 (ping 14 ms, 2 ticks behind, heard 200 ms ago)"
-    );
-    assert_eq!(
-        waiting_line(&status, Some(PlayerId(2)), name),
-        "waiting for bot1 (ping 13 ms, 1 ticks behind, heard 100 ms ago), \
-         our own inputs (ping 14 ms, 2 ticks behind, heard 200 ms ago)"
-    );
-    let nobody = PeerStatus {
-        peers: vec![peer(1, false)],
-        ..status
-    };
-    assert_eq!(waiting_line(&nobody, None, name), "waiting for the server");
 }

@@ -99,7 +99,7 @@ impl ForGame for Networked<'_> {
         if !finished || self.last {
             return Ok((play.finish(frame), None));
         }
-        let roster = play.game.roster.clone();
+        let roster = play.game().roster.clone();
         let (next, outcome, world) = play.finish_game(frame);
         let last = LastScores {
             tick: world.tick().0,
@@ -134,7 +134,7 @@ fn play_in_window<G: Playable>(
     loop {
         let frame_start = clock::now();
         play.drain()?;
-        let frame = play.run_ticks(frame_start, || screen.sample());
+        let frame = play.run_ticks(frame_start, screen.sample());
         // IndependentTickRun: events and HUD figures.
         let pumped = screen.pump();
         let keep_playing = !pumped.quit;
@@ -143,13 +143,13 @@ fn play_in_window<G: Playable>(
         }
         play.hold(screen.sample());
         screen.ticks.add(frame.steps);
-        let game = &play.game;
+        let game = play.game();
         hud.fps = screen.frames.rate;
         hud.ups = screen.ticks.rate;
         hud.tick = game.current.tick().0;
         hud.stalls = game.stats().stalled_ticks;
         hud.hash = game.current.hash();
-        hud.rtt_ms = Some(play.link.rtt.as_secs_f32() * 1000.0);
+        hud.rtt_ms = Some(play.link().rtt.as_secs_f32() * 1000.0);
         hud.input_delay = game.input_delay() as u8;
         hud.input_lag_ms = Some(game.input_lag(frame_time(hud.fps)).as_secs_f32() * 1000.0);
         hud.speed = Some(game.speed()).filter(|&speed| speed < Percent::FULL);
@@ -162,7 +162,9 @@ fn play_in_window<G: Playable>(
             .waiting_for()
             .or_else(|| play.replaced_note(frame_start))
             .unwrap_or_else(|| role.to_string());
-        hud.banner = play.connection_banner().or_else(|| play.desync.clone());
+        hud.banner = play
+            .connection_banner()
+            .or_else(|| play.desync().map(str::to_string));
         let roster = Roster {
             players: game.roster.clone(),
             me: game.me,
@@ -197,7 +199,7 @@ fn play_in_window<G: Playable>(
         if !keep_playing || frame.finished {
             return Ok((play, frame_time(hud.fps), frame.finished));
         }
-        if !play.game.is_playing() {
+        if !play.game().is_playing() {
             return Err(PlayError::Dropped.into());
         }
         screen.pace(frame_start);
@@ -211,18 +213,18 @@ fn graph_frame<G: Playable>(
     frame: &FrameTicks,
     frame_ms: f32,
 ) -> (FrameSample, Observed) {
-    let game = &play.game;
+    let (game, link) = (play.game(), play.link());
     let sample = FrameSample {
         frame_ms,
         steps: frame.steps,
-        rtt_ms: play.link.rtt.as_secs_f32() * 1000.0,
-        jitter_ms: play.link.jitter.as_secs_f32() * 1000.0,
+        rtt_ms: link.rtt.as_secs_f32() * 1000.0,
+        jitter_ms: link.jitter.as_secs_f32() * 1000.0,
         delay: game.input_delay(),
         playout: game.playout(),
         held: game.bundles_held(),
         stalled: frame.stalled,
-        rx_bytes: play.link.rx_bytes,
-        tx_bytes: play.link.tx_bytes,
+        rx_bytes: link.rx_bytes,
+        tx_bytes: link.tx_bytes,
     };
     // The HUD's warning, which waits a moment before it names a late
     // peer: every lag indicator naming one would mark most frames of a
@@ -236,7 +238,7 @@ fn graph_frame<G: Playable>(
             .iter()
             .filter(|(player, _)| game.current.has_player(*player))
             .count(),
-        desync: play.desync.is_some(),
+        desync: play.desync().is_some(),
         replaced: game.stats().replaced_inputs,
         speed: game.speed().0,
         stalled: frame.stalled,

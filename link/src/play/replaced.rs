@@ -8,9 +8,10 @@
 //! after a quiet [`SUMMARY_EVERY`] is said on stderr at once, later ones
 //! are summed up at most once per [`SUMMARY_EVERY`], and the HUD shows a
 //! note until [`SHOWN_FOR`] after the latest. Given the time, like the
-//! rest of the client's logic; [`crate::play`] prints what it returns.
+//! rest of the link's logic (`now` counts from the game's epoch);
+//! [`crate::play`] says what it returns as a [`Notice::Lag`](super::Notice::Lag).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lockstep_protocol::Tick;
 
@@ -33,16 +34,16 @@ struct Unsaid {
 #[derive(Debug, Default)]
 pub struct Replacements {
     /// When stderr last heard of it.
-    said_at: Option<Instant>,
+    said_at: Option<Duration>,
     unsaid: Option<Unsaid>,
     /// The latest replacement, for the HUD.
-    latest: Option<(Tick, Instant)>,
+    latest: Option<(Tick, Duration)>,
 }
 
 impl Replacements {
     /// Our input for `tick` was replaced (seen at `now`); returns the line
     /// for stderr if one is due.
-    pub fn replaced(&mut self, tick: Tick, now: Instant) -> Option<String> {
+    pub fn replaced(&mut self, tick: Tick, now: Duration) -> Option<String> {
         self.latest = Some((tick, now));
         let unsaid = self.unsaid.get_or_insert(Unsaid {
             first: tick,
@@ -56,10 +57,10 @@ impl Replacements {
 
     /// The line for stderr due at `now`: replacements not said yet, once
     /// [`SUMMARY_EVERY`] has passed since the last line.
-    pub fn due(&mut self, now: Instant) -> Option<String> {
+    pub fn due(&mut self, now: Duration) -> Option<String> {
         if self
             .said_at
-            .is_some_and(|at| now.saturating_duration_since(at) < SUMMARY_EVERY)
+            .is_some_and(|at| now.saturating_sub(at) < SUMMARY_EVERY)
         {
             return None;
         }
@@ -83,9 +84,9 @@ impl Replacements {
 
     /// The HUD's note at `now`, until [`SHOWN_FOR`] after the latest
     /// replacement; `total` is how many so far.
-    pub fn note(&self, now: Instant, total: u64) -> Option<String> {
+    pub fn note(&self, now: Duration, total: u64) -> Option<String> {
         let (tick, at) = self.latest?;
-        (now.saturating_duration_since(at) < SHOWN_FOR)
+        (now.saturating_sub(at) < SHOWN_FOR)
             .then(|| format!("input for tick {tick} replaced ({total} so far)"))
     }
 }
@@ -100,7 +101,7 @@ mod tests {
 
     #[test]
     fn the_first_replacement_is_said_at_once_and_later_ones_summed_every_few_seconds() {
-        let start = crate::io::clock::now();
+        let start = Duration::ZERO;
         let mut replacements = Replacements::default();
         let first = replacements.replaced(Tick(120), start).unwrap();
         assert!(
@@ -126,7 +127,7 @@ mod tests {
 
     #[test]
     fn the_hud_note_stays_a_moment_after_the_latest_replacement() {
-        let start = crate::io::clock::now();
+        let start = Duration::ZERO;
         let mut replacements = Replacements::default();
         assert_eq!(replacements.note(start, 0), None);
         replacements.replaced(Tick(7), start);
