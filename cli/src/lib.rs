@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{CommandFactory, FromArgMatches};
-use lockstep_client::games::{ClientGame, ForGame, Games};
+use lockstep_client::games::{ForGame, Games, Playable};
 use lockstep_client::play::connect;
 use lockstep_client::play::headless::Headless;
 use lockstep_client::play::notice::{Notice, Notices};
@@ -38,7 +38,7 @@ fn phases_of(games: &impl Games) -> Vec<&'static str> {
     struct Phases;
     impl ForGame for Phases {
         type Output = &'static [&'static str];
-        fn run<G: ClientGame>(self) -> Self::Output {
+        fn run<G: Playable>(self) -> Self::Output {
             G::PHASES
         }
     }
@@ -263,7 +263,7 @@ struct Offline {
 impl ForGame for Offline {
     type Output = anyhow::Result<Vec<String>>;
 
-    fn run<G: ClientGame>(self) -> Self::Output {
+    fn run<G: Playable>(self) -> Self::Output {
         let settings = G::parse_settings(&self.settings).map_err(anyhow::Error::msg)?;
         let setup = Setup {
             seed: self.seed,
@@ -298,7 +298,7 @@ mod tests {
         struct Own;
         impl ForGame for Own {
             type Output = &'static [&'static str];
-            fn run<G: ClientGame>(self) -> Self::Output {
+            fn run<G: Playable>(self) -> Self::Output {
                 G::PHASES
             }
         }

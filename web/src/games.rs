@@ -1,11 +1,11 @@
 //! The games the page plays, chosen by the name in the server's Start as
 //! the native client chooses them: the project's list of games
 //! (`lockstep-games`), taken here and only here. Each game brings what the
-//! page draws of it and its scores in its own crate (its [`View`]); the
+//! page draws of it and its scores in its own crate (its `View`); the
 //! page draws any of them alike ([`crate::picture`]).
 
 use lockstep_engine::games::Games;
-use lockstep_engine::{HasBots, HostedGame, View};
+use lockstep_engine::HostedGame;
 use lockstep_protocol::SelfTest;
 
 /// Every game the page offers, for code generic over the game.
@@ -14,12 +14,6 @@ pub const OFFERED: lockstep_games::Shipped = lockstep_games::Shipped;
 /// Every game the page offers, as a host sees it (the self-tests of the
 /// Hello come from these).
 pub const GAMES: &[&dyn HostedGame] = lockstep_games::HOSTED;
-
-/// What the page needs of a game beyond the engine's: its view, for the
-/// picture and the score strip.
-pub trait WebGame: HasBots + View + 'static {}
-
-impl<G: HasBots + View + 'static> WebGame for G {}
 
 /// This build's preflight: the self-test hash of every game, computed in
 /// the page, for the Hello.

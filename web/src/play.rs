@@ -22,7 +22,6 @@ use lockstep_link::play::{self as play_loop, FrameTicks, LoopOptions, Notice, St
 use lockstep_protocol::{Input, PlayerId};
 use web_time::Instant;
 
-use crate::games::WebGame;
 use crate::picture;
 
 /// What a game has to say, collected until the peer takes it.
@@ -73,12 +72,12 @@ pub struct GameView {
 
 /// A game of `G` in progress.
 #[derive(Debug)]
-pub struct Play<G: WebGame> {
+pub struct Play<G: Playable> {
     play: play_loop::Play<G>,
     outbox: Outbox,
 }
 
-impl<G: WebGame> Play<G> {
+impl<G: Playable> Play<G> {
     /// Starts the game the server announced; `epoch` is the instant the
     /// connection's times count from.
     pub fn start(started: Started, options: PlayOptions, epoch: Instant) -> Result<Self, String> {
@@ -287,7 +286,7 @@ pub trait Running: std::fmt::Debug {
     fn outbox(&mut self) -> &mut Outbox;
 }
 
-impl<G: WebGame> Running for Play<G> {
+impl<G: Playable> Running for Play<G> {
     fn handle(&mut self, event: NetEvent, now: Duration) {
         Play::handle(self, event, now);
     }

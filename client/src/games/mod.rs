@@ -3,4 +3,4 @@
 //! ([`ForGame`]), which the binary's list implements. The client names no
 //! game: a game brings what this side needs of it in its own crate.
 
-pub use lockstep_engine::games::{ForGame, Games, Playable as ClientGame};
+pub use lockstep_engine::games::{ForGame, Games, Playable};

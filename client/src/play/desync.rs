@@ -6,9 +6,9 @@ use lockstep_protocol::Tick;
 
 use super::notice::Notice;
 use super::NetPlay;
-use crate::games::ClientGame;
+use crate::games::Playable;
 
-impl<G: ClientGame> NetPlay<G> {
+impl<G: Playable> NetPlay<G> {
     /// `notice` with the dump it asks for written: the diverged tick's,
     /// and the first divergent tick's once it is pinpointed (unless that
     /// is the diverged tick itself, dumped already).

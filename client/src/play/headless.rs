@@ -12,7 +12,7 @@ use std::time::Duration;
 use lockstep_protocol::Input;
 
 use super::{GameOutcome, PlayError};
-use crate::games::{ClientGame, ForGame, Games};
+use crate::games::{ForGame, Games, Playable};
 use crate::io::clock;
 use crate::io::link::{NetClient, NetCommand, NetEvent, Started};
 use crate::play::notice::{Notice, Notices};
@@ -124,7 +124,7 @@ impl ForGame for OneGame {
     /// this was the last.
     type Output = Result<(GameOutcome, Option<NetClient>), PlayError>;
 
-    fn run<G: ClientGame>(self) -> Self::Output {
+    fn run<G: Playable>(self) -> Self::Output {
         let play = NetPlay::<G>::start(self.net, self.started, self.options)?;
         let play = play_game(play)?;
         if self.last {
@@ -138,7 +138,7 @@ impl ForGame for OneGame {
 /// Plays one game until `ticks` is reached (the game is handed back, for
 /// the caller to leave or to wait for the next), or until the connection
 /// ends.
-fn play_game<G: ClientGame>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayError> {
+fn play_game<G: Playable>(mut play: NetPlay<G>) -> Result<NetPlay<G>, PlayError> {
     loop {
         // IndependentTickRun: take what the network delivered.
         play.drain()?;

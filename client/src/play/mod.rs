@@ -23,7 +23,7 @@ use lockstep_engine::replay::recorder::{networked_header, SPECTATOR_REPORTS};
 use lockstep_link::play::{JoinError, LoopOptions, Play, Step, TICK_BUDGET};
 use lockstep_protocol::Input;
 
-use crate::games::ClientGame;
+use crate::games::Playable;
 use crate::io::clock;
 use crate::io::link::{LinkStats, NetClient, NetEvent, Started};
 use crate::io::recording::FileRecorder;
@@ -34,7 +34,7 @@ pub use outcome::{GameOutcome, PlayError};
 
 /// A networked game of `G` in progress.
 #[derive(Debug)]
-pub struct NetPlay<G: ClientGame> {
+pub struct NetPlay<G: Playable> {
     /// The connection.
     pub net: NetClient,
     /// The play loop.
@@ -46,7 +46,7 @@ pub struct NetPlay<G: ClientGame> {
     options: PlayOptions,
 }
 
-impl<G: ClientGame> NetPlay<G> {
+impl<G: Playable> NetPlay<G> {
     /// Starts the game the server announced; `started.at`, when Start
     /// arrived, is the zero of this client's game clock.
     pub fn start(
@@ -287,7 +287,7 @@ impl From<JoinError> for PlayError {
 /// Refuses a fault injected in a phase `G` does not have
 /// (`--inject-desync-phase` names the phases of every game the client
 /// offers).
-fn check_fault_phase<G: ClientGame>(options: &PlayOptions) -> Result<(), PlayError> {
+fn check_fault_phase<G: Playable>(options: &PlayOptions) -> Result<(), PlayError> {
     match options.game.fault.and_then(|fault| fault.phase) {
         Some(phase) if phase != "roster" && !G::PHASES.contains(&phase) => {
             Err(PlayError::Lost(format!(

@@ -17,7 +17,7 @@ use lockstep_engine::replay::playback as replay;
 use lockstep_engine::{apply, Setup, SetupError};
 use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
 
-use crate::games::{ClientGame, ForGame, Games};
+use crate::games::{ForGame, Games, Playable};
 
 /// What `report` was asked to do.
 #[derive(Debug, Clone)]
@@ -155,14 +155,14 @@ pub struct Analysis {
 impl ForGame for Analysis {
     type Output = Result<GameReport, SetupError>;
 
-    fn run<G: ClientGame>(self) -> Self::Output {
+    fn run<G: Playable>(self) -> Self::Output {
         analyse::<G>(&self.file, self.replay, self.problem)
     }
 }
 
 /// The report of `replay`, a game of `G`; `problem` is what was wrong
 /// with the file after the records read.
-pub fn analyse<G: ClientGame>(
+pub fn analyse<G: Playable>(
     file: &str,
     replay: Replay,
     problem: Option<String>,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use lockstep_engine::replay::playback::{self as replay, Verified};
 use lockstep_protocol::{Damage, Replay};
 
-use crate::games::{ClientGame, ForGame, Games};
+use crate::games::{ForGame, Games, Playable};
 
 /// What `replay --verify --headless` was asked to do.
 #[derive(Debug, Clone)]
@@ -133,7 +133,7 @@ struct Check {
 impl ForGame for Check {
     type Output = anyhow::Result<Verified>;
 
-    fn run<G: ClientGame>(self) -> Self::Output {
+    fn run<G: Playable>(self) -> Self::Output {
         let bar = ProgressBar::new(std::io::stderr().is_terminal());
         let verified = replay::verify::<G>(self.recording, self.ticks, |done, total| {
             bar.show(done, total)
