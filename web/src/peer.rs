@@ -30,6 +30,7 @@ use lockstep_link::connection::{
     Action, Closed, Config, Connection, Ending, Failure, Hooks, NetCommand, NetEvent, PathStats,
     Started,
 };
+use lockstep_link::play::LoopOptions;
 use lockstep_protocol::{
     decode, encode, ClientMessage, Hello, Input, Lobby, Platform, PlayerId, SelfTest,
     ServerMessage, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
@@ -40,7 +41,7 @@ use web_time::Instant;
 use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
 
 use crate::options::WebOptions;
-use crate::play::{self, GameView, PlayOptions, Running};
+use crate::play::{self, GameView, Running};
 
 /// How long a page that lost the server keeps trying to reconnect, as the
 /// native client does by default (its `DEFAULT_RECONNECT`).
@@ -530,13 +531,14 @@ impl WebPeer {
             start.roster.len(),
             start.tick_rate
         ));
-        let options = PlayOptions {
+        let options = LoopOptions {
             bot: self.options.bot,
             ticks: self.options.ticks,
             game: GameOptions {
                 fault: self.options.desync.map(|tick| Fault { tick, phase: None }),
                 ..GameOptions::default()
             },
+            ..LoopOptions::default()
         };
         match play::start(started, options, self.epoch) {
             Ok(game) => {

@@ -15,7 +15,6 @@
 use std::time::Duration;
 
 use lockstep_engine::games::{ForGame, Games, Playable};
-use lockstep_engine::lockstep::net_game::GameOptions;
 use lockstep_engine::{final_line, StatsLine};
 use lockstep_link::connection::{NetCommand, NetEvent, Started};
 use lockstep_link::play::{self as play_loop, FrameTicks, LoopOptions, Notice, Step, TICK_BUDGET};
@@ -31,17 +30,6 @@ pub struct Outbox {
     pub commands: Vec<NetCommand>,
     /// For the console.
     pub lines: Vec<String>,
-}
-
-/// What the player asked for beyond the server's Start.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PlayOptions {
-    /// Play the game's seeded bot.
-    pub bot: Option<u64>,
-    /// Leave at this tick.
-    pub ticks: Option<u32>,
-    /// Fault injection and the rest of the engine's options.
-    pub game: GameOptions,
 }
 
 /// Figures for the HUD and `window.lockstep.state()`.
@@ -80,13 +68,7 @@ pub struct Play<G: Playable> {
 impl<G: Playable> Play<G> {
     /// Starts the game the server announced; `epoch` is the instant the
     /// connection's times count from.
-    pub fn start(started: Started, options: PlayOptions, epoch: Instant) -> Result<Self, String> {
-        let options = LoopOptions {
-            bot: options.bot,
-            ticks: options.ticks,
-            game: options.game,
-            ..LoopOptions::default()
-        };
+    pub fn start(started: Started, options: LoopOptions, epoch: Instant) -> Result<Self, String> {
         let play = play_loop::Play::start(started, options, epoch).map_err(|e| e.to_string())?;
         let mut play = Play {
             play,
@@ -322,13 +304,13 @@ impl<G: Playable> Running for Play<G> {
 /// Starts the game the Start names, if the page has it.
 pub fn start(
     started: Started,
-    options: PlayOptions,
+    options: LoopOptions,
     epoch: Instant,
 ) -> Result<Box<dyn Running>, String> {
     /// The start of one game, for whichever game it is.
     struct Starting {
         started: Started,
-        options: PlayOptions,
+        options: LoopOptions,
         epoch: Instant,
     }
     impl ForGame for Starting {
