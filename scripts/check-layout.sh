@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The crate layout's promises (ARCHITECTURE.md, "Crates and boundaries"): the games
-# (lockstep-balls, lockstep-tally, lockstep-topple) and their random numbers
+# (every crate the list lockstep-games takes) and their random numbers
 # (lockstep-rng), the lockstep core (lockstep-engine) and
 # the browser peer (lockstep-web) depend on no windowing, networking, TLS
 # or async runtime, and the browser peer not on the native client; the protocol
@@ -14,8 +14,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The game crates are what the list (lockstep-games) depends on besides
+# the engine: a game added to the list is checked like the others without
+# a line here. As a regex of crate names, and of their Rust names.
+game_crates=$(cargo tree -p lockstep-games -e normal --depth 1 --prefix none | awk 'NR > 1 {print $1}' |
+  grep -vx 'lockstep-engine' | sort -u)
+[ -n "$game_crates" ] || { echo "layout: lockstep-games lists no game" >&2; exit 1; }
+game_names=$(tr '\n' '|' <<<"$game_crates" | sed 's/|$//')
+game_idents=$(tr '-' '_' <<<"$game_names")
+
 forbidden='sdl2|sdl2-sys|tokio|quinn|rustls|ring'
-for crate in lockstep-balls lockstep-rng lockstep-tally lockstep-topple lockstep-games lockstep-engine lockstep-web; do
+for crate in $game_crates lockstep-rng lockstep-games lockstep-engine lockstep-web; do
   found=$(cargo tree -p "$crate" -e normal --prefix none | awk '{print $1}' | grep -Ex "$forbidden|lockstep-client" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must not depend on: $found" >&2
@@ -23,15 +32,14 @@ for crate in lockstep-balls lockstep-rng lockstep-tally lockstep-topple lockstep
   fi
 done
 
-games='lockstep-balls|lockstep-tally|lockstep-topple|rapier2d'
-found=$(cargo tree -p lockstep-protocol -e normal --prefix none | awk '{print $1}' | grep -Ex "$games" | sort -u | tr '\n' ' ' || true)
+found=$(cargo tree -p lockstep-protocol -e normal --prefix none | awk '{print $1}' | grep -Ex "$game_names|rapier2d" | sort -u | tr '\n' ' ' || true)
 if [ -n "$found" ]; then
   echo "layout: lockstep-protocol must name no game, but depends on: $found" >&2
   exit 1
 fi
 # The server hosts whatever games its binary hands it (server/src/main.rs,
 # the list lockstep-games); the library takes them as values and names none.
-if named=$(grep -rnE 'lockstep_(balls|tally|topple|games)\b' server/src --include='*.rs' | grep -v '^server/src/main.rs:'); then
+if named=$(grep -rnE "($game_idents|lockstep_games)\b" server/src --include='*.rs' | grep -v '^server/src/main.rs:'); then
   echo "layout: server/src names a game outside the binary's list:" >&2
   echo "$named" >&2
   exit 1
@@ -50,14 +58,14 @@ for crate in lockstep-client lockstep-window lockstep-cli lockstep-web; do
   allowed='^$'
   [ "$crate" = lockstep-window ] && allowed='^lockstep-balls$'
   found=$(cargo tree -p "$crate" -e normal --depth 1 --prefix none | awk 'NR > 1 {print $1}' |
-    grep -Ex 'lockstep-(balls|tally|topple)' | grep -Ev "$allowed" | sort -u | tr '\n' ' ' || true)
+    grep -Ex "$game_names" | grep -Ev "$allowed" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must take the games as a value, but depends on: $found" >&2
     exit 1
   fi
 done
 named=$(for file in $(find client/src window/src web/src cli/src -name '*.rs' ! -name 'tests.rs' ! -name '*_tests.rs' | sort); do
-  awk -v file="$file" '/^#\[cfg\(test\)\]/ {exit} /lockstep_(balls|tally|topple|games)([^a-z_]|$)/ {print file ":" FNR ": " $0}' "$file"
+  awk -v file="$file" -v names="($game_idents|lockstep_games)([^a-z_]|\$)" '/^#\[cfg\(test\)\]/ {exit} $0 ~ names {print file ":" FNR ": " $0}' "$file"
 done | grep -Ev '^(cli/src/main\.rs|web/src/games\.rs|window/src/screens/lab/[a-z_]+\.rs):' || true)
 if [ -n "$named" ]; then
   echo "layout: the client, the window, the page and the command line name a game outside the list:" >&2
