@@ -12,11 +12,11 @@ use std::hint::black_box;
 use std::io::BufWriter;
 use std::process::Command;
 
-use lockstep_balls::bot::Bots;
 use lockstep_balls::{World, WorldConfig};
 use lockstep_client::io::clock;
 use lockstep_engine::replay::playback as replay;
 use lockstep_engine::replay::recorder::solo_header;
+use lockstep_engine::Bots;
 use lockstep_engine::{apply, Setup};
 use lockstep_protocol::{Bundle, PlayerId, Record, ReplayWriter, RosterEntry, Tick};
 
@@ -57,7 +57,7 @@ fn main() {
     let file = std::fs::File::create(&path).expect("temp file");
     let mut writer = ReplayWriter::new(BufWriter::new(file), &header).expect("header");
     let mut world = World::new(config, &players);
-    let mut bots = Bots::new(2024, &players);
+    let mut bots = Bots::<World>::new(2024, &players);
     for t in 0..TICKS {
         let bundle = Bundle {
             inputs: bots.inputs(&world),

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use glam::Vec2;
-use lockstep_balls::bot::Bots;
 use lockstep_balls::{World, WorldConfig};
+use lockstep_engine::Bots;
 use lockstep_protocol::PlayerId;
 use lockstep_window::draw::colour::player_colour;
 use lockstep_window::draw::picture::Roster;
@@ -46,7 +46,7 @@ fn main() -> anyhow::Result<()> {
     let players = [PlayerId(0), PlayerId(1), PlayerId(2)];
     let config = WorldConfig::new(7, 60);
     let mut world = World::new(config, &players);
-    let mut bots = Bots::new(config.seed, &players);
+    let mut bots = Bots::<World>::new(config.seed, &players);
     let mut previous = world.clone();
     for _ in 0..TICKS {
         previous = world.clone();

@@ -320,9 +320,9 @@ pub fn hash_checks(hashes: &[(Tick, PlayerId, u64)]) -> Vec<HashCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lockstep_balls::bot::Bots;
     use lockstep_balls::World;
     use lockstep_engine::replay::recorder::solo_header;
+    use lockstep_engine::Bots;
     use lockstep_engine::Game;
     use lockstep_protocol::{Bundle, RosterEntry};
 
@@ -345,7 +345,7 @@ mod tests {
             .collect();
         let header = solo_header::<World>(&setup, roster, 0);
         let mut world = World::start(&setup);
-        let mut bots = Bots::new(3, &players);
+        let mut bots = Bots::<World>::new(3, &players);
         let mut replay = Replay {
             header,
             bundles: Vec::new(),

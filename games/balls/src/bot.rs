@@ -2,7 +2,8 @@
 //!
 //! A [`Bot`] turns the current [`World`] into one tick of [`Input`]. It keeps
 //! its own random generator, so its choices depend only on its seed and the
-//! worlds it has seen: an offline run with one bot per player ([`Bots`]) is
+//! worlds it has seen: an offline run with one bot per player (the engine's
+//! `Bots`) is
 //! deterministic end to end, and a headless client running
 //! [`Bot::for_player`] with the session seed plays exactly like the
 //! same player's bot in that offline run, given the same world.
@@ -12,7 +13,7 @@
 //! simulation in offline runs, whose hashes are compared across machines.
 
 use glam::Vec2;
-use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
+use lockstep_protocol::{Buttons, Input, PlayerId};
 
 use crate::{Ball, Disc, Rng, World};
 
@@ -199,44 +200,11 @@ fn stick_towards(offset: Vec2) -> [i8; 2] {
     [(offset.x * scale) as i8, (offset.y * scale) as i8]
 }
 
-/// One bot per player, for running a whole game without humans.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bots {
-    /// Each player's bot, ascending by player id.
-    bots: Vec<(PlayerId, Bot)>,
-}
-
-impl Bots {
-    /// A [`Bot::for_player`] for each of `players`.
-    #[must_use]
-    pub fn new(seed: u64, players: &[PlayerId]) -> Bots {
-        let mut players = players.to_vec();
-        players.sort_unstable();
-        players.dedup();
-        Bots {
-            bots: players
-                .into_iter()
-                .map(|player| (player, Bot::for_player(seed, player)))
-                .collect(),
-        }
-    }
-
-    /// This tick's inputs of every bot whose player still has a disc,
-    /// ascending by player id: ready for [`World::step`].
-    pub fn inputs(&mut self, world: &World) -> Vec<PlayerInput> {
-        self.bots
-            .iter_mut()
-            .filter(|(player, _)| world.discs().iter().any(|disc| disc.player == *player))
-            .map(|(player, bot)| PlayerInput {
-                player: *player,
-                input: bot.next_input(world, *player),
-            })
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use lockstep_engine::Bots;
+    use lockstep_protocol::PlayerInput;
+
     use super::*;
     use crate::WorldConfig;
 
@@ -289,8 +257,8 @@ mod tests {
     #[test]
     fn player_bots_depend_on_seed_and_id_not_roster() {
         let world = World::new(WorldConfig::new(3, 60), &[PlayerId(2), PlayerId(7)]);
-        let mut alone = Bots::new(42, &[PlayerId(7)]);
-        let mut pair = Bots::new(42, &[PlayerId(2), PlayerId(7)]);
+        let mut alone = Bots::<World>::new(42, &[PlayerId(7)]);
+        let mut pair = Bots::<World>::new(42, &[PlayerId(2), PlayerId(7)]);
         let from_alone = alone.inputs(&world);
         let from_pair = pair.inputs(&world);
         assert_eq!(from_pair.len(), 2);
@@ -301,7 +269,7 @@ mod tests {
     fn removed_players_get_no_bot_input() {
         let players = [PlayerId(0), PlayerId(1)];
         let mut world = World::new(WorldConfig::new(3, 60), &players);
-        let mut bots = Bots::new(42, &players);
+        let mut bots = Bots::<World>::new(42, &players);
         world.remove_player(PlayerId(0));
         let inputs = bots.inputs(&world);
         assert_eq!(inputs.len(), 1);

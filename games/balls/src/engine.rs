@@ -1,12 +1,11 @@
 //! The ball game on the lockstep engine: [`World`] is a
-//! [`lockstep_engine::Game`] and the seeded [`Bots`] are solo play's
-//! opponents, as Tally and Topple are theirs.
+//! [`lockstep_engine::Game`], and its seeded [`Bot`]s are what the
+//! engine's bots play, as Tally's and Topple's are.
 
-use lockstep_engine::solo::Opponents;
 use lockstep_engine::{Game, HasBots, Setup};
 use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
 
-use crate::bot::{Bot, Bots};
+use crate::bot::Bot;
 pub use crate::settings::{setup, BallSettings};
 use crate::{World, WorldConfig};
 
@@ -107,12 +106,6 @@ impl HasBots for World {
     }
 }
 
-impl Opponents<World> for Bots {
-    fn inputs(&mut self, world: &World) -> Vec<PlayerInput> {
-        Bots::inputs(self, world)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use lockstep_engine::determinism::synctest::check;
@@ -128,7 +121,7 @@ mod tests {
     /// from `check_distance` ticks back every tick.
     fn synctested(ticks: u32, check_distance: u32) -> World {
         let setup = four();
-        let mut bots = Bots::new(setup.seed, &setup.players);
+        let mut bots = lockstep_engine::Bots::<World>::new(setup.seed, &setup.players);
         check(
             World::start(&setup),
             |world| bots.inputs(world),
@@ -147,21 +140,6 @@ mod tests {
     fn the_sync_tested_game_ends_on_the_plain_offline_games_state() {
         let plain: World = lockstep_engine::offline(&four(), 120);
         assert_eq!(synctested(120, 3), plain);
-    }
-
-    /// The engine's generic bots play exactly the ball game's own (solo
-    /// play's opponents).
-    #[test]
-    fn the_engines_bots_play_as_the_ball_games_own() {
-        let setup = four();
-        let generic: World = lockstep_engine::offline(&setup, 600);
-        let mut own = World::start(&setup);
-        let mut bots = Bots::new(setup.seed, &setup.players);
-        for _ in 0..600 {
-            let inputs = bots.inputs(&own);
-            own.step(&inputs);
-        }
-        assert_eq!(generic, own);
     }
 
     #[test]

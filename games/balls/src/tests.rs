@@ -3,13 +3,13 @@
 use lockstep_protocol::Buttons;
 
 use super::*;
-use crate::bot::Bots;
+use lockstep_engine::Bots;
 
 const TICK_RATE: u16 = 60;
 const PLAYERS: [PlayerId; 4] = [PlayerId(0), PlayerId(1), PlayerId(2), PlayerId(3)];
 
 /// A four-player world and one bot per player, all from `seed`.
-fn game(seed: u64) -> (World, Bots) {
+fn game(seed: u64) -> (World, Bots<World>) {
     (
         World::new(WorldConfig::new(seed, TICK_RATE), &PLAYERS),
         Bots::new(seed, &PLAYERS),
@@ -17,7 +17,7 @@ fn game(seed: u64) -> (World, Bots) {
 }
 
 /// Steps `world` `ticks` times with the bots' inputs.
-fn play(world: &mut World, bots: &mut Bots, ticks: u32) {
+fn play(world: &mut World, bots: &mut Bots<World>, ticks: u32) {
     for _ in 0..ticks {
         let inputs = bots.inputs(world);
         world.step(&inputs);

@@ -30,10 +30,10 @@ mod panel;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_balls::bot::Bots;
 use lockstep_balls::World;
 use lockstep_engine::solo::SoloGame;
 use lockstep_engine::timing::loops::Loop;
+use lockstep_engine::Bots;
 use lockstep_engine::Setup;
 use lockstep_protocol::Input;
 use sdl2::pixels::Color;
@@ -158,7 +158,7 @@ pub fn layout(output: (u32, u32)) -> LabLayout {
 /// The world the loops drive: solo play's game (you and the bots), and its
 /// roster as the renderer shows it.
 struct Game {
-    solo: SoloGame<World, Bots>,
+    solo: SoloGame<World, Bots<World>>,
     roster: Roster,
 }
 
@@ -170,11 +170,11 @@ impl Game {
             settings: lockstep_balls::engine::BallSettings { balls: knobs.balls },
             players: Vec::new(),
         };
-        let bots = Bots::new(seed, &SoloGame::<World, Bots>::opponent_ids(BOTS));
+        let bots = Bots::<World>::new(seed, &SoloGame::<World, Bots<World>>::opponent_ids(BOTS));
         let solo = SoloGame::new(setup, BOTS, "you", bots);
         let roster = Roster {
             players: solo.roster.clone(),
-            me: Some(SoloGame::<World, Bots>::ME),
+            me: Some(SoloGame::<World, Bots<World>>::ME),
         };
         Game { solo, roster }
     }
