@@ -3,42 +3,50 @@
 //! that hands it to their library) and nothing else names a game, so
 //! adding one is its crate under `games/` and a line here.
 
-use lockstep_balls::World;
 use lockstep_engine::games::{ForGame, Games};
 use lockstep_engine::{Game, Hosted, HostedGame, UnknownGame};
-use lockstep_tally::Tally;
-use lockstep_topple::Physics;
 
-/// Every game, as a host sees it (name, settings, self-test, snapshots,
-/// dumps), in the order help texts list them; the first is the default.
-pub const HOSTED: &[&dyn HostedGame] = &[
-    &Hosted::<World>::new(),
-    &Hosted::<Tally>::new(),
-    &Hosted::<Physics>::new(),
-];
+/// The list from the games' types: [`HOSTED`] and [`Shipped`], which
+/// name the same games in the same order by construction.
+macro_rules! games {
+    ($($game:ty),+ $(,)?) => {
+        /// Every game, as a host sees it (name, settings, self-test,
+        /// snapshots, dumps), in the order help texts list them; the first
+        /// is the default.
+        pub const HOSTED: &[&dyn HostedGame] = &[$(&Hosted::<$game>::new()),+];
+
+        impl Games for Shipped {
+            fn hosted(&self) -> &[&'static dyn HostedGame] {
+                HOSTED
+            }
+
+            fn run<F: ForGame>(&self, name: &str, code: F) -> Result<F::Output, UnknownGame> {
+                $(
+                    if name == <$game as Game>::NAME {
+                        return Ok(code.run::<$game>());
+                    }
+                )+
+                Err(UnknownGame {
+                    name: name.to_string(),
+                    offered: HOSTED.iter().map(|game| game.name()).collect(),
+                })
+            }
+        }
+    };
+}
 
 /// Every game, for code generic over the game: what the client's and
 /// the page's entry points take.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Shipped;
 
-impl Games for Shipped {
-    fn hosted(&self) -> &[&'static dyn HostedGame] {
-        HOSTED
-    }
-
-    fn run<F: ForGame>(&self, name: &str, code: F) -> Result<F::Output, UnknownGame> {
-        match name {
-            World::NAME => Ok(code.run::<World>()),
-            Tally::NAME => Ok(code.run::<Tally>()),
-            Physics::NAME => Ok(code.run::<Physics>()),
-            _ => Err(UnknownGame {
-                name: name.to_string(),
-                offered: HOSTED.iter().map(|game| game.name()).collect(),
-            }),
-        }
-    }
-}
+// The list: a game is its crate under `games/`, a dependency in this
+// crate's Cargo.toml, and its type here.
+games![
+    lockstep_balls::World,
+    lockstep_tally::Tally,
+    lockstep_topple::Physics,
+];
 
 #[cfg(test)]
 mod tests {
