@@ -53,6 +53,15 @@ pub enum SetupError {
     },
 }
 
+/// A game asked to step by a measured dt that steps only by its fixed
+/// tick ([`Game::VARIABLE_STEP`] is false).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the game {game} steps only by its fixed tick, not by a measured dt")]
+pub struct FixedStepOnly {
+    /// The game.
+    pub game: &'static str,
+}
+
 impl<S> Setup<S> {
     /// The game the server announced, if it is `G`.
     pub fn from_start<G: Game<Settings = S>>(start: &Start) -> Result<Self, SetupError> {
@@ -103,7 +112,10 @@ pub fn spec_of<G: Game>(settings: &G::Settings) -> GameSpec {
 /// The contract: two values built from the same [`Setup`] and stepped with
 /// the same inputs have the same [`hash`](Game::hash) and compare equal, on
 /// every machine; a value serialised and deserialised is equal to the
-/// original (the snapshot carries the whole state, RNG included).
+/// original (the snapshot carries the whole state, RNG included). One
+/// provided method stands outside it: [`Game::step_variable`], a step by
+/// a measured dt for the game loop lab, which games whose rules allow a
+/// real-valued dt implement.
 pub trait Game: Clone + PartialEq + Debug + Serialize + DeserializeOwned {
     /// The game's name on the wire, in replays and on the command line
     /// (`--game`): lower-case letters, digits and `-`.
@@ -167,6 +179,27 @@ pub trait Game: Clone + PartialEq + Debug + Serialize + DeserializeOwned {
     ) {
         self.step(inputs);
         after("step", self);
+    }
+
+    /// Whether [`Game::step_variable`] steps by the `dt` it is given. A
+    /// game whose rules are per tick (a counter that halves every tick)
+    /// keeps the default, `false`, and can only be stepped by
+    /// [`Game::step`].
+    const VARIABLE_STEP: bool = false;
+
+    /// Advances one step of `dt` seconds (finite, not negative) instead of
+    /// the fixed tick of [`Setup::tick_rate`], with the inputs rule of
+    /// [`Game::step`]: what the game loop lab's variable-step strategies
+    /// run, to show what a variable step does to a game.
+    ///
+    /// Outside the determinism contract: `dt` comes from the wall clock,
+    /// so two machines, or two runs, never step alike. Only solo play in
+    /// the lab calls it; anything shared, replayed or hashed uses
+    /// [`Game::step`], whose results a game that implements this must not
+    /// change. A game without [`Game::VARIABLE_STEP`] keeps the default,
+    /// which changes nothing and says the game cannot.
+    fn step_variable(&mut self, _inputs: &[PlayerInput], _dt: f32) -> Result<(), FixedStepOnly> {
+        Err(FixedStepOnly { game: Self::NAME })
     }
 
     /// Fault injection for desync tests: the smallest change to one field;
@@ -299,5 +332,23 @@ fn change_roster<G: Game>(game: &mut G, bundle: &Bundle) {
     }
     for &joined in &bundle.joined {
         game.add_player(joined);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{self, Tally};
+
+    #[test]
+    fn a_game_steps_only_by_its_tick_unless_it_says_otherwise() {
+        const { assert!(!Tally::VARIABLE_STEP) };
+        let mut game = Tally::start(&testing::setup(2));
+        let before = game.clone();
+        assert_eq!(
+            game.step_variable(&[], 0.01),
+            Err(FixedStepOnly { game: "tally" })
+        );
+        assert_eq!(game, before, "a refused step changes nothing");
     }
 }

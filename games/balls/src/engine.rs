@@ -2,7 +2,7 @@
 //! [`lockstep_engine::Game`], and its seeded [`Bot`]s are what the
 //! engine's bots play, as Tally's and Topple's are.
 
-use lockstep_engine::{Game, HasBots, Setup};
+use lockstep_engine::{FixedStepOnly, Game, HasBots, Setup};
 use lockstep_protocol::{Input, PlayerId, PlayerInput, Tick};
 
 use crate::bot::Bot;
@@ -59,6 +59,15 @@ impl Game for World {
 
     fn nudge(&mut self) -> Option<&'static str> {
         self.nudge_one_ulp()
+    }
+
+    /// Every phase scales by dt (drive, roll) or does not depend on it
+    /// (contacts, walls, goals).
+    const VARIABLE_STEP: bool = true;
+
+    fn step_variable(&mut self, inputs: &[PlayerInput], dt: f32) -> Result<(), FixedStepOnly> {
+        self.step_with_dt(inputs, dt);
+        Ok(())
     }
 }
 
@@ -162,6 +171,22 @@ mod tests {
         );
         let too_many = [("balls".to_string(), "1001".to_string())];
         assert!(World::parse_settings(&too_many).is_err());
+    }
+
+    #[test]
+    fn a_variable_step_of_the_fixed_dt_is_the_fixed_step() {
+        let setup = four();
+        let mut bots = lockstep_engine::Bots::<World>::new(setup.seed, &setup.players);
+        let (mut fixed, mut variable) = (World::start(&setup), World::start(&setup));
+        for _ in 0..120 {
+            let inputs = bots.inputs(&fixed);
+            fixed.step(&inputs);
+            variable
+                .step_variable(&inputs, 1.0 / 60.0)
+                .expect("the ball game steps by any dt");
+        }
+        assert_eq!(variable.hash(), fixed.hash());
+        assert_eq!(variable, fixed);
     }
 
     #[test]

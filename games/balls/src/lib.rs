@@ -222,8 +222,9 @@ impl World {
 
     /// Advances one step of `dt` seconds (finite, not negative) instead of
     /// the configured fixed step, with the same inputs rule as
-    /// [`World::step`]. For the game loop lab's variable-step strategies
-    /// only, which show what a variable step does to a game.
+    /// [`World::step`]: the ball game's
+    /// [`Game::step_variable`](lockstep_engine::Game::step_variable), which
+    /// the game loop lab's variable-step strategies run.
     ///
     /// Outside the determinism contract: `dt` comes from the wall clock,
     /// so two machines, or two runs, never step alike. The lab plays solo,

@@ -7,7 +7,7 @@
 //! rapier lists contacts in. Nothing reads a clock, and the generator is
 //! part of the state.
 
-use lockstep_engine::{Game, Setup};
+use lockstep_engine::{FixedStepOnly, Game, Setup};
 use lockstep_protocol::{PlayerId, PlayerInput, Tick};
 use rapier2d::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -202,6 +202,18 @@ impl Game for Physics {
             true,
         );
         Some("bodies[1].linvel.x")
+    }
+
+    /// rapier steps by its integration parameters' dt, which the rams'
+    /// thrust reads too: a variable step is a fixed step with that dt
+    /// changed for its length.
+    const VARIABLE_STEP: bool = true;
+
+    fn step_variable(&mut self, inputs: &[PlayerInput], dt: f32) -> Result<(), FixedStepOnly> {
+        let tick = std::mem::replace(&mut self.world.integration_parameters.dt, dt);
+        self.step(inputs);
+        self.world.integration_parameters.dt = tick;
+        Ok(())
     }
 }
 

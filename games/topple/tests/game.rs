@@ -70,6 +70,56 @@ fn the_same_setup_and_inputs_give_the_same_hash_and_another_seed_another() {
 }
 
 #[test]
+fn a_variable_step_of_the_fixed_dt_is_the_fixed_step() {
+    let setup = setup(4, 3, 60);
+    let mut bots = Bots::<Physics>::new(setup.seed, &setup.players);
+    let (mut fixed, mut variable) = (Physics::start(&setup), Physics::start(&setup));
+    for _ in 0..120 {
+        let inputs = bots.inputs(&fixed);
+        fixed.step(&inputs);
+        variable
+            .step_variable(&inputs, 1.0 / 60.0)
+            .expect("the physics game steps by any dt");
+    }
+    assert_eq!(variable.hash(), fixed.hash());
+    assert_eq!(variable, fixed);
+}
+
+#[test]
+fn two_half_steps_push_a_ram_about_as_far_as_one_whole_step_and_the_tick_comes_back() {
+    let push = [PlayerInput {
+        player: PlayerId(0),
+        input: Input {
+            buttons: Buttons::RIGHT,
+            axes: None,
+        },
+    }];
+    let start = Physics::start(&setup(1, 1, 0));
+    let ram_x = |game: &Physics| game.bodies().nth(1).expect("the ram").translation.x;
+    let (mut whole, mut halves) = (start.clone(), start.clone());
+    for _ in 0..30 {
+        whole.step_variable(&push, 1.0 / 60.0).expect("variable");
+        halves.step_variable(&push, 1.0 / 120.0).expect("variable");
+        halves.step_variable(&push, 1.0 / 120.0).expect("variable");
+    }
+    let (moved_whole, moved_halves) = (
+        ram_x(&whole) - ram_x(&start),
+        ram_x(&halves) - ram_x(&start),
+    );
+    assert!(moved_whole > 0.1, "the ram moved {moved_whole} m");
+    assert!(
+        (moved_halves - moved_whole).abs() < moved_whole * 0.1,
+        "halves {moved_halves} m, whole {moved_whole} m"
+    );
+    // The fixed tick is back after each variable step: what follows is
+    // stepped as before.
+    let mut after = halves.clone();
+    after.step(&push);
+    halves.step_variable(&push, 1.0 / 60.0).expect("variable");
+    assert_eq!(after, halves);
+}
+
+#[test]
 fn every_player_input_moves_its_ram_in_the_tick_it_is_given() {
     let mut game = Physics::start(&setup(3, 1, 40));
     let mut idle = game.clone();
