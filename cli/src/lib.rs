@@ -68,6 +68,7 @@ fn command(games: &impl Games) -> clap::Command {
         .mut_subcommand("sim", game)
         .mut_subcommand("synctest", game)
         .mut_subcommand("solo", game)
+        .mut_subcommand("lab", game)
 }
 
 /// Runs `lockstep-client` with the process's arguments, playing any of
@@ -212,7 +213,7 @@ fn run(cli: Cli, games: &impl Games) -> anyhow::Result<Vec<String>> {
             let (solo, window) = args.options();
             windowed::solo(games, solo, window)
         }
-        Some(Command::Lab(args)) => windowed::lab(args.start()),
+        Some(Command::Lab(args)) => windowed::lab(games, args.start()),
         Some(Command::Loops(args)) => match args.trace_options() {
             Some(options) => Ok(trace::run(&options)?),
             None => Ok(loops::ladder()),

@@ -80,14 +80,14 @@ pub fn report(games: &impl Games, options: ReportOptions) -> anyhow::Result<Vec<
 }
 
 /// Runs the game loop lab.
-pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
+pub fn lab(games: &impl Games, start: LabStart) -> anyhow::Result<Vec<String>> {
     #[cfg(feature = "window")]
     {
-        lockstep_window::lab(start)
+        lockstep_window::lab(games, start)
     }
     #[cfg(not(feature = "window"))]
     {
-        let _ = start;
+        let _ = (games, start);
         Err(NoWindow("the game loop lab").into())
     }
 }

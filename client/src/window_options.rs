@@ -90,8 +90,9 @@ pub struct ViewOptions {
     pub verify: bool,
 }
 
-/// How the game loop lab starts: the first position of each knob its keys
-/// turn, the world's seed, when to leave and what to capture.
+/// How the game loop lab starts: the game, the first position of each
+/// knob its keys turn, the world's seed, when to leave and what to
+/// capture.
 #[derive(Debug, Clone)]
 pub struct LabStart {
     /// The loop strategy.
@@ -100,8 +101,12 @@ pub struct LabStart {
     pub tick_rate: u16,
     /// Frames per second the paced strategies wait for.
     pub target_fps: u16,
-    /// Balls in the arena; `None`: the ball game's default.
-    pub balls: Option<u16>,
+    /// The game; `None` the first the binary offers.
+    pub game: Option<String>,
+    /// Its settings, KEY=VALUE.
+    pub settings: Vec<(String, String)>,
+    /// Bot opponents.
+    pub bots: u8,
     /// Real time each update costs on top of the simulation.
     pub tick_cost_ns: u64,
     /// Flipcode's MAX_LOOPS with this K; `None` starts with it off.

@@ -66,10 +66,15 @@ pub fn solo(
         title: "solo".into(),
         ..window
     };
-    let first = games.hosted().first().map(|game| game.name().to_string());
-    let name = solo.game.clone().or(first).unwrap_or_default();
+    let name = chosen(games, solo.game.clone());
     let outcome = games.run(&name, Solo { solo, window })??;
     Ok(vec![final_line(outcome.tick, outcome.hash)])
+}
+
+/// The game called `game`, else the first of `games`.
+fn chosen(games: &impl Games, game: Option<String>) -> String {
+    let first = games.hosted().first().map(|game| game.name().to_string());
+    game.or(first).unwrap_or_default()
 }
 
 /// `report`: draws the picture of a replay into a PNG (no display
@@ -79,9 +84,23 @@ pub fn report(games: &impl Games, options: ReportOptions) -> anyhow::Result<Vec<
         .with_context(|| format!("drawing the report of {}", options.replay.display()))
 }
 
-/// Runs the game loop lab until Esc or `start.frames`; its report line.
-pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
-    use screens::lab::{self, Knobs, LabOptions};
+/// Runs the game loop lab on whichever of `games` `start` names (the
+/// first by default) until Esc or `start.frames`; its report line.
+pub fn lab(games: &impl Games, start: LabStart) -> anyhow::Result<Vec<String>> {
+    use screens::lab::{Knobs, LabOptions};
+
+    /// The lab, for whichever game it plays.
+    struct Lab(LabOptions);
+    impl ForGame for Lab {
+        type Output = anyhow::Result<Vec<String>>;
+        fn run<G: Playable>(self) -> Self::Output {
+            let mut options = self.0;
+            if !G::VARIABLE_STEP {
+                options.knobs = options.knobs.fixed_only(G::NAME)?;
+            }
+            Ok(vec![screens::lab::run::<G>(options)?.line()])
+        }
+    }
 
     let screenshot_frame = start
         .screenshot_frame
@@ -99,15 +118,16 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
         start.strategy,
         start.tick_rate,
         start.target_fps,
-        start.balls.unwrap_or(lab::DEFAULT_BALLS),
+        start.bots,
         start.max_loops,
     );
     knobs.settings.networked = start.networked;
     knobs.tick_cost_ns = start.tick_cost_ns;
     knobs.spike = start.spike;
-    let report = lab::run(LabOptions {
+    let options = LabOptions {
         knobs,
         seed: start.seed,
+        settings: start.settings,
         frames: start.frames,
         screenshot: start.screenshot,
         screenshot_frame,
@@ -116,8 +136,8 @@ pub fn lab(start: LabStart) -> anyhow::Result<Vec<String>> {
             size: start.size,
             ..WindowOptions::default()
         },
-    })?;
-    Ok(vec![report.line()])
+    };
+    games.run(&chosen(games, start.game), Lab(options))?
 }
 
 /// Shows the servers on the LAN in a window until the player picks one.

@@ -1,6 +1,7 @@
 //! The game loop lab in a real SDL2 window under Xvfb: the screenshot shows
-//! the strip chart, and real per-tick costs make the loops fail as the
-//! seeds say they do.
+//! the strip chart, real per-tick costs make the loops fail as the seeds
+//! say they do, every game plays in it, and a game that steps only by its
+//! tick is not handed a variable step.
 
 use std::time::Duration;
 
@@ -54,6 +55,20 @@ fn lab(name: &str, args: &[&str]) -> String {
         finished.stdout, finished.stderr
     );
     finished.stdout
+}
+
+/// Runs `lockstep-client` with `args`, which must fail; its complaints
+/// (the stderr lines of the client itself).
+fn refused(name: &str, args: &[&str]) -> Vec<String> {
+    let finished = under_xvfb(name, args).finish(Duration::from_secs(60));
+    assert!(!finished.success, "{args:?} ran:\n{}", finished.stdout);
+    assert!(!finished.stderr.contains("panicked"), "{}", finished.stderr);
+    finished
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("lockstep-client: "))
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
@@ -136,4 +151,81 @@ fn max_loops_turns_the_spiral_into_slow_motion() {
         field(&stdout, "game_ms") < field(&stdout, "real_ms"),
         "{stdout}"
     );
+}
+
+#[test]
+fn the_physics_game_steps_by_each_frames_measured_dt() {
+    let stdout = lab(
+        "lab-physics",
+        &[
+            "--game",
+            "physics",
+            "--set",
+            "bodies=40",
+            "--strategy",
+            "variable",
+            "--frames",
+            "20",
+        ],
+    );
+    assert_eq!(field(&stdout, "frames"), 20, "{stdout}");
+    // One update a frame, whatever it lasted.
+    assert_eq!(field(&stdout, "max_steps"), 1, "{stdout}");
+}
+
+#[test]
+fn tally_plays_under_a_fixed_step_with_bots_of_its_own() {
+    let stdout = lab(
+        "lab-tally",
+        &[
+            "--game",
+            "tally",
+            "--bots",
+            "7",
+            "--strategy",
+            "fixed-interp",
+            "--frames",
+            "20",
+        ],
+    );
+    assert_eq!(field(&stdout, "frames"), 20, "{stdout}");
+}
+
+#[test]
+fn a_game_that_steps_only_by_its_tick_refuses_a_variable_strategy() {
+    let said = refused(
+        "lab-tally-variable",
+        &[
+            "lab",
+            "--game",
+            "tally",
+            "--strategy",
+            "variable-max",
+            "--frames",
+            "5",
+        ],
+    );
+    assert_eq!(
+        said,
+        [
+            "lockstep-client: the game tally steps only by its fixed tick, and the strategy \
+             variable-max steps by a measured dt: try fixed, fixed-max, fixed-interp or mixed"
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_game_or_setting_is_refused_as_solo_play_refuses_it() {
+    for (name, choice) in [
+        ("unknown-game", ["--game", "nope"]),
+        ("unknown-setting", ["--set", "colour=red"]),
+    ] {
+        let mut lab = vec!["lab", "--frames", "5"];
+        lab.extend(choice);
+        let mut solo = vec!["solo", "--ticks", "5"];
+        solo.extend(choice);
+        let by_lab = refused(&format!("lab-{name}"), &lab);
+        assert_eq!(by_lab.len(), 1, "{by_lab:?}");
+        assert_eq!(by_lab, refused(&format!("solo-{name}"), &solo));
+    }
 }

@@ -102,8 +102,8 @@ pub(crate) enum Command {
     },
     /// Play alone against bots in a window (MAX_LOOPS guard on).
     Solo(SoloArgs),
-    /// The game loop lab: the solo world driven by any loop strategy of the
-    /// seeds, switched at run time (keys 1-7, the others on screen), with
+    /// The game loop lab: solo play of any game driven by any loop strategy
+    /// of the seeds, switched at run time (keys 1-7, the others on screen), with
     /// FPS, UPS, game time against real time and a strip chart.
     Lab(LabArgs),
     /// Game loop strategies on a fake clock: lists them, or with --trace
@@ -226,9 +226,11 @@ pub(crate) struct LabArgs {
     /// Frames per second the paced strategies wait for.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub(crate) target_fps: u16,
-    /// Balls in the arena [default: the ball game's].
-    #[arg(long)]
-    pub(crate) balls: Option<u16>,
+    #[command(flatten)]
+    pub(crate) game: GameArgs,
+    /// Bot opponents at start (-/+ in the lab).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=15))]
+    pub(crate) bots: u8,
     /// Real time each update costs on top of the simulation, in ms; more
     /// than the tick time provokes the spiral of death.
     #[arg(long = "tick-cost-ms", value_name = "MS", default_value = "0", value_parser = parse_ms)]
@@ -269,7 +271,9 @@ impl LabArgs {
             strategy: self.strategy,
             tick_rate: self.tick_rate,
             target_fps: self.target_fps,
-            balls: self.balls,
+            settings: self.game.pairs(),
+            game: self.game.game,
+            bots: self.bots,
             tick_cost_ns: self.tick_cost_ns,
             max_loops: self.max_loops,
             networked: self.networked,

@@ -48,6 +48,10 @@ pub enum WindowError {
     /// The game's settings (`--set`) are not the game's.
     #[error("{0}")]
     Settings(String),
+    /// The game loop lab asked a game for a step by a measured dt that it
+    /// cannot take.
+    #[error(transparent)]
+    FixedStep(#[from] lockstep_engine::FixedStepOnly),
 }
 
 /// An SDL2 window with its event pump, game controller, renderer and

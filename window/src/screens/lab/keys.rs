@@ -53,8 +53,8 @@ impl Binding {
 /// Every knob key, in legend order.
 #[rustfmt::skip]
 const BINDINGS: [Binding; 13] = [
-    Binding::new(&[Keycode::Minus, Keycode::KpMinus], "-", "balls", Command::Balls(Change::Down)),
-    Binding::new(&[Keycode::Equals, Keycode::Plus, Keycode::KpPlus], "+", "balls", Command::Balls(Change::Up)),
+    Binding::new(&[Keycode::Minus, Keycode::KpMinus], "-", "bots", Command::Bots(Change::Down)),
+    Binding::new(&[Keycode::Equals, Keycode::Plus, Keycode::KpPlus], "+", "bots", Command::Bots(Change::Up)),
     Binding::new(&[Keycode::LeftBracket], "[", "tick cost", Command::TickCost(Change::Down)),
     Binding::new(&[Keycode::RightBracket], "]", "tick cost", Command::TickCost(Change::Up)),
     Binding::new(&[Keycode::F], "F", "target FPS", Command::TargetFps(Change::Down)),
@@ -136,7 +136,7 @@ mod tests {
     fn the_legend_pairs_keys_that_turn_the_same_knob() {
         let legend = legend();
         assert_eq!(legend[0], "1-7 strategy");
-        assert!(legend.contains(&"-/+ balls".to_owned()), "{legend:?}");
+        assert!(legend.contains(&"-/+ bots".to_owned()), "{legend:?}");
         assert!(legend.contains(&"F/G target FPS".to_owned()), "{legend:?}");
         assert!(legend.contains(&"N networked".to_owned()), "{legend:?}");
         assert_eq!(legend.len(), 1 + 9 + 2);

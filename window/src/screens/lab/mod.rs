@@ -1,18 +1,23 @@
-//! `lockstep-client lab`: the game loop lab. The same solo world (the
-//! player's disc against bots) driven by any loop strategy of
+//! `lockstep-client lab`: the game loop lab. Solo play of any game (you
+//! against bots) driven by any loop strategy of
 //! [`lockstep_engine::timing::loops`], switched at run time, with the numbers and a strip
 //! chart that show each loop's behaviour and failure modes.
 //!
 //! # How it works
 //!
 //! Each frame reads the clock once and hands the reading to the
-//! [`Loop`]; the updates it answers with are run on the world (with their
-//! own dt, so variable steps really step variably), each followed by the
-//! artificial tick cost if one is set. The world is drawn at the loop's
-//! alpha, JGameLoopStudy's slow "7" is slept out while the counter shows 7, the
-//! panel and chart are drawn, and the frame waits for the strategy's
-//! deadline through the [`Pacer`]. Keys change the [`Knobs`] between
-//! frames.
+//! [`Loop`]; the updates it answers with are run on the world, each
+//! followed by the artificial tick cost if one is set. An update as long
+//! as the world's tick is the game's own step; any other is a step by its
+//! measured dt
+//! ([`Game::step_variable`](lockstep_engine::Game::step_variable)), so
+//! variable steps really step variably. A game that cannot step so is
+//! never asked to: its [`Knobs`] take no variable-step strategy, and
+//! restart its world when the tick rate changes. The world is drawn
+//! through the game's view at the loop's alpha, JGameLoopStudy's slow "7"
+//! is slept out while the counter shows 7, the panel and chart are drawn,
+//! and the frame waits for the strategy's deadline through the
+//! [`Pacer`]. Keys change the [`Knobs`] between frames.
 //!
 //! One thing the lab adds that no loop of the seeds has: when a frame's
 //! updates have taken [`UPDATE_BUDGET`], it stops asking for more and
@@ -30,11 +35,10 @@ mod panel;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use lockstep_balls::World;
+use lockstep_engine::games::Playable;
 use lockstep_engine::solo::SoloGame;
-use lockstep_engine::timing::loops::Loop;
-use lockstep_engine::Bots;
-use lockstep_engine::Setup;
+use lockstep_engine::timing::loops::{Loop, Update};
+use lockstep_engine::{Bots, FixedStepOnly, Setup};
 use lockstep_protocol::Input;
 use sdl2::pixels::Color;
 use sdl2::rect::Rect;
@@ -50,7 +54,7 @@ use lockstep_client::io::clock;
 use lockstep_client::window_options::WindowOptions;
 
 pub use chart::{FRAME_BAR, STEP_BAR};
-pub use knobs::{Change, Command, Effect, Knobs};
+pub use knobs::{Change, Command, Effect, Knobs, VariableStepNeeded};
 
 /// Most real time a frame spends on updates before it draws anyway: a
 /// quarter of a second keeps the window answering keys during a spiral of
@@ -60,13 +64,6 @@ pub const UPDATE_BUDGET: Duration = Duration::from_millis(250);
 /// JGameLoopStudy's slow frame: "when it gets to display the sprite for 7 it
 /// will sleep for 50 milliseconds".
 const SLOW_SEVEN: Duration = Duration::from_millis(50);
-
-/// Balls in the world unless `--balls` says otherwise: the ball game's
-/// own default.
-pub const DEFAULT_BALLS: u16 = lockstep_balls::WorldConfig::DEFAULT_BALLS;
-
-/// Bot opponents: enough to keep balls moving, few enough to tell apart.
-const BOTS: u8 = 3;
 
 /// Real time the panel's figures are averaged over.
 const RECENT_NS: u64 = 1_000_000_000;
@@ -81,6 +78,8 @@ pub struct LabOptions {
     pub knobs: Knobs,
     /// World and bot seed.
     pub seed: u64,
+    /// The game's settings.
+    pub settings: Vec<(String, String)>,
     /// Leave after this many frames.
     pub frames: Option<u64>,
     /// Save a PNG of the window at frame `screenshot_frame`.
@@ -155,45 +154,59 @@ pub fn layout(output: (u32, u32)) -> LabLayout {
     }
 }
 
-/// The world the loops drive: solo play's game (you and the bots), and its
-/// roster as the renderer shows it.
-struct Game {
-    solo: SoloGame<World, Bots<World>>,
+/// The world the loops drive: solo play's game (you and the bots), its
+/// roster as the renderer shows it, and the tick it was started with.
+struct LabGame<G: Playable> {
+    solo: SoloGame<G, Bots<G>>,
     roster: Roster,
+    /// Game time of the game's own step: an update this long is one.
+    tick_ns: u64,
 }
 
-impl Game {
-    fn new(seed: u64, knobs: &Knobs) -> Game {
+impl<G: Playable> LabGame<G> {
+    fn new(seed: u64, settings: &G::Settings, knobs: &Knobs) -> LabGame<G> {
         let setup = Setup {
             seed,
             tick_rate: knobs.tick_rate,
-            settings: lockstep_balls::engine::BallSettings { balls: knobs.balls },
+            settings: settings.clone(),
             players: Vec::new(),
         };
-        let bots = Bots::<World>::new(seed, &SoloGame::<World, Bots<World>>::opponent_ids(BOTS));
-        let solo = SoloGame::new(setup, BOTS, "you", bots);
+        let opponents = SoloGame::<G, Bots<G>>::opponent_ids(knobs.bots);
+        let solo = SoloGame::new(setup, knobs.bots, "you", Bots::new(seed, &opponents));
         let roster = Roster {
             players: solo.roster.clone(),
-            me: Some(SoloGame::<World, Bots<World>>::ME),
+            me: Some(SoloGame::<G, Bots<G>>::ME),
         };
-        Game { solo, roster }
+        LabGame {
+            solo,
+            roster,
+            tick_ns: knobs.settings.tick_ns,
+        }
     }
 
-    /// One update of `dt` seconds: the fixed tick, or a variable step's
-    /// measured time (outside the determinism contract, which costs
-    /// nothing in solo play).
-    fn update(&mut self, dt: f32, mine: Input) {
+    /// One update: the game's own step when it lasts the world's tick,
+    /// else a step by its measured time (outside the determinism
+    /// contract, which costs nothing in solo play).
+    fn update(&mut self, update: Update, mine: Input) -> Result<(), FixedStepOnly> {
+        if update.dt_ns == self.tick_ns {
+            self.solo.tick(mine);
+            return Ok(());
+        }
         let bundle = self.solo.next_bundle(mine);
         self.solo.previous.clone_from(&self.solo.current);
-        self.solo.current.step_with_dt(&bundle.inputs, dt);
+        self.solo
+            .current
+            .step_variable(&bundle.inputs, update.dt_secs())
     }
 }
 
-/// Runs the lab until Esc, the window is closed, or `options.frames`.
-pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
+/// Runs the lab on the game `G` until Esc, the window is closed, or
+/// `options.frames`.
+pub fn run<G: Playable>(options: LabOptions) -> Result<LabReport, WindowError> {
+    let settings = G::parse_settings(&options.settings).map_err(WindowError::Settings)?;
     let mut screen = Screen::open(&options.window)?;
     let mut knobs = options.knobs;
-    let mut game = Game::new(options.seed, &knobs);
+    let mut game = LabGame::<G>::new(options.seed, &settings, &knobs);
     let mut history = FrameHistory::new();
     let mut pacer = Pacer::new();
     let mut screenshot = options.screenshot.clone();
@@ -213,7 +226,7 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
         let game_before = lp.game_ns();
         let mut cut_short = false;
         while let Some(update) = lp.next_update() {
-            game.update(update.dt_secs(), screen.sample());
+            game.update(update, screen.sample())?;
             if knobs.tick_cost_ns > 0 {
                 std::thread::sleep(Duration::from_nanos(knobs.tick_cost_ns));
             }
@@ -230,8 +243,11 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
         for command in pumped.keys.into_iter().filter_map(keys::command) {
             match knobs.apply(command) {
                 Effect::Rules => rules_changed = true,
-                Effect::World => game = Game::new(options.seed, &knobs),
-                Effect::Load => {}
+                Effect::World => {
+                    game = LabGame::new(options.seed, &settings, &knobs);
+                    rules_changed = true;
+                }
+                Effect::Load | Effect::Refused => {}
             }
         }
 
@@ -288,9 +304,9 @@ pub fn run(options: LabOptions) -> Result<LabReport, WindowError> {
 
 /// Draws a frame: the world at `alpha` in its corner, JGameLoopStudy's slow "7"
 /// if it is due, then the chart and the panel. Does not present.
-fn draw(
+fn draw<G: Playable>(
     canvas: &mut WindowCanvas,
-    game: &Game,
+    game: &LabGame<G>,
     alpha: f32,
     knobs: &Knobs,
     history: &FrameHistory,

@@ -99,6 +99,9 @@ pub fn lines(knobs: &Knobs, readout: &Readout) -> Vec<Line> {
         format!("{mark}N {:<15} no cap, no discard: the client", "networked"),
     ));
     lines.extend(wrap(settings.strategy.lesson()).map(|l| Line::new(Tone::Quiet, l)));
+    if let Some(refused) = knobs.refused {
+        lines.push(Line::new(Tone::Alarm, refused.short()));
+    }
 
     lines.push(Line::new(Tone::Heading, "RULES"));
     lines.extend(rules(knobs).map(|text| Line::new(Tone::Plain, text)));
@@ -158,8 +161,8 @@ fn rules(knobs: &Knobs) -> [String; 4] {
             on_off(settings.networked)
         ),
         format!(
-            "balls {}   tick cost {} ms   slow \"7\" {}",
-            knobs.balls,
+            "bots {}   tick cost {} ms   slow \"7\" {}",
+            knobs.bots,
             format_ms(knobs.tick_cost_ns, 0),
             on_off(knobs.spike)
         ),
@@ -322,7 +325,7 @@ mod tests {
     }
 
     fn knobs() -> Knobs {
-        Knobs::new(Strategy::FixedInterp, 60, 60, 24, None)
+        Knobs::new(Strategy::FixedInterp, 60, 60, 3, None)
     }
 
     fn marked(lines: &[Line]) -> Vec<&str> {
@@ -380,6 +383,25 @@ mod tests {
             .collect();
         assert_eq!(alarms.len(), 3, "{alarms:?}");
         assert!(alarms[2].starts_with("SPIRAL OF DEATH"), "{alarms:?}");
+    }
+
+    #[test]
+    fn a_refused_strategy_is_said_in_one_line_under_the_ladder() {
+        let mut knobs = knobs().fixed_only("tally").expect("fixed-interp is fixed");
+        knobs.apply(Command::Strategy(Strategy::Variable));
+        let shown = lines(&knobs, &readout());
+        let said: Vec<&Line> = shown.iter().filter(|l| l.text.contains("tally")).collect();
+        assert_eq!(said.len(), 1, "{shown:?}");
+        assert_eq!(said[0].tone, Tone::Alarm);
+        assert_eq!(
+            marked(&shown),
+            [">6 fixed-interp    + interpolation"],
+            "the strategy stays"
+        );
+        knobs.apply(Command::Strategy(Strategy::Fixed));
+        assert!(lines(&knobs, &readout())
+            .iter()
+            .all(|l| !l.text.contains("tally")));
     }
 
     #[test]
