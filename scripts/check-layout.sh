@@ -50,15 +50,10 @@ fi
 # name no game. Their libraries do not depend on a game crate, and their
 # sources name none outside tests (what follows a file's first
 # `#[cfg(test)]`, and test files) and outside the one place each takes
-# the list: cli/src/main.rs, web/src/games.rs. The loop lab
-# (window/src/screens/lab/) is built on the ball game: its variable-step
-# loops step the world by a measured dt (`World::step_with_dt`), which
-# the `Game` contract, fixed steps only, does not have.
+# the list: cli/src/main.rs, web/src/games.rs.
 for crate in lockstep-client lockstep-window lockstep-cli lockstep-web; do
-  allowed='^$'
-  [ "$crate" = lockstep-window ] && allowed='^lockstep-balls$'
   found=$(cargo tree -p "$crate" -e normal --depth 1 --prefix none | awk 'NR > 1 {print $1}' |
-    grep -Ex "$game_names" | grep -Ev "$allowed" | sort -u | tr '\n' ' ' || true)
+    grep -Ex "$game_names" | sort -u | tr '\n' ' ' || true)
   if [ -n "$found" ]; then
     echo "layout: $crate must take the games as a value, but depends on: $found" >&2
     exit 1
@@ -66,7 +61,7 @@ for crate in lockstep-client lockstep-window lockstep-cli lockstep-web; do
 done
 named=$(for file in $(find client/src window/src web/src cli/src -name '*.rs' ! -name 'tests.rs' ! -name '*_tests.rs' | sort); do
   awk -v file="$file" -v names="($game_idents|lockstep_games)([^a-z_]|\$)" '/^#\[cfg\(test\)\]/ {exit} $0 ~ names {print file ":" FNR ": " $0}' "$file"
-done | grep -Ev '^(cli/src/main\.rs|web/src/games\.rs|window/src/screens/lab/[a-z_]+\.rs):' || true)
+done | grep -Ev '^(cli/src/main\.rs|web/src/games\.rs):' || true)
 if [ -n "$named" ]; then
   echo "layout: the client, the window, the page and the command line name a game outside the list:" >&2
   echo "$named" >&2
@@ -124,4 +119,4 @@ restore
 trap - EXIT
 cargo run -q -p lockstep-layout
 
-echo "layout: rapier2d's features are the workspace's alone; the games, their list and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client, the window (but its loop lab), the page and the command line take the games as a value; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
+echo "layout: rapier2d's features are the workspace's alone; the games, their list and the engine are free of windowing, networking and TLS; the protocol and the server library name no game; the client, the window, the page and the command line take the games as a value; the client and the server do not depend on each other, nor the test kit on the client; the headless client links no SDL2"
