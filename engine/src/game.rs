@@ -270,6 +270,23 @@ pub fn offline<G: HasBots>(setup: &Setup<G::Settings>, ticks: u32) -> G {
     game
 }
 
+/// [`offline`] by variable steps of `dt` seconds each
+/// ([`Game::step_variable`]): what a game's tests compare with
+/// [`offline`] to show a variable step of the fixed dt is the fixed step.
+pub fn offline_variable<G: HasBots>(
+    setup: &Setup<G::Settings>,
+    ticks: u32,
+    dt: f32,
+) -> Result<G, FixedStepOnly> {
+    let mut game = G::start(setup);
+    let mut bots = Bots::<G>::new(setup.seed, &setup.players);
+    for _ in 0..ticks {
+        let inputs = bots.inputs(&game);
+        game.step_variable(&inputs, dt)?;
+    }
+    Ok(game)
+}
+
 /// One bot per player, for a game without people.
 #[derive(Debug, Clone)]
 pub struct Bots<G: HasBots> {
@@ -350,5 +367,7 @@ mod tests {
             Err(FixedStepOnly { game: "tally" })
         );
         assert_eq!(game, before, "a refused step changes nothing");
+        let refused = offline_variable::<Tally>(&testing::setup(2), 10, 1.0 / 60.0);
+        assert_eq!(refused, Err(FixedStepOnly { game: "tally" }));
     }
 }

@@ -67,8 +67,8 @@ pub mod timing;
 pub mod view;
 
 pub use game::{
-    apply, apply_phases, offline, settings_of, spec_of, Bots, FixedStepOnly, Game, HasBots, Setup,
-    SetupError,
+    apply, apply_phases, offline, offline_variable, settings_of, spec_of, Bots, FixedStepOnly,
+    Game, HasBots, Setup, SetupError,
 };
 pub use host::{describe_games, find_game, parse_setting, Hosted, HostedGame, UnknownGame};
 pub use view::{Picture, View};

@@ -153,42 +153,26 @@ fn max_loops_turns_the_spiral_into_slow_motion() {
     );
 }
 
+/// Runs the lab on `game` with `args` for 20 frames, and checks it drew
+/// them all; its stdout.
+fn twenty_frames_of(game: &str, args: &[&str]) -> String {
+    let mut all = vec!["--game", game, "--frames", "20"];
+    all.extend_from_slice(args);
+    let stdout = lab(&format!("lab-{game}"), &all);
+    assert_eq!(field(&stdout, "frames"), 20, "{stdout}");
+    stdout
+}
+
 #[test]
 fn the_physics_game_steps_by_each_frames_measured_dt() {
-    let stdout = lab(
-        "lab-physics",
-        &[
-            "--game",
-            "physics",
-            "--set",
-            "bodies=40",
-            "--strategy",
-            "variable",
-            "--frames",
-            "20",
-        ],
-    );
-    assert_eq!(field(&stdout, "frames"), 20, "{stdout}");
+    let stdout = twenty_frames_of("physics", &["--set", "bodies=40", "--strategy", "variable"]);
     // One update a frame, whatever it lasted.
     assert_eq!(field(&stdout, "max_steps"), 1, "{stdout}");
 }
 
 #[test]
 fn tally_plays_under_a_fixed_step_with_bots_of_its_own() {
-    let stdout = lab(
-        "lab-tally",
-        &[
-            "--game",
-            "tally",
-            "--bots",
-            "7",
-            "--strategy",
-            "fixed-interp",
-            "--frames",
-            "20",
-        ],
-    );
-    assert_eq!(field(&stdout, "frames"), 20, "{stdout}");
+    twenty_frames_of("tally", &["--bots", "7", "--strategy", "fixed-interp"]);
 }
 
 #[test]

@@ -175,16 +175,9 @@ mod tests {
 
     #[test]
     fn a_variable_step_of_the_fixed_dt_is_the_fixed_step() {
-        let setup = four();
-        let mut bots = lockstep_engine::Bots::<World>::new(setup.seed, &setup.players);
-        let (mut fixed, mut variable) = (World::start(&setup), World::start(&setup));
-        for _ in 0..120 {
-            let inputs = bots.inputs(&fixed);
-            fixed.step(&inputs);
-            variable
-                .step_variable(&inputs, 1.0 / 60.0)
-                .expect("the ball game steps by any dt");
-        }
+        let variable = lockstep_engine::offline_variable::<World>(&four(), 120, 1.0 / 60.0)
+            .expect("the ball game steps by any dt");
+        let fixed: World = lockstep_engine::offline(&four(), 120);
         assert_eq!(variable.hash(), fixed.hash());
         assert_eq!(variable, fixed);
     }

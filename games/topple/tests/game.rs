@@ -3,7 +3,7 @@
 //! names bodies' fields; bad snapshots are refused.
 
 use lockstep_engine::determinism::diff::diff_worlds;
-use lockstep_engine::{offline, Bots, Game, HasBots, Setup};
+use lockstep_engine::{offline, offline_variable, Bots, Game, HasBots, Setup};
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Tick};
 use lockstep_topple::{Physics, PhysicsSettings};
 
@@ -72,15 +72,9 @@ fn the_same_setup_and_inputs_give_the_same_hash_and_another_seed_another() {
 #[test]
 fn a_variable_step_of_the_fixed_dt_is_the_fixed_step() {
     let setup = setup(4, 3, 60);
-    let mut bots = Bots::<Physics>::new(setup.seed, &setup.players);
-    let (mut fixed, mut variable) = (Physics::start(&setup), Physics::start(&setup));
-    for _ in 0..120 {
-        let inputs = bots.inputs(&fixed);
-        fixed.step(&inputs);
-        variable
-            .step_variable(&inputs, 1.0 / 60.0)
-            .expect("the physics game steps by any dt");
-    }
+    let variable = offline_variable::<Physics>(&setup, 120, 1.0 / 60.0)
+        .expect("the physics game steps by any dt");
+    let fixed = offline::<Physics>(&setup, 120);
     assert_eq!(variable.hash(), fixed.hash());
     assert_eq!(variable, fixed);
 }
