@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the wasm-bindgen command line the browser peer is built with
 # into this machine's cache (scripts/cache-env.sh), unless it is there:
-# every clone on the machine then finds it. Not packaged by Debian;
-# building it takes about six minutes, once per machine and version.
+# every clone on the machine then finds it. Not packaged by Debian, so
+# it is built, once per machine and version. Unoptimised (`--debug`): on
+# a 2-core machine that builds in 128 s where the optimised build took
+# 274 s, and the page's binding then takes 3 s instead of under one
+# (BENCHMARKS.md, "CI in minutes").
 #
 # Environment:
 #   WASM_BINDGEN  a wasm-bindgen of your own, exactly the pinned version:
@@ -31,6 +34,6 @@ echo "Installing wasm-bindgen-cli $wasm_bindgen_version into $wasm_bindgen_root 
 partial=$wasm_bindgen_root.partial
 rm -rf "$partial"
 mkdir -p "$(dirname "$wasm_bindgen_root")"
-cargo install --quiet --root "$partial" wasm-bindgen-cli --version "=$wasm_bindgen_version"
+cargo install --quiet --debug --root "$partial" wasm-bindgen-cli --version "=$wasm_bindgen_version"
 rm -rf "$wasm_bindgen_root"
 mv "$partial" "$wasm_bindgen_root"
