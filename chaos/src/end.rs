@@ -99,29 +99,8 @@ impl Run<'_> {
             }
             finals.push((name.to_string(), end));
         }
-        for (i, drop) in timeline
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.is_event("dropped"))
-        {
-            let Some(name) = said::field(&drop.line, "name") else {
-                continue;
-            };
-            // Leaving at the end of the game is no loss.
-            if matches!(said::field(&drop.line, "reason"), Some("left" | "finished")) {
-                continue;
-            }
-            let back = timeline[i + 1..]
-                .iter()
-                .filter(|s| {
-                    s.is_event_about("rejoined", name) || s.is_event_about("reconnected", name)
-                })
-                .count();
-            if back == 0 {
-                lost.entry(name.to_string())
-                    .or_default()
-                    .push(format!("`{}` and no rejoin after it", drop.line));
-            }
+        for (name, why) in drops_never_back(timeline, self.schedule.ticks()) {
+            lost.entry(name).or_default().push(why);
         }
         self.ending.never_back = lost
             .into_iter()
@@ -203,6 +182,46 @@ impl Run<'_> {
     }
 }
 
+/// The players the server dropped who never rejoined nor reconnected
+/// after it, each with the drop's line, in `timeline` of a game of
+/// `ticks` ticks. Leaving at the end of the game is no loss, and neither
+/// is a drop after a player's own final line at the game's last tick: a
+/// browser whose page is closed once it has printed its final line drops
+/// its WebSocket, which the server, still counting down the bots' last
+/// ticks, reports as a disconnection.
+fn drops_never_back(timeline: &[said::Said], ticks: u32) -> Vec<(String, String)> {
+    let mut lost = Vec::new();
+    for (i, drop) in timeline
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_event("dropped"))
+    {
+        let Some(name) = said::field(&drop.line, "name") else {
+            continue;
+        };
+        if matches!(said::field(&drop.line, "reason"), Some("left" | "finished")) {
+            continue;
+        }
+        let finished = final_of(timeline, name).is_some_and(|(tick, _)| tick >= ticks);
+        let after_the_end = said::field(&drop.line, "tick")
+            .and_then(|tick| tick.parse::<u32>().ok())
+            .is_some_and(|tick| tick >= ticks);
+        if finished && after_the_end {
+            continue;
+        }
+        let back = timeline[i + 1..]
+            .iter()
+            .any(|s| s.is_event_about("rejoined", name) || s.is_event_about("reconnected", name));
+        if !back {
+            lost.push((
+                name.to_string(),
+                format!("`{}` and no rejoin after it", drop.line),
+            ));
+        }
+    }
+    lost
+}
+
 /// The first `final tick=T hash=H` line `who` printed in `timeline`.
 fn final_of(timeline: &[said::Said], who: &str) -> Option<(u32, String)> {
     timeline
@@ -210,4 +229,60 @@ fn final_of(timeline: &[said::Said], who: &str) -> Option<(u32, String)> {
         .filter(|s| s.who == who && s.stream == Stream::Out)
         .find_map(|s| said::final_line(&s.line))
         .map(|(tick, hash)| (tick, hash.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::said::{Said, SERVER};
+
+    fn said(who: &str, line: &str) -> Said {
+        Said {
+            at: Duration::ZERO,
+            who: who.into(),
+            stream: Stream::Out,
+            line: line.into(),
+        }
+    }
+
+    #[test]
+    fn a_drop_is_a_loss_unless_the_player_came_back_left_or_had_finished_the_game() {
+        let timeline = [
+            said(
+                SERVER,
+                "dropped player=1 name=bot1 tick=300 reason=reconnected",
+            ),
+            said(SERVER, "rejoined player=1 name=bot1 tick=380"),
+            said(
+                SERVER,
+                "dropped player=2 name=bot2 tick=500 reason=disconnected",
+            ),
+            said(SERVER, "dropped player=3 name=bot3 tick=7200 reason=left"),
+            said("web", "final tick=7200 hash=2f30652f52f935f1"),
+            said(
+                SERVER,
+                "dropped player=6 name=web tick=7216 reason=disconnected",
+            ),
+            said(
+                SERVER,
+                "dropped player=4 name=bot4 tick=7210 reason=disconnected",
+            ),
+        ];
+        let lost = drops_never_back(&timeline, 7200);
+        let names: Vec<&str> = lost.iter().map(|(name, _)| name.as_str()).collect();
+        // bot4 printed no final line: its drop after the last tick is a loss.
+        assert_eq!(names, ["bot2", "bot4"]);
+        assert!(lost[0].1.contains("tick=500"), "{lost:?}");
+        // The same drop of the browser before the game's end is a loss.
+        let early = [
+            said("web", "final tick=7200 hash=2f30652f52f935f1"),
+            said(
+                SERVER,
+                "dropped player=6 name=web tick=7100 reason=disconnected",
+            ),
+        ];
+        assert_eq!(drops_never_back(&early, 7200).len(), 1);
+    }
 }
