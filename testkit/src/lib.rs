@@ -46,6 +46,12 @@ pub fn server_bin() -> PathBuf {
     workspace_bin("lockstep-server")
 }
 
+/// The longest a server may take to print its first lines (its address,
+/// its web door): a last guard, as a healthy server prints them at once.
+/// On a 2-core machine loaded by a cross build, qemu and wine beside the
+/// tests, a server once took more than the 10 s this was.
+const STARTUP: Duration = Duration::from_secs(60);
+
 /// A running server process, killed when dropped.
 pub struct Server {
     pub child: Child,
@@ -151,7 +157,7 @@ impl Server {
             }
         });
         let first = lines
-            .recv_timeout(Duration::from_secs(10))
+            .recv_timeout(STARTUP)
             .expect("server prints its address");
         let rest = first
             .strip_prefix("listening on ")
@@ -204,7 +210,7 @@ impl Server {
 
     /// The web door's `HOST:PORT`, from the first `browser url=` line.
     pub fn web_addr(&mut self) -> String {
-        let line = self.wait_for("browser url=", Duration::from_secs(10));
+        let line = self.wait_for("browser url=", STARTUP);
         line.trim_start_matches("browser url=http://")
             .trim_end_matches('/')
             .to_string()
