@@ -128,8 +128,9 @@ impl<G: HasBots> Cluster<G> {
     /// zero, no clients yet; `seed` decides every loss, delay and bot.
     pub fn new(config: Config, seed: u64) -> Cluster<G> {
         let self_test = SelfTest {
-            game: config.game.name().to_string(),
-            hash: config.self_test,
+            game: G::NAME.to_string(),
+            hash: config.self_test.unwrap_or_else(G::self_test),
+            pinned: G::SELF_TEST_PIN,
         };
         let mut cluster = Cluster {
             now: Duration::ZERO,

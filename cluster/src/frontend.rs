@@ -137,6 +137,7 @@ impl<G: HasBots> Frontend<G> {
                 let line = match closed {
                     Closed::Left => "closed left".to_string(),
                     Closed::Refused(why) => format!("closed refused {why}"),
+                    Closed::CannotPlay(why) => format!("closed cannot-play {why}"),
                     Closed::Ended(why) => format!("closed ended {why}"),
                     Closed::Lost(why) => format!("closed lost {why}"),
                 };

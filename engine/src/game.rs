@@ -11,7 +11,7 @@
 use std::fmt::Debug;
 
 use lockstep_protocol::{
-    decode, Bundle, GameSpec, Input, PlayerId, PlayerInput, ReplayHeader, Start, Tick,
+    decode, Bundle, GameSpec, Input, PlayerId, PlayerInput, ReplayHeader, Settings, Start, Tick,
     MAX_GAME_SETTINGS_LEN,
 };
 use serde::de::DeserializeOwned;
@@ -43,8 +43,9 @@ pub enum SetupError {
         /// The game named.
         found: String,
     },
-    /// The settings do not decode as the game's settings.
-    #[error("the settings of the game {game} do not decode: {why}")]
+    /// The settings do not decode as the game's settings, or, given as
+    /// `KEY=VALUE` pairs, the game's parser refuses them.
+    #[error("the game {game} refuses its settings: {why}")]
     Settings {
         /// The game.
         game: &'static str,
@@ -64,7 +65,7 @@ pub struct FixedStepOnly {
 
 impl<S> Setup<S> {
     /// The game the server announced, if it is `G`.
-    pub fn from_start<G: Game<Settings = S>>(start: &Start) -> Result<Self, SetupError> {
+    pub fn from_start<G: HasBots<Settings = S>>(start: &Start) -> Result<Self, SetupError> {
         Ok(Setup {
             seed: start.seed,
             tick_rate: start.tick_rate,
@@ -74,7 +75,9 @@ impl<S> Setup<S> {
     }
 
     /// The game a replay recorded, if it is `G`.
-    pub fn from_header<G: Game<Settings = S>>(header: &ReplayHeader) -> Result<Self, SetupError> {
+    pub fn from_header<G: HasBots<Settings = S>>(
+        header: &ReplayHeader,
+    ) -> Result<Self, SetupError> {
         Ok(Setup {
             seed: header.seed,
             tick_rate: header.tick_rate,
@@ -84,18 +87,23 @@ impl<S> Setup<S> {
     }
 }
 
-/// `spec`'s settings, if it names `G`.
-pub fn settings_of<G: Game>(spec: &GameSpec) -> Result<G::Settings, SetupError> {
+/// `spec`'s settings, if it names `G`: decoded, or parsed by the game
+/// when the host gave them as `KEY=VALUE` pairs (a host built without the
+/// game), so every peer builds the same settings from the same pairs.
+pub fn settings_of<G: HasBots>(spec: &GameSpec) -> Result<G::Settings, SetupError> {
     if spec.name != G::NAME {
         return Err(SetupError::OtherGame {
             expected: G::NAME,
             found: spec.name.clone(),
         });
     }
-    decode(&spec.settings, MAX_GAME_SETTINGS_LEN).map_err(|e| SetupError::Settings {
-        game: G::NAME,
-        why: e.to_string(),
-    })
+    let why = |why: String| SetupError::Settings { game: G::NAME, why };
+    match &spec.settings {
+        Settings::Encoded(bytes) => {
+            decode(bytes, MAX_GAME_SETTINGS_LEN).map_err(|e| why(e.to_string()))
+        }
+        Settings::Given(pairs) => G::parse_settings(pairs).map_err(why),
+    }
 }
 
 /// `G` with `settings`, as Start and the replay header carry it.
@@ -103,7 +111,7 @@ pub fn spec_of<G: Game>(settings: &G::Settings) -> GameSpec {
     GameSpec {
         name: G::NAME.to_string(),
         // Settings are a handful of plain values: encoding cannot fail.
-        settings: postcard::to_stdvec(settings).unwrap_or_default(),
+        settings: Settings::Encoded(postcard::to_stdvec(settings).unwrap_or_default()),
     }
 }
 
@@ -243,9 +251,18 @@ pub trait HasBots: Game {
         String::new()
     }
 
+    /// The hash [`HasBots::self_test`] must give, pinned by the game's
+    /// authors from the machines they checked (a golden row of the
+    /// self-test), or `None`. A host built without the game (which cannot
+    /// compute the self-test itself) refuses a client whose machine
+    /// computes another: see [`HasBots::self_test`].
+    const SELF_TEST_PIN: Option<u64> = None;
+
     /// The preflight: the hash after a short game of bots every build
     /// plays the same way. A server refuses a client whose build computes
-    /// another for the game it hosts. The default plays four bots for 120
+    /// another for the game it hosts: a server built with the game
+    /// compares it with its own; one built without it, with
+    /// [`HasBots::SELF_TEST_PIN`] and with the other players' hashes. The default plays four bots for 120
     /// ticks at 60 Hz with the default settings.
     fn self_test() -> u64 {
         let setup = Setup {

@@ -51,8 +51,19 @@ pub trait Games {
             .map(|game| SelfTest {
                 game: game.name().to_string(),
                 hash: game.self_test(),
+                pinned: game.self_test_pin(),
             })
             .collect()
+    }
+
+    /// Why this build's copy of the game `spec` names refuses its
+    /// settings, in one sentence; `None` when it takes them, or has no such
+    /// game (the server refuses that client at its Hello). Only settings a
+    /// host gave as `KEY=VALUE` pairs can fail here: a host built with the
+    /// game encoded them with the game's own code.
+    fn refuses(&self, spec: &GameSpec) -> Option<String> {
+        let game = self.find(&spec.name).ok()?;
+        game.describe(spec).err().map(|e| e.to_string())
     }
 
     /// `spec` in a few words: the game's name and its settings ("balls
@@ -64,4 +75,56 @@ pub trait Games {
             _ => spec.name.clone(),
         }
     }
+}
+
+/// A list of games, as a binary or the page takes it: a unit struct that
+/// implements [`Games`] for the game types named, in the order help texts
+/// list them (the first is the default), and its `HOSTED` list. What a
+/// game outside this repository writes in its own binary:
+///
+/// ```ignore
+/// lockstep_engine::game_list!(
+///     /// The games this client plays.
+///     pub struct MyGames: flock::Flock, lockstep_balls::World
+/// );
+///
+/// fn main() -> std::process::ExitCode {
+///     lockstep_cli::main(&MyGames)
+/// }
+/// ```
+#[macro_export]
+macro_rules! game_list {
+    ($(#[$meta:meta])* $vis:vis struct $list:ident: $($game:ty),+ $(,)?) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, Default)]
+        $vis struct $list;
+
+        impl $list {
+            /// Every game of the list, as a host sees it, in order.
+            pub const HOSTED: &'static [&'static dyn $crate::HostedGame] =
+                &[$(&$crate::Hosted::<$game>::new()),+];
+        }
+
+        impl $crate::games::Games for $list {
+            fn hosted(&self) -> &[&'static dyn $crate::HostedGame] {
+                Self::HOSTED
+            }
+
+            fn run<F: $crate::games::ForGame>(
+                &self,
+                name: &str,
+                code: F,
+            ) -> ::core::result::Result<F::Output, $crate::UnknownGame> {
+                $(
+                    if name == <$game as $crate::Game>::NAME {
+                        return Ok(code.run::<$game>());
+                    }
+                )+
+                Err($crate::UnknownGame {
+                    name: name.to_string(),
+                    offered: Self::HOSTED.iter().map(|game| game.name()).collect(),
+                })
+            }
+        }
+    };
 }

@@ -40,6 +40,9 @@ pub trait HostedGame: Send + Sync {
     /// The hash of the game's self-test ([`HasBots::self_test`]).
     fn self_test(&self) -> u64;
 
+    /// The hash the game pins for its self-test ([`HasBots::SELF_TEST_PIN`]).
+    fn self_test_pin(&self) -> Option<u64>;
+
     /// The tick and hash of a snapshot a player sent (the postcard of the
     /// game's state), or why it is not a state of this game.
     fn snapshot(&self, bytes: &[u8]) -> Result<(Tick, u64), String>;
@@ -94,6 +97,10 @@ impl<G: HasBots> HostedGame for Hosted<G> {
 
     fn self_test(&self) -> u64 {
         G::self_test()
+    }
+
+    fn self_test_pin(&self) -> Option<u64> {
+        G::SELF_TEST_PIN
     }
 
     fn snapshot(&self, bytes: &[u8]) -> Result<(Tick, u64), String> {
@@ -188,10 +195,7 @@ mod tests {
     #[test]
     fn settings_of_another_game_are_refused_with_both_names() {
         let hosted = Hosted::<Tally>::new();
-        let other = GameSpec {
-            name: "balls".into(),
-            settings: vec![24],
-        };
+        let other = GameSpec::balls(24);
         assert_eq!(
             hosted.describe(&other),
             Err(SetupError::OtherGame {
@@ -204,6 +208,30 @@ mod tests {
             .parse_settings(&[("balls".into(), "3".into())])
             .unwrap_err()
             .contains("no setting \"balls\""));
+    }
+
+    /// A host built without the game carries its settings as given; the
+    /// game parses them as it parses its command line.
+    #[test]
+    fn given_settings_are_parsed_by_the_game() {
+        let hosted = Hosted::<Tally>::new();
+        let given = |pairs: &[(&str, &str)]| GameSpec {
+            name: "tally".into(),
+            settings: lockstep_protocol::Settings::Given(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
+        };
+        assert_eq!(hosted.describe(&given(&[])), Ok(String::new()));
+        match hosted.describe(&given(&[("balls", "3")])) {
+            Err(SetupError::Settings { game, why }) => {
+                assert_eq!(game, "tally");
+                assert!(why.contains("no setting \"balls\""), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -14,9 +14,9 @@
 
 use std::path::Path;
 
+use crate::final_line;
 use crate::game::{offline, HasBots, Setup};
 use crate::replay::playback as replay;
-use crate::{final_line, Game};
 use lockstep_protocol::PlayerId;
 
 /// The usage line of `program`.
@@ -92,7 +92,7 @@ fn sim<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String
 
 /// `replay FILE --verify --headless`: re-simulates a recording and checks
 /// every recorded hash.
-fn verify<G: Game>(program: &str, args: &[String]) -> Result<Vec<String>, String> {
+fn verify<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String> {
     let (files, flags): (Vec<&String>, Vec<&String>) =
         args.iter().partition(|a| !a.starts_with("--"));
     let [file] = files[..] else {
@@ -116,6 +116,7 @@ fn verify<G: Game>(program: &str, args: &[String]) -> Result<Vec<String>, String
 mod tests {
     use super::*;
     use crate::testing::Tally;
+    use crate::Game;
 
     fn args(line: &str) -> Vec<String> {
         line.split_whitespace().map(str::to_string).collect()

@@ -17,7 +17,7 @@ use lockstep_protocol::{
     ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSpec, GameSummary, Hello, Input,
     InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, Percent, Platform, PlayerId, PlayerInput,
     Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, SelfTest, ServerDatagram,
-    ServerMessage, Slack,
+    ServerMessage, Settings, Slack,
     SnapshotChunk, Start, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 
@@ -119,6 +119,7 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
                 self_tests: vec![SelfTest {
                     game: "balls".into(),
                     hash: 0x1675_af9a_52ca_84bb,
+                    pinned: None,
                 }],
                 ready: true,
                 resume: None,
@@ -152,6 +153,10 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
         ("ready", ClientMessage::Ready(true)),
         ("game_done", ClientMessage::GameDone),
         ("snapshot", ClientMessage::Snapshot(snapshot_chunk())),
+        (
+            "cannot_play",
+            ClientMessage::CannotPlay("the game flock refuses its settings".into()),
+        ),
     ]
 }
 
@@ -285,7 +290,10 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                     players_needed: 2,
                     tick_rate: 60,
                     input_delay: 3,
-                    spec: GameSpec::balls(24),
+                    spec: GameSpec {
+                        name: "flock".into(),
+                        settings: Settings::Given(vec![("boids".into(), "64".into())]),
+                    },
                     seed: 0xd34d_4e89_9e3c_2e70,
                 },
                 last: Some(GameSummary {
@@ -293,6 +301,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                     seed: 7,
                     ticks: Tick(304),
                 }),
+                held: Some("the players' machines compute flock's self-test differently".into()),
             }),
         ),
         (

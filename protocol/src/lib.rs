@@ -57,13 +57,14 @@ pub use codec::{
     FrameReader, FRAME_HEADER_LEN, MAX_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE,
 };
 pub use game::{
-    check_game_name, GameSpec, GameSpecError, BALLS_GAME, MAX_GAME_NAME_LEN, MAX_GAME_SETTINGS_LEN,
+    check_game_name, check_given, GameSpec, GameSpecError, Settings, BALLS_GAME, MAX_GAME_NAME_LEN,
+    MAX_GAME_SETTINGS_LEN, MAX_GIVEN_SETTINGS,
 };
 pub use message::{
     Bundle, BundleDatagram, ClientDatagram, ClientMessage, DesyncNotice, GameSettings, GameSummary,
     Hello, InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, PlayerInput, Refusal, Resume,
     RosterEntry, SelfTest, ServerDatagram, ServerMessage, Slack, SnapshotChunk, Start,
-    MAX_SELF_TESTS, MAX_SNAPSHOT_SIZE, MAX_TICK_HASHES, SNAPSHOT_CHUNK_BYTES,
+    MAX_REASON_CHARS, MAX_SELF_TESTS, MAX_SNAPSHOT_SIZE, MAX_TICK_HASHES, SNAPSHOT_CHUNK_BYTES,
 };
 pub use platform::{Platform, MAX_PLATFORM_CHARS, MAX_PLATFORM_FEATURES};
 pub use replay::{
@@ -78,7 +79,7 @@ pub use web::{WebMessage, MAX_WEB_MESSAGE, WEB_CLOSE_BASE, WEB_SOCKET_PATH};
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 9;
+pub const PROTOCOL_VERSION: u16 = 10;
 
 /// How both binaries print an error: its message, then each of its causes
 /// that the message does not already say, so a library error that says

@@ -78,7 +78,18 @@ pub enum ClientMessage {
     /// ([`ServerMessage::SnapshotRequest`]). The server trusts it only if
     /// the whole state hashes to what the majority reported for that tick.
     Snapshot(SnapshotChunk),
+    /// This client's game refuses the settings of the game the server
+    /// hosts (as the lobby's [`GameSettings::spec`] gives them), for the
+    /// reason given in one sentence (at most [`MAX_REASON_CHARS`]
+    /// characters are kept): it leaves, and the server tells the host
+    /// and the lobby why. Sent by a client whose server was built without
+    /// the game and carries its settings as given.
+    CannotPlay(String),
 }
+
+/// Most characters of a [`ClientMessage::CannotPlay`] reason the server
+/// keeps and shows.
+pub const MAX_REASON_CHARS: usize = 200;
 
 /// Bytes of snapshot one [`SnapshotChunk`] carries at most: well inside
 /// [`crate::MAX_MESSAGE_SIZE`] with the chunk's other fields.
@@ -181,6 +192,10 @@ pub struct SelfTest {
     /// The hash of the game's self-test: a short, crowded game every build
     /// plays the same way.
     pub hash: u64,
+    /// The hash the game pins for its self-test, if it pins one: what the
+    /// machines its authors checked computed. A host built without the
+    /// game refuses a client whose `hash` is not this.
+    pub pinned: Option<u64>,
 }
 
 /// Where a reconnecting client's game stands ([`Hello::resume`]).
@@ -280,6 +295,11 @@ pub struct Lobby {
     /// The game that ended last on this server, if one did: clients show
     /// its scores (their own world has them; the server never simulates).
     pub last: Option<GameSummary>,
+    /// Why the next game does not start although everyone is ready, in
+    /// one sentence for everyone in the lobby: the players' machines
+    /// computed the game's self-test differently and no majority agrees,
+    /// so nobody's is trusted.
+    pub held: Option<String>,
 }
 
 /// One player waiting in the lobby.

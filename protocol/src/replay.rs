@@ -17,7 +17,10 @@
 //! bytes in format 4, and the reader reads both. Format 5 names the game
 //! in the header ([`ReplayHeader::spec`]) where formats 3 and 4, written
 //! by the ball game only, had its ball count: the reader reads their
-//! header as the ball game with that count ([`GameSpec::balls`]).
+//! header as the ball game with that count ([`GameSpec::balls`]). Format 6
+//! lets the header carry the settings as the host gave them
+//! ([`Settings::Given`]), for a game the recording server was not built
+//! with; a format 5 header reads as the same game with encoded settings.
 //!
 //! The file is append-only
 //! and records are written whole with one `write` call per flush, so a
@@ -40,7 +43,9 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{decode, Bundle, GameSpec, Percent, Platform, PlayerId, RosterEntry, Slack, Tick};
+use crate::{
+    decode, Bundle, GameSpec, Percent, Platform, PlayerId, RosterEntry, Settings, Slack, Tick,
+};
 
 pub use damage::{After, Damage};
 pub use reader::{ReadOutcome, Replay, ReplayReader};
@@ -51,16 +56,20 @@ pub const REPLAY_MAGIC: &[u8; 8] = b"LOCKSTEP";
 
 /// Version of the replay layout written; readers refuse other versions
 /// than this one and [`OLDEST_REPLAY_FORMAT`] and those between.
-pub const REPLAY_FORMAT: u16 = 5;
+pub const REPLAY_FORMAT: u16 = 6;
 
 /// The oldest format still read: format 4 only added records, so a
 /// format 3 file is a format 4 file that happens to hold none of them;
-/// format 5 changed only the header. Format 2 bundles lack `substituted`
+/// formats 5 and 6 changed only the header. Format 2 bundles lack `substituted`
 /// and would decode wrongly.
 pub const OLDEST_REPLAY_FORMAT: u16 = 3;
 
 /// The first format whose header names the game.
 const NAMED_GAME_FORMAT: u16 = 5;
+
+/// The first format whose header may carry settings as the host gave them
+/// ([`Settings::Given`]).
+const GIVEN_SETTINGS_FORMAT: u16 = 6;
 
 /// Largest record accepted: a header with a full roster is a few KB; a
 /// larger length means the file is damaged.
@@ -192,11 +201,13 @@ pub struct ReplayHeader {
     pub platforms: Vec<(PlayerId, Platform)>,
 }
 
-/// The header of formats 3 and 4: [`ReplayHeader`] with the ball game's
-/// ball count where format 5 has [`ReplayHeader::spec`].
+/// The header of formats 3 to 5: [`ReplayHeader`] with what those
+/// formats had where format 6 has [`ReplayHeader::spec`]: the ball game's
+/// ball count (formats 3 and 4, `u16`), the game's name and encoded
+/// settings (format 5, [`EncodedSpec`]).
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Serialize))]
-struct BallsHeader {
+struct OldHeader<S> {
     protocol_version: u16,
     build: String,
     recorder: String,
@@ -205,43 +216,64 @@ struct BallsHeader {
     tick_rate: u16,
     input_delay: u8,
     hash_interval: u16,
-    balls: u16,
+    game: S,
     roster: Vec<RosterEntry>,
     platforms: Vec<(PlayerId, Platform)>,
 }
 
-/// [`Record`] as formats 3 and 4 wrote its first variant.
+/// [`GameSpec`] as format 5 wrote it: always encoded settings.
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Serialize))]
-enum BallsHeaderRecord {
-    Header(BallsHeader),
+struct EncodedSpec {
+    name: String,
+    settings: Vec<u8>,
 }
 
-impl From<BallsHeader> for ReplayHeader {
-    fn from(old: BallsHeader) -> ReplayHeader {
+/// [`Record`] as formats 3 to 5 wrote its first variant.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+enum OldHeaderRecord<S> {
+    Header(OldHeader<S>),
+}
+
+impl<S> OldHeader<S> {
+    fn with_spec(self, spec: GameSpec) -> ReplayHeader {
         ReplayHeader {
-            protocol_version: old.protocol_version,
-            build: old.build,
-            recorder: old.recorder,
-            started_unix: old.started_unix,
-            seed: old.seed,
-            tick_rate: old.tick_rate,
-            input_delay: old.input_delay,
-            hash_interval: old.hash_interval,
-            spec: GameSpec::balls(old.balls),
-            roster: old.roster,
-            platforms: old.platforms,
+            protocol_version: self.protocol_version,
+            build: self.build,
+            recorder: self.recorder,
+            started_unix: self.started_unix,
+            seed: self.seed,
+            tick_rate: self.tick_rate,
+            input_delay: self.input_delay,
+            hash_interval: self.hash_interval,
+            spec,
+            roster: self.roster,
+            platforms: self.platforms,
         }
     }
 }
 
 /// One record's body in a file of `format`: a header before format 5 is
-/// the ball game's.
+/// the ball game's, and one of format 5 has encoded settings.
 fn decode_record(format: u16, body: &[u8]) -> Result<Record, crate::DecodeError> {
     // Variant 0, the header, is the varint 0.
-    if format < NAMED_GAME_FORMAT && body.first() == Some(&0) {
-        let BallsHeaderRecord::Header(old) = decode(body, MAX_RECORD_SIZE)?;
-        return Ok(Record::Header(old.into()));
+    if format < GIVEN_SETTINGS_FORMAT && body.first() == Some(&0) {
+        let header = if format < NAMED_GAME_FORMAT {
+            let OldHeaderRecord::Header(old) =
+                decode::<OldHeaderRecord<u16>>(body, MAX_RECORD_SIZE)?;
+            let balls = GameSpec::balls(old.game);
+            old.with_spec(balls)
+        } else {
+            let OldHeaderRecord::Header(mut old) =
+                decode::<OldHeaderRecord<EncodedSpec>>(body, MAX_RECORD_SIZE)?;
+            let spec = GameSpec {
+                name: std::mem::take(&mut old.game.name),
+                settings: Settings::Encoded(std::mem::take(&mut old.game.settings)),
+            };
+            old.with_spec(spec)
+        };
+        return Ok(Record::Header(header));
     }
     // `decode`, not `postcard::from_bytes`, which would ignore bytes after
     // the record: a body is exactly one record.

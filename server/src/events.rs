@@ -39,6 +39,15 @@ pub enum ServerEvent {
         /// Ready or not.
         ready: bool,
     },
+    /// A lobby player's client cannot play the hosted game's settings.
+    CannotPlay {
+        /// Its slot.
+        player: PlayerId,
+        /// Its name.
+        name: String,
+        /// Why, as its game says.
+        reason: String,
+    },
     /// A client was turned away.
     Refused {
         /// Its address.
@@ -204,6 +213,14 @@ impl std::fmt::Display for ServerEvent {
                 name,
                 ready,
             } => write!(f, "ready player={player} name={name} ready={ready}"),
+            ServerEvent::CannotPlay {
+                player,
+                name,
+                reason,
+            } => write!(
+                f,
+                "cannot-play player={player} name={name} reason={reason:?}"
+            ),
             ServerEvent::Refused { remote, reason } => {
                 write!(f, "refused remote={remote} reason={reason:?}")
             }

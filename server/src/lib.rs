@@ -148,8 +148,10 @@ pub struct Config {
     /// World seed sent to every client.
     pub seed: u64,
     /// The game hosted: what the server checks of it (its preflight, its
-    /// snapshots) without simulating it.
-    pub game: &'static dyn HostedGame,
+    /// snapshots) without simulating it; `None` for a game this server was
+    /// not built with, known only by its [`Config::spec`]: the players'
+    /// clients check what the server cannot (see [`Config::self_test`]).
+    pub game: Option<&'static dyn HostedGame>,
     /// Which game, with its settings, sent to every client.
     pub spec: GameSpec,
     /// Silence after which a player is dropped.
@@ -172,8 +174,12 @@ pub struct Config {
     pub password: Option<String>,
     /// The game's self-test hash every client must have computed (the
     /// game's own, computed by this server's build, by default): a client
-    /// whose machine or build computes another would desync.
-    pub self_test: u64,
+    /// whose machine or build computes another would desync. `None` for a
+    /// game the server was not built with: a client must then compute the
+    /// hash its game pins, if it pins one, and the players must agree
+    /// before a game starts (a minority is refused; with no majority,
+    /// nobody's is trusted and the game waits).
+    pub self_test: Option<u64>,
     /// Slow the game down for everyone while a player's machine cannot
     /// keep up, and speed it up again once it can (see [`SpeedControl`]).
     pub speed_control: bool,
@@ -218,12 +224,24 @@ impl Config {
     /// settings); computes the game's self-test (a few milliseconds).
     pub fn new(game: &'static dyn HostedGame) -> Self {
         Config {
+            game: Some(game),
+            self_test: Some(game.self_test()),
+            ..Config::without_game(game.default_spec())
+        }
+    }
+
+    /// The default settings for hosting the game and settings of `spec`
+    /// with a server built without that game: the server relays it and
+    /// the players' clients check what it cannot. No snapshots: a joiner
+    /// catches up from the game's first tick.
+    pub fn without_game(spec: GameSpec) -> Self {
+        Config {
             players: 2,
             tick_rate: 60,
             input_delay: 3,
             seed: 1,
-            game,
-            spec: game.default_spec(),
+            game: None,
+            spec,
             drop_timeout: DEFAULT_DROP_TIMEOUT,
             laggard_tolerance: Some(DEFAULT_LAGGARD_TOLERANCE),
             hello_timeout: Duration::from_secs(5),
@@ -231,7 +249,7 @@ impl Config {
             on_desync: OnDesync::Continue,
             replay_dir: None,
             password: None,
-            self_test: game.self_test(),
+            self_test: None,
             speed_control: true,
             advertise: None,
             snapshot_secs: snapshots::DEFAULT_INTERVAL_SECS,

@@ -131,8 +131,9 @@ struct Asking {
 /// The latest verified snapshot of a game and the request for the next.
 #[derive(Debug)]
 pub struct Snapshots {
-    /// The game whose states are checked.
-    game: &'static dyn HostedGame,
+    /// The game whose states are checked; `None` for a game the server
+    /// was not built with, which it cannot check: it asks for none.
+    game: Option<&'static dyn HostedGame>,
     interval: u32,
     latest: Option<Verified>,
     asking: Option<Asking>,
@@ -145,11 +146,11 @@ pub struct Snapshots {
 
 impl Snapshots {
     /// A game of `game` that asks for a snapshot every `interval` ticks
-    /// (never when 0).
-    pub fn new(game: &'static dyn HostedGame, interval: u32) -> Self {
+    /// (never when 0, or without the game).
+    pub fn new(game: Option<&'static dyn HostedGame>, interval: u32) -> Self {
         Snapshots {
             game,
-            interval,
+            interval: if game.is_some() { interval } else { 0 },
             latest: None,
             asking: None,
             refused: BTreeSet::new(),
@@ -282,7 +283,12 @@ impl Snapshots {
         if asking.bytes.len() < len as usize {
             return Offer::Incomplete;
         }
-        match verify(self.game, &asking.bytes, asking.tick, asking.confirmed) {
+        let checked = match self.game {
+            Some(game) => verify(game, &asking.bytes, asking.tick, asking.confirmed),
+            // Never asked without the game; refused if it were.
+            None => Err(Refusal::NotAsked(asking.tick)),
+        };
+        match checked {
             Ok(()) => {
                 let tick = asking.tick;
                 let bytes = Bytes::from(std::mem::take(&mut asking.bytes));
@@ -361,7 +367,7 @@ mod tests {
 
     #[test]
     fn asks_only_once_a_confirmed_tick_is_an_interval_past_the_last_snapshot() {
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let ask = |s: &mut Snapshots, tick: u32| {
             s.poll(secs(1), Some((Tick(tick), 1)), Tick(tick + 3), &PLAYERS)
                 .0
@@ -376,7 +382,7 @@ mod tests {
     #[test]
     fn players_are_asked_in_turn_by_id_whatever_order_they_come_in() {
         let (bytes, hash) = world(60);
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let shuffled = [PlayerId(2), PlayerId(0), PlayerId(1)];
         let mut asked = Vec::new();
         for round in 1..=4u32 {
@@ -393,7 +399,7 @@ mod tests {
 
     #[test]
     fn a_confirmed_tick_clients_may_no_longer_hold_is_not_asked_for() {
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let stale = Tick(60);
         let next = stale.plus(MAX_SNAPSHOT_AGE + 1);
         assert_eq!(
@@ -406,7 +412,7 @@ mod tests {
     fn a_snapshot_that_hashes_to_the_confirmed_value_is_kept_and_the_next_is_due_an_interval_later()
     {
         let (bytes, hash) = world(60);
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let (ask, _) = snapshots.poll(secs(1), Some((Tick(60), hash)), Tick(62), &PLAYERS);
         assert_eq!(ask, Some((P0, Tick(60))));
         assert_eq!(
@@ -436,7 +442,7 @@ mod tests {
     #[test]
     fn a_snapshot_with_another_hash_is_refused_and_another_player_is_asked() {
         let (bytes, hash) = world(60);
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let confirmed = Some((Tick(60), hash ^ 1));
         snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS);
         let offer = deliver(&mut snapshots, P0, Tick(60), &bytes);
@@ -460,7 +466,7 @@ mod tests {
 
     #[test]
     fn garbage_oversized_and_unasked_snapshots_are_refused_without_panicking() {
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let unasked = SnapshotChunk {
             tick: Tick(60),
             total_len: 3,
@@ -525,7 +531,7 @@ mod tests {
 
     #[test]
     fn a_silent_player_times_out_and_the_next_one_is_asked() {
-        let mut snapshots = Snapshots::new(GAME, 60);
+        let mut snapshots = Snapshots::new(Some(GAME), 60);
         let confirmed = Some((Tick(60), 1));
         assert_eq!(
             snapshots.poll(secs(1), confirmed, Tick(62), &PLAYERS).0,

@@ -125,3 +125,27 @@ fn a_desync_in_the_physics_world_is_pinpointed_and_diffed_to_the_bodys_field() {
         .unwrap_or_else(|| panic!("the nudged field is not named:\n{stdout}"));
     assert_eq!(named.matches("bits 0x").count(), 2, "{named}");
 }
+
+/// The stock server hosts a game it was not built with: it says so and
+/// which games it knows, and a client that does not have the game either
+/// is told so in one line.
+#[test]
+fn a_game_the_server_was_not_built_with_is_hosted_and_a_client_without_it_is_told() {
+    let _serial = lockstep_testkit::one_at_a_time();
+    let mut server = Server::start(1, &["--game", "flock", "--set", "boids=64", "--no-record"]);
+    let line = server.wait_for("hosting flock", Duration::from_secs(30));
+    assert_eq!(
+        line,
+        "hosting flock (boids=64), a game this server was not built with (it knows balls, \
+         tally, physics): the players' clients parse its settings and check its self-test"
+    );
+    let mut command = lockstep_testkit::headless_bot(&server, "bot", 1, 60);
+    let finished = Client::spawn("bot", &mut command).finish(Duration::from_secs(60));
+    assert!(!finished.success, "{finished:?}");
+    assert_eq!(
+        finished.stderr.lines().last().unwrap_or_default(),
+        "lockstep-client: the server refused to let us join: this client cannot play flock, \
+         the game this server hosts",
+        "{finished:?}"
+    );
+}

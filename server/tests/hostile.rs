@@ -64,6 +64,7 @@ fn hello(name: &str, version: u16) -> Vec<u8> {
         self_tests: vec![lockstep_protocol::SelfTest {
             game: "balls".into(),
             hash: lockstep_balls::self_test(),
+            pinned: None,
         }],
         ready: true,
         resume: None,

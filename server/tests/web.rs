@@ -150,6 +150,7 @@ fn hello(version: u16, password: Option<&str>) -> Message {
         self_tests: vec![lockstep_protocol::SelfTest {
             game: "balls".into(),
             hash: lockstep_balls::self_test(),
+            pinned: None,
         }],
         ready: true,
         resume: None,

@@ -21,7 +21,7 @@ use lockstep_protocol::{PlayerId, Replay};
 
 /// A binary of this workspace, from the target directory the running test
 /// was built in (the test executable lives in its `deps/`).
-fn workspace_bin(name: &str) -> PathBuf {
+pub fn workspace_bin(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test knows its own path");
     let dir = exe
         .parent()
@@ -156,12 +156,18 @@ impl Server {
                 }
             }
         });
-        let first = lines
-            .recv_timeout(STARTUP)
-            .expect("server prints its address");
-        let rest = first
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {first:?}"));
+        let first = lines.recv_timeout(STARTUP);
+        let Some(rest) = first
+            .as_deref()
+            .ok()
+            .and_then(|line| line.strip_prefix("listening on "))
+        else {
+            // Not left running behind the failed test.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server did not print its address first: {first:?}");
+        };
+        let first = first.clone().unwrap_or_default();
         let (addr, fingerprint) = rest.split_once(" fingerprint=").expect("fingerprint");
         assert_eq!(fingerprint.len(), 64, "{first}");
         Server {

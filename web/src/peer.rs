@@ -38,6 +38,7 @@ use lockstep_protocol::{
 use lockstep_protocol::{WebMessage, WEB_CLOSE_BASE};
 use web_time::Instant;
 
+use lockstep_engine::games::Games;
 use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
 
 use crate::options::WebOptions;
@@ -470,6 +471,11 @@ impl WebPeer {
         let why = match closed {
             Closed::Left => "left the game".to_string(),
             Closed::Refused(reason) => format!("the server refused to let us join: {reason}"),
+            Closed::CannotPlay(reason) => {
+                format!(
+                    "cannot play the server's game: {reason}; the server and its lobby were told"
+                )
+            }
             Closed::Ended(reason) => format!("the server ended the game: {reason}"),
             Closed::Lost(reason) => reason,
         };
@@ -499,9 +505,19 @@ impl WebPeer {
     }
 
     fn on_lobby(&mut self, lobby: Lobby) {
+        // A host without the game gives its settings as pairs, which this
+        // page's game may refuse: leave, saying why (the Closed follows).
+        if let Some(why) = crate::games::OFFERED.refuses(&lobby.next.spec) {
+            self.command(NetCommand::CannotPlay(why));
+            return;
+        }
         let ready = lobby.players.iter().filter(|p| p.ready).count();
+        let held = lobby
+            .held
+            .as_ref()
+            .map_or(String::new(), |held| format!("; held: {held}"));
         let line = format!(
-            "lobby: {} players, {ready} ready; next game {} for {} players",
+            "lobby: {} players, {ready} ready; next game {} for {} players{held}",
             lobby.players.len(),
             lobby.next.spec.name,
             lobby.next.players_needed

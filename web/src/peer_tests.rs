@@ -257,6 +257,7 @@ fn a_person_holds_the_page_input_and_the_state_shows_it() {
             seed: 1,
         },
         last: None,
+        held: None,
     }));
     server.peer.set_ready(true);
     server.collect();

@@ -324,6 +324,7 @@ pub(crate) async fn client(
         self_tests: vec![lockstep_protocol::SelfTest {
             game: "balls".into(),
             hash: lockstep_balls::self_test(),
+            pinned: None,
         }],
         ready: true,
         resume: None,

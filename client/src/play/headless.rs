@@ -31,13 +31,17 @@ const LOBBY_LOOK: Duration = Duration::from_millis(100);
 /// everyone: the client says it is ready then (the server ignores it
 /// while a game runs, and makes everyone not ready when one ends).
 /// SIGTERM or SIGINT leaves the lobby with a goodbye, as they leave a
-/// game.
+/// game. A game whose settings `games` refuses (a host without the game
+/// gives them as `KEY=VALUE` pairs) is left with the reason, which the
+/// server passes on.
 fn wait_for_start(
+    games: &impl Games,
     net: &mut NetClient,
     rematch: bool,
     notices: &Notices,
 ) -> Result<Started, PlayError> {
     let mut said_ready = !rematch;
+    let mut refused = false;
     loop {
         if crate::io::stop::requested() {
             net.leave();
@@ -49,7 +53,16 @@ fn wait_for_start(
                 first_use: Some(first_use),
                 ..
             }) => notices.say(Notice::FirstUse(first_use)),
-            Ok(NetEvent::Lobby(_)) if !said_ready => {
+            Ok(NetEvent::Lobby(lobby)) if !refused => {
+                if let Some(why) = games.refuses(&lobby.next.spec) {
+                    net.send(NetCommand::CannotPlay(why));
+                    refused = true;
+                } else if !said_ready {
+                    net.send(NetCommand::Ready(true));
+                    said_ready = true;
+                }
+            }
+            Ok(NetEvent::Lobby(_)) if !said_ready && !refused => {
                 net.send(NetCommand::Ready(true));
                 said_ready = true;
             }
@@ -92,7 +105,7 @@ pub fn run(
     crate::io::stop::install();
     let mut outcomes = Vec::new();
     for game in 1..=options.games.max(1) {
-        let started = wait_for_start(&mut net, game > 1, &options.notices)?;
+        let started = wait_for_start(games, &mut net, game > 1, &options.notices)?;
         let name = started.start.spec.name.clone();
         let one = OneGame {
             net,

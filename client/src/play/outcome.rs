@@ -14,6 +14,10 @@ pub enum PlayError {
     /// The server refused to let us join.
     #[error("the server refused to let us join: {0}")]
     Refused(String),
+    /// This client's game refuses the settings of the server's game; the
+    /// server and its lobby were told.
+    #[error("cannot play the server's game: {0}; the server and its lobby were told")]
+    CannotPlay(String),
     /// The server ended the game.
     #[error("the server ended the game: {0}")]
     Ended(String),
@@ -38,6 +42,7 @@ impl From<Closed> for PlayError {
     fn from(closed: Closed) -> Self {
         match closed {
             Closed::Refused(reason) => PlayError::Refused(reason),
+            Closed::CannotPlay(reason) => PlayError::CannotPlay(reason),
             Closed::Ended(reason) => PlayError::Ended(reason),
             Closed::Lost(reason) => PlayError::Lost(reason),
             Closed::Left => PlayError::Lost("the connection was closed".into()),

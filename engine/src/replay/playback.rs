@@ -17,7 +17,7 @@ use lockstep_protocol::{Damage, Replay, ReplayError, Tick};
 
 use super::expected_hashes::ExpectedHashes;
 pub use super::expected_hashes::{Diverged, Mismatch};
-use crate::game::{apply, Game, Setup, SetupError};
+use crate::game::{apply, Game, HasBots, Setup, SetupError};
 
 /// Snapshots kept every this many ticks while playing, so a seek
 /// re-simulates at most this many ticks (5 s at 60 Hz: a seek stays
@@ -86,7 +86,10 @@ pub struct Playback<G> {
 
 impl<G: Game> Playback<G> {
     /// A playback at tick 0, if the replay is a game of `G`.
-    pub fn new(replay: Replay) -> Result<Playback<G>, SetupError> {
+    pub fn new(replay: Replay) -> Result<Playback<G>, SetupError>
+    where
+        G: HasBots,
+    {
         let world = G::start(&Setup::from_header::<G>(&replay.header)?);
         let expected = ExpectedHashes::new(&replay);
         let mut snapshots = BTreeMap::new();
@@ -249,7 +252,7 @@ pub enum VerifyError {
 /// given), checking the recorded hashes ([`ExpectedHashes`] says which
 /// must be reproduced); `progress(done, total)` is called
 /// every few thousand ticks (for a progress bar).
-pub fn verify<G: Game>(
+pub fn verify<G: HasBots>(
     replay: Replay,
     stop_at: Option<u32>,
     mut progress: impl FnMut(u32, u32),

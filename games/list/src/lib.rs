@@ -3,54 +3,26 @@
 //! that hands it to their library) and nothing else names a game, so
 //! adding one is its crate under `games/` and a line here.
 
-use lockstep_engine::games::{ForGame, Games};
-use lockstep_engine::{Game, Hosted, HostedGame, UnknownGame};
+use lockstep_engine::HostedGame;
 
-/// The list from the games' types: [`HOSTED`] and [`Shipped`], which
-/// name the same games in the same order by construction.
-macro_rules! games {
-    ($($game:ty),+ $(,)?) => {
-        /// Every game, as a host sees it (name, settings, self-test,
-        /// snapshots, dumps), in the order help texts list them; the first
-        /// is the default.
-        pub const HOSTED: &[&dyn HostedGame] = &[$(&Hosted::<$game>::new()),+];
+lockstep_engine::game_list!(
+    /// Every game, for code generic over the game: what the client's and
+    /// the page's entry points take. The list: a game is its crate under
+    /// `games/`, a dependency in this crate's Cargo.toml, and its type
+    /// here.
+    pub struct Shipped:
+        lockstep_balls::World,
+        lockstep_tally::Tally,
+        lockstep_topple::Physics,
+);
 
-        impl Games for Shipped {
-            fn hosted(&self) -> &[&'static dyn HostedGame] {
-                HOSTED
-            }
-
-            fn run<F: ForGame>(&self, name: &str, code: F) -> Result<F::Output, UnknownGame> {
-                $(
-                    if name == <$game as Game>::NAME {
-                        return Ok(code.run::<$game>());
-                    }
-                )+
-                Err(UnknownGame {
-                    name: name.to_string(),
-                    offered: HOSTED.iter().map(|game| game.name()).collect(),
-                })
-            }
-        }
-    };
-}
-
-/// Every game, for code generic over the game: what the client's and
-/// the page's entry points take.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Shipped;
-
-// The list: a game is its crate under `games/`, a dependency in this
-// crate's Cargo.toml, and its type here.
-games![
-    lockstep_balls::World,
-    lockstep_tally::Tally,
-    lockstep_topple::Physics,
-];
+/// Every game, as a host sees it (name, settings, self-test, snapshots,
+/// dumps), in the order help texts list them; the first is the default.
+pub const HOSTED: &[&dyn HostedGame] = Shipped::HOSTED;
 
 #[cfg(test)]
 mod tests {
-    use lockstep_engine::games::Playable;
+    use lockstep_engine::games::{ForGame, Games, Playable};
 
     use super::*;
 

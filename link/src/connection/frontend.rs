@@ -42,6 +42,9 @@ pub enum NetCommand {
     /// Send the server our world state after a tick (the postcard of the
     /// world), as it asked.
     Snapshot(Tick, Vec<u8>),
+    /// Our game refuses the settings of the hosted game, for this reason:
+    /// tell the server why, and leave.
+    CannotPlay(String),
 }
 
 /// Link figures for the HUD and the end-of-game report.
@@ -82,6 +85,9 @@ pub enum Closed {
     Left,
     /// The server refused us (one readable sentence).
     Refused(String),
+    /// Our game refuses the settings of the hosted game, for this reason
+    /// ([`NetCommand::CannotPlay`]); the server was told.
+    CannotPlay(String),
     /// The server ended the game or shut down.
     Ended(String),
     /// The connection failed or was lost.

@@ -50,6 +50,7 @@ pub(super) fn config() -> Config {
             self_tests: vec![lockstep_protocol::SelfTest {
                 game: "balls".into(),
                 hash: 42,
+                pinned: None,
             }],
             ready: true,
             resume: None,

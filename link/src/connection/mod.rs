@@ -496,6 +496,13 @@ impl Connection {
                 actions.send(ClientMessage::Leave);
                 self.close(Closed::Left, Ending::Linger("player left"));
             }
+            NetCommand::CannotPlay(reason) => {
+                actions.send(ClientMessage::CannotPlay(reason.clone()));
+                self.close(
+                    Closed::CannotPlay(reason),
+                    Ending::Linger("cannot play the game"),
+                );
+            }
         }
     }
 

@@ -477,6 +477,26 @@ fn leave_says_leave_then_closes_once_the_server_had_a_moment() {
     assert!(h.input(0, input(1)).0.is_empty());
 }
 
+/// A client whose game refuses the hosted game's settings says why, then
+/// closes like a Leave, and its frontend learns that it was its own game.
+#[test]
+fn cannot_play_says_why_then_closes_like_leave() {
+    let mut h = Harness::playing(config(), 1);
+    let why = "the game flock refuses its settings: no setting \"bird\"".to_string();
+    let out = h.command(NetCommand::CannotPlay(why.clone()));
+    assert_eq!(
+        out.0,
+        vec![
+            Action::Send(ClientMessage::CannotPlay(why.clone())),
+            Action::Close {
+                closed: Closed::CannotPlay(why),
+                ending: Ending::Linger("cannot play the game")
+            }
+        ]
+    );
+    assert!(h.connection.is_closed());
+}
+
 #[test]
 fn between_connections_commands_are_dropped_and_leave_closes_at_once() {
     let mut h = Harness::lost_after_five_bundles(config(), 7);
@@ -553,6 +573,7 @@ fn server_notices_reach_the_frontend_as_events_in_order() {
             seed: 2,
         },
         last: None,
+        held: None,
     };
     let mut out = Vec::new();
     for message in [

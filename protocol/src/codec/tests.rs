@@ -118,7 +118,7 @@ fn messages_round_trip() {
 #[test]
 fn golden_bytes_pin_the_wire_format() {
     let hello = ClientMessage::Hello(Hello {
-        protocol_version: 9,
+        protocol_version: 10,
         name: "ada".into(),
         spectate: false,
         password: None,
@@ -134,6 +134,7 @@ fn golden_bytes_pin_the_wire_format() {
         self_tests: vec![SelfTest {
             game: "balls".into(),
             hash: 0x0123_4567_89ab_cdef,
+            pinned: Some(5),
         }],
         ready: true,
         resume: Some(Resume {
@@ -141,15 +142,15 @@ fn golden_bytes_pin_the_wire_format() {
             next_bundle: Tick(1800),
         }),
     });
-    // Length 44; Hello, version 9, "ada", false, None; then the
+    // Length 46; Hello, version 10, "ada", false, None; then the
     // platform's seven fields (six strings and a list of one), the
-    // self-tests (one: "balls" and its hash as a varint), ready, and
-    // the resume point: Some, seed 9, bundle 1800.
+    // self-tests (one: "balls", its hash as a varint and the pinned hash,
+    // Some 5), ready, and the resume point: Some, seed 9, bundle 1800.
     assert_eq!(
         hex(&encode_frame(&hello).unwrap()),
-        "2c000000\
-         00090361646100000178016c0163010166017201640162\
-         010562616c6c73ef9bafcdf8acd19101010109880e"
+        "2e000000\
+         000a0361646100000178016c0163010166017201640162\
+         010562616c6c73ef9bafcdf8acd191010105010109880e"
     );
 
     let inputs = ClientDatagram::Inputs(InputDatagram {
@@ -278,14 +279,34 @@ fn golden_bytes_pin_the_wire_format() {
 
     // Lobby is variant 9: one player (slot 1, "bo", ready, 23 ms,
     // "x"); game 2 for two players at 60 Hz, delay 3, the ball game
-    // ("balls", settings of one byte: 24) and its seed as a varint;
-    // then the last game (Some: game 1, seed 7, 300 ticks).
+    // ("balls", settings encoded (variant 0) in one byte: 24) and its
+    // seed as a varint; then the last game (Some: game 1, seed 7, 300
+    // ticks), and nothing held (None).
     assert_eq!(
         hex(&encode(&sample_lobby(), MAX_MESSAGE_SIZE).unwrap()),
         "09010102626f0117017802023c03\
-         0562616c6c730118\
+         0562616c6c73000118\
          f0dcf0f199d1d3a6d301\
-         010107ac02"
+         010107ac0200"
+    );
+
+    // Settings as a host gave them are variant 1: pairs of strings.
+    let given = GameSpec {
+        name: "flock".into(),
+        settings: Settings::Given(vec![("boids".into(), "9".into())]),
+    };
+    assert_eq!(
+        hex(&encode(&given, MAX_MESSAGE_SIZE).unwrap()),
+        "05666c6f636b\
+         01010562\
+         6f69647301\
+         39"
+    );
+
+    // CannotPlay is the client's variant 9, with its reason.
+    assert_eq!(
+        hex(&encode(&ClientMessage::CannotPlay("no".into()), MAX_MESSAGE_SIZE).unwrap()),
+        "09026e6f"
     );
 
     // SnapshotRequest is server variant 10 with the tick (1800 is the
@@ -315,7 +336,7 @@ fn golden_bytes_pin_the_wire_format() {
         "0b880e030003010203"
     );
     // Start names the game where it had the ball count ("balls",
-    // one byte of settings: 24), and ends with the snapshot's tick:
+    // encoded settings (variant 0) of one byte: 24), and ends with the snapshot's tick:
     // Some(1800).
     let start = ServerMessage::Start(Start {
         seed: 9,
@@ -335,7 +356,7 @@ fn golden_bytes_pin_the_wire_format() {
     });
     assert_eq!(
         hex(&encode(&start, MAX_MESSAGE_SIZE).unwrap()),
-        "02093c030562616c6c730118010001610f0000ec0e01880e00"
+        "02093c030562616c6c73000118010001610f0000ec0e01880e00"
     );
     // Start for a client that reconnects and keeps its world: no
     // snapshot, and the History from tick 1850 on (Some(1850)).
@@ -357,7 +378,7 @@ fn golden_bytes_pin_the_wire_format() {
     });
     assert_eq!(
         hex(&encode(&resumed, MAX_MESSAGE_SIZE).unwrap()),
-        "02093c030562616c6c730118010001610f0100ec0eec0e0001ba0e"
+        "02093c030562616c6c73000118010001610f0100ec0eec0e0001ba0e"
     );
 }
 
@@ -383,6 +404,7 @@ fn sample_lobby() -> ServerMessage {
             seed: 7,
             ticks: Tick(300),
         }),
+        held: None,
     })
 }
 
@@ -457,6 +479,7 @@ fn protocol_version_is_readable_from_any_hello() {
                 SelfTest {
                     game: "a".repeat(MAX_GAME_NAME_LEN),
                     hash: u64::MAX,
+                    pinned: None,
                 };
                 MAX_SELF_TESTS
             ],

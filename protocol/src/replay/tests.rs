@@ -216,7 +216,7 @@ fn a_disk_that_fills_up_keeps_every_record_flushed_before_the_failed_write() {
 /// REPLAY_FORMAT and docs/replay-format.md says what changed.
 #[test]
 fn golden_bytes_pin_the_format_and_the_bundle_record() {
-    assert_eq!(sample(0)[..10], *b"LOCKSTEP\x05\x00");
+    assert_eq!(sample(0)[..10], *b"LOCKSTEP\x06\x00");
     let record = Record::Bundle {
         tick: Tick(300),
         bundle: Bundle {
@@ -425,29 +425,28 @@ fn status_samples_and_events_round_trip() {
     );
 }
 
-/// `file` (format 5) as formats 3 and 4 wrote it: the same records,
-/// with the ball count in the header.
+/// `file` (the current format) as formats 3 to 5 wrote it: the same
+/// records, with the ball count (3 and 4) or the encoded settings (5) in
+/// the header.
 fn in_format(file: &[u8], format: u16) -> Vec<u8> {
     let mut reader = ReplayReader::new(file).unwrap();
     let Some(Record::Header(header)) = reader.next_record().unwrap() else {
         panic!("the sample starts with its header");
     };
     let rest = &file[reader.offset as usize..];
-    let balls: u16 = postcard::from_bytes(&header.spec.settings).unwrap();
-    let old = BallsHeaderRecord::Header(BallsHeader {
-        protocol_version: header.protocol_version,
-        build: header.build,
-        recorder: header.recorder,
-        started_unix: header.started_unix,
-        seed: header.seed,
-        tick_rate: header.tick_rate,
-        input_delay: header.input_delay,
-        hash_interval: header.hash_interval,
-        balls,
-        roster: header.roster,
-        platforms: header.platforms,
-    });
-    let body = postcard::to_stdvec(&old).unwrap();
+    let Settings::Encoded(settings) = header.spec.settings.clone() else {
+        panic!("older formats had encoded settings only");
+    };
+    let body = if format < 5 {
+        let balls: u16 = postcard::from_bytes(&settings).unwrap();
+        postcard::to_stdvec(&OldHeaderRecord::Header(old_header(&header, balls))).unwrap()
+    } else {
+        let spec = EncodedSpec {
+            name: header.spec.name.clone(),
+            settings,
+        };
+        postcard::to_stdvec(&OldHeaderRecord::Header(old_header(&header, spec))).unwrap()
+    };
     let mut out = REPLAY_MAGIC.to_vec();
     out.extend_from_slice(&format.to_le_bytes());
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
@@ -455,6 +454,59 @@ fn in_format(file: &[u8], format: u16) -> Vec<u8> {
     out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
     out.extend_from_slice(rest);
     out
+}
+
+/// `header` as an older format wrote it, with `game` where `spec` is.
+fn old_header<S>(header: &ReplayHeader, game: S) -> OldHeader<S> {
+    OldHeader {
+        protocol_version: header.protocol_version,
+        build: header.build.clone(),
+        recorder: header.recorder.clone(),
+        started_unix: header.started_unix,
+        seed: header.seed,
+        tick_rate: header.tick_rate,
+        input_delay: header.input_delay,
+        hash_interval: header.hash_interval,
+        game,
+        roster: header.roster.clone(),
+        platforms: header.platforms.clone(),
+    }
+}
+
+/// Format 5 had only encoded settings: its header reads as the same game
+/// with the same settings, and every record after it as it was.
+#[test]
+fn a_format_5_header_reads_with_encoded_settings() {
+    let file = status_and_events(3);
+    let old = in_format(&file, 5);
+    let outcome = Replay::read(&old[..]).unwrap();
+    assert!(outcome.problem.is_none(), "{:?}", outcome.problem);
+    assert_eq!(outcome.replay.format, 5);
+    assert_eq!(outcome.replay.header, header());
+    let now = Replay::read(&file[..]).unwrap().replay;
+    assert_eq!(outcome.replay.bundles, now.bundles);
+    assert_eq!(outcome.replay.events, now.events);
+}
+
+/// A game the recording server was not built with keeps its settings as
+/// the host gave them, and reads back the same.
+#[test]
+fn given_settings_are_recorded_and_read_back() {
+    let mut given = header();
+    given.spec = GameSpec {
+        name: "flock".into(),
+        settings: Settings::Given(vec![("boids".into(), "64".into())]),
+    };
+    let mut writer = ReplayWriter::new(Vec::new(), &given).unwrap();
+    writer
+        .write(&Record::Bundle {
+            tick: Tick(0),
+            bundle: bundle(0),
+        })
+        .unwrap();
+    let outcome = Replay::read(&writer.finish("x").unwrap()[..]).unwrap();
+    assert!(outcome.problem.is_none(), "{:?}", outcome.problem);
+    assert_eq!(outcome.replay.header, given);
 }
 
 /// Formats 3 and 4 were written by the ball game alone: their header's

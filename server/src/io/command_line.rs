@@ -13,7 +13,8 @@ use crate::{
 };
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches};
-use lockstep_engine::{describe_games, find_game, HostedGame};
+use lockstep_engine::{describe_games, find_game, HostedGame, UnknownGame};
+use lockstep_protocol::{GameSpec, Settings};
 
 /// QUIC relay for lockstep games: collects every player's input for each
 /// tick and relays the complete set to everyone.
@@ -350,8 +351,10 @@ fn command(games: &[&dyn HostedGame]) -> clap::Command {
     let default = games.first().map_or("", |game| game.name());
     Args::command().mut_arg("game", |arg| {
         arg.help(format!(
-            "The game to host: {}. Every client plays it; a client that does not have it is \
-             refused [default: {default}]",
+            "The game to host: {}, or any other game's name: a game this server was not \
+             built with is relayed all the same, its --set pairs carried as given, and the \
+             players' clients check it. Every client plays it; a client that does not have it \
+             is refused [default: {default}]",
             describe_games(games)
         ))
     })
@@ -401,19 +404,25 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
         .game
         .as_deref()
         .or(games.first().map(|game| game.name()));
-    let game = find_game(games, name.unwrap_or_default())?;
+    let name = name.unwrap_or_default();
     let settings: Vec<(String, String)> = args
         .balls
         .map(|balls| ("balls".to_string(), balls.to_string()))
         .into_iter()
         .chain(args.settings.iter().cloned())
         .collect();
-    let spec = game
-        .parse_settings(&settings)
-        .map_err(|e| match args.balls {
-            Some(_) => anyhow::anyhow!("{e} (--balls N is --set balls=N)"),
-            None => anyhow::anyhow!("{e}"),
-        })?;
+    let (game, spec) = match find_game(games, name) {
+        Ok(game) => {
+            let spec = game
+                .parse_settings(&settings)
+                .map_err(|e| match args.balls {
+                    Some(_) => anyhow::anyhow!("{e} (--balls N is --set balls=N)"),
+                    None => anyhow::anyhow!("{e}"),
+                })?;
+            (Some(game), spec)
+        }
+        Err(unknown) => (None, game_without_code(name, settings, &unknown)?),
+    };
     let identity =
         Identity::load_or_create(&args.identity_dir).context("loading the server identity")?;
     let link = args
@@ -428,6 +437,9 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
         "verification code={}",
         lockstep_protocol::verification_code(&fingerprint)
     );
+    if game.is_none() {
+        println!("{}", without_game_line(&spec, games));
+    }
     let advertise = match lockstep_protocol::fingerprint_bytes(&fingerprint) {
         Some(fingerprint) if !args.no_advertise => Some(AdvertiseOptions {
             name: args.name.clone().unwrap_or_else(default_server_name),
@@ -440,6 +452,10 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
     if let Some(door) = &web {
         print_browser_urls(door, args.web.qr_code)?;
     }
+    let hosting = match game {
+        Some(game) => Config::new(game),
+        None => Config::without_game(spec.clone()),
+    };
     let config = Config {
         players: args.players,
         tick_rate: args.tick_rate,
@@ -459,7 +475,7 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
         advertise,
         snapshot_secs: args.snapshot_secs,
         resume_wait: Duration::from_secs(args.resume_wait_secs),
-        ..Config::new(game)
+        ..hosting
     };
     let config = match resume {
         Some(game) => {
@@ -471,19 +487,21 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
                 header.roster.len(),
                 header.seed
             );
-            let hosted = find_game(games, &header.spec.name).with_context(|| {
-                format!(
-                    "{} is a game this server cannot host",
-                    game.path().display()
-                )
-            })?;
+            let hosted = find_game(games, &header.spec.name).ok();
+            if hosted.is_none() {
+                println!(
+                    "{} is a game this server was not built with: the players' clients check \
+                     it",
+                    header.spec.name
+                );
+            }
             Config {
                 players: u8::try_from(header.roster.len()).unwrap_or(u8::MAX),
                 tick_rate: header.tick_rate,
                 input_delay: header.input_delay,
                 game: hosted,
                 spec: header.spec.clone(),
-                self_test: hosted.self_test(),
+                self_test: hosted.map(|game| game.self_test()),
                 seed: header.seed,
                 hash_interval: header.hash_interval,
                 replay_dir: game.path().parent().map(std::path::Path::to_path_buf),
@@ -502,6 +520,41 @@ async fn run(games: &'static [&'static dyn HostedGame]) -> anyhow::Result<()> {
     crate::run(endpoint, web, config, Some(events_tx), shutdown_signal()).await;
     let _ = printer.await;
     Ok(())
+}
+
+/// The spec of a game this server was not built with (`--game NAME` for a
+/// name not in its list): its settings as given, checked only for their
+/// form; every player's client parses them with its own copy of the game.
+fn game_without_code(
+    name: &str,
+    settings: Vec<(String, String)>,
+    unknown: &UnknownGame,
+) -> anyhow::Result<GameSpec> {
+    // Not a name any game could have: the old answer, with the list.
+    lockstep_protocol::check_game_name(name).map_err(|_| unknown.clone())?;
+    let spec = GameSpec {
+        name: name.to_string(),
+        settings: Settings::Given(settings),
+    };
+    spec.check()
+        .map_err(|e| anyhow::anyhow!("--game {name}: {e}"))?;
+    Ok(spec)
+}
+
+/// The line saying the server hosts a game it was not built with, and
+/// which games it knows, so a misspelt name shows at once.
+fn without_game_line(spec: &GameSpec, games: &[&dyn HostedGame]) -> String {
+    let known: Vec<&str> = games.iter().map(|game| game.name()).collect();
+    format!(
+        "hosting {}{}, a game this server was not built with (it knows {}): the players' \
+         clients parse its settings and check its self-test",
+        spec.name,
+        match spec.settings.given_text() {
+            text if text.is_empty() => String::new(),
+            text => format!(" ({text})"),
+        },
+        known.join(", ")
+    )
 }
 
 /// Completes on Ctrl-C or SIGTERM.

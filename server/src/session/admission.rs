@@ -46,8 +46,17 @@ impl Session {
             unix_time,
             resume,
         } = join;
+        let self_test = match self.check_self_test(&name, &self_tests) {
+            Ok(hash) => hash,
+            Err(refusal) => {
+                self.actions.push(Action::Reply(conn, Err(refusal)));
+                self.actions.push(Action::Release(conn));
+                return;
+            }
+        };
         let client = Client {
             name,
+            self_test,
             role: Role::Spectator,
             platform,
             link,
@@ -60,9 +69,7 @@ impl Session {
             done: false,
             resume,
         };
-        let result = self
-            .check_self_test(&client.name, &self_tests)
-            .and_then(|()| self.join(conn, client, spectate, now));
+        let result = self.join(conn, client, spectate, now);
         let refused = result.is_err();
         self.actions.push(Action::Reply(conn, result));
         if refused {
@@ -75,23 +82,34 @@ impl Session {
     }
 
     /// Refuses a client whose machine or build computes the simulation's
-    /// self-test differently from this server's build: it would desync the
-    /// game, so it is stopped before it takes a slot or watches.
-    fn check_self_test(&self, name: &str, self_tests: &[SelfTest]) -> Result<(), Refusal> {
-        let expected = self.config.self_test;
+    /// self-test differently from this server's build, or, for a game the
+    /// server was not built with, from the hash the game pins: it would
+    /// desync the game, so it is stopped before it takes a slot or watches.
+    /// Returns the hash it reported, which the players of a game the server
+    /// was not built with must agree on before it starts
+    /// ([`super::lobby`]).
+    fn check_self_test(&self, name: &str, self_tests: &[SelfTest]) -> Result<u64, Refusal> {
         let game = &self.config.spec.name;
         let reported = self_tests
             .iter()
             .take(MAX_SELF_TESTS)
             .find(|test| test.game == *game);
-        let reason = match reported {
-            Some(test) if test.hash == expected => return Ok(()),
-            Some(test) => format!(
+        let reason = match (reported, self.config.self_test) {
+            (Some(test), Some(expected)) if test.hash == expected => return Ok(test.hash),
+            (Some(test), Some(expected)) => format!(
                 "this machine computes the simulation differently (self-test {:016x}, \
                  expected {expected:016x}); it would desync the game",
                 test.hash
             ),
-            None => format!("this client cannot play {game}, the game this server hosts"),
+            (Some(test), None) => match test.pinned {
+                Some(pin) if pin != test.hash => format!(
+                    "this machine computes {game}'s self-test as {:016x}, but the game pins \
+                     {pin:016x}; it would desync the game",
+                    test.hash
+                ),
+                _ => return Ok(test.hash),
+            },
+            (None, _) => format!("this client cannot play {game}, the game this server hosts"),
         };
         info!(%name, %reason, "join refused");
         Err(Refusal { reason })
@@ -477,6 +495,7 @@ mod tests {
         let other = vec![lockstep_protocol::SelfTest {
             game: "chess".into(),
             hash: crate::TEST_GAME.self_test(),
+            pinned: None,
         }];
         let out = h.join_with_self_tests(1, "ann", other);
         assert_eq!(

@@ -365,7 +365,8 @@ impl Out {
             .collect()
     }
 
-    fn every_message(&self, id: usize) -> Vec<ServerMessage> {
+    /// Every control message queued for `id`, lobbies included.
+    pub(super) fn every_message(&self, id: usize) -> Vec<ServerMessage> {
         self.control(id)
             .filter_map(|outgoing| match outgoing {
                 Outgoing::Message(message) => Some(message.clone()),
@@ -504,5 +505,6 @@ pub(super) fn honest_self_tests() -> Vec<SelfTest> {
     vec![SelfTest {
         game: crate::TEST_GAME.name().to_string(),
         hash: crate::TEST_GAME.self_test(),
+        pinned: None,
     }]
 }

@@ -24,7 +24,9 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use lockstep_protocol::{encode_frame, GameSettings, GameSummary, LobbyPlayer, ServerMessage};
+use lockstep_protocol::{
+    encode_frame, GameSettings, GameSummary, LobbyPlayer, Refusal, ServerMessage, MAX_REASON_CHARS,
+};
 use tracing::{debug, info, warn};
 
 use super::{Action, ConnId, Outgoing, Role, Session};
@@ -44,6 +46,13 @@ pub(super) struct Lobby {
     pub(super) last_game: Option<GameSummary>,
     /// When the lobby was last sent to everyone in it.
     pub(super) last_sent: Duration,
+    /// Why the next game does not start although everyone is ready
+    /// ([`lockstep_protocol::Lobby::held`]).
+    pub(super) held: Option<String>,
+    /// Why a player's client could not play the game's settings, the
+    /// latest one ([`Session::cannot_play`]): shown in the lobby for as
+    /// long as the server runs, as the settings never change.
+    pub(super) refused: Option<String>,
     /// The wall-clock time (Unix seconds) of the latest join or ready
     /// change: a game that starts because a player left the lobby, which
     /// carries no time, is named after it.
@@ -61,6 +70,43 @@ pub(super) fn ready_to_start(ready: impl IntoIterator<Item = bool>, needed: u8) 
         players += 1;
     }
     players >= usize::from(needed).max(1)
+}
+
+/// What the players' self-test hashes say ([`self_test_verdict`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// Every player computed the same.
+    Agree,
+    /// More than half computed `majority`; the others are `minority`.
+    Outvoted {
+        majority: u64,
+        minority: Vec<(ConnId, u64)>,
+    },
+    /// They differ and no hash has more than half.
+    Split,
+}
+
+/// Whether `players`' self-test hashes agree, and if not, whether a
+/// strict majority decides: never one player's word against another's.
+pub(super) fn self_test_verdict(players: &[(ConnId, u64)]) -> Verdict {
+    let mut counts = std::collections::BTreeMap::<u64, usize>::new();
+    for (_, hash) in players {
+        *counts.entry(*hash).or_default() += 1;
+    }
+    if counts.len() <= 1 {
+        return Verdict::Agree;
+    }
+    match counts.iter().find(|(_, n)| **n * 2 > players.len()) {
+        Some((&majority, _)) => Verdict::Outvoted {
+            majority,
+            minority: players
+                .iter()
+                .filter(|(_, hash)| *hash != majority)
+                .copied()
+                .collect(),
+        },
+        None => Verdict::Split,
+    }
 }
 
 /// The world seed of game `game` (from 1) of a server started with
@@ -89,10 +135,68 @@ impl Session {
             .values()
             .filter(|c| matches!(c.role, Role::Player(_)))
             .map(|c| c.ready);
-        if ready_to_start(ready, self.config.players) {
-            self.start(now, unix_time);
-        } else {
+        self.lobby.held = None;
+        if !ready_to_start(ready, self.config.players) {
             self.send_lobby();
+            return;
+        }
+        if self.config.self_test.is_none() && !self.self_tests_agree(now) {
+            return;
+        }
+        self.start(now, unix_time);
+    }
+
+    /// Whether the players' self-test hashes agree, for a game the server
+    /// was not built with (it cannot compute the hash itself). A minority
+    /// is refused and leaves, each told its hash and the majority's; with
+    /// no majority nobody's is trusted: the game is held and everyone in
+    /// the lobby is told who computes what.
+    fn self_tests_agree(&mut self, now: Duration) -> bool {
+        let players: Vec<(ConnId, u64)> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| matches!(c.role, Role::Player(_)))
+            .map(|(conn, c)| (*conn, c.self_test))
+            .collect();
+        let game = self.config.spec.name.clone();
+        match self_test_verdict(&players) {
+            Verdict::Agree => true,
+            Verdict::Outvoted { majority, minority } => {
+                for (conn, hash) in minority {
+                    let reason = format!(
+                        "this machine computes {game}'s self-test as {hash:016x}, the other \
+                         players' machines as {majority:016x}; it would desync the game"
+                    );
+                    let name = self.clients.get(&conn).map(|c| c.name.clone());
+                    info!(name = name.as_deref().unwrap_or("?"), %reason, "refused at the start");
+                    self.actions
+                        .send(conn, ServerMessage::Refused(Refusal { reason }));
+                    self.clients.remove(&conn);
+                    self.actions.push(Action::Release(conn));
+                }
+                // The majority may start now, if enough of them are left.
+                self.lobby_changed(now, self.lobby.unix_time);
+                false
+            }
+            Verdict::Split => {
+                let who: Vec<String> = players
+                    .iter()
+                    .filter_map(|(conn, hash)| {
+                        let c = self.clients.get(conn)?;
+                        Some(format!("{} {hash:016x}", c.name))
+                    })
+                    .collect();
+                let held = format!(
+                    "the players' machines compute {game}'s self-test differently and no \
+                     majority agrees ({}): nobody's is trusted, and the game waits for a player \
+                     whose machine settles it",
+                    who.join(", ")
+                );
+                warn!(%held, "game held");
+                self.lobby.held = Some(held);
+                self.send_lobby();
+                false
+            }
         }
     }
 
@@ -158,6 +262,40 @@ impl Session {
         self.send_lobby();
     }
 
+    /// A player's game refuses the hosted game's settings (a server built
+    /// without the game carries them as given): the player leaves, and the
+    /// host and everyone in the lobby are told why, from then on. Only a
+    /// lobby player's word is taken, and it decides nothing for the others.
+    pub(super) fn cannot_play(&mut self, conn: ConnId, reason: &str, now: Duration) {
+        let Some(client) = self.clients.get(&conn) else {
+            return;
+        };
+        let (Role::Player(player), None) = (client.role, &self.game) else {
+            debug!(name = %client.name, "cannot-play ignored: not a lobby player");
+            return;
+        };
+        let name = client.name.clone();
+        let reason: String = reason
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_REASON_CHARS)
+            .collect();
+        let spec = &self.config.spec;
+        let given = match spec.settings.given_text() {
+            text if text.is_empty() => String::new(),
+            text => format!(" {text}"),
+        };
+        let said = format!("{name}'s client cannot play {}{given}: {reason}", spec.name);
+        info!(%player, %name, %reason, "cannot play the game's settings");
+        self.emit(ServerEvent::CannotPlay {
+            player,
+            name,
+            reason,
+        });
+        self.lobby.refused = Some(said);
+        self.remove(conn, DropReason::Left, "cannot play the game", now);
+    }
+
     /// The lobby as it stands, as everyone in it is told.
     fn lobby_message(&self) -> lockstep_protocol::Lobby {
         let mut players: Vec<LobbyPlayer> = self
@@ -187,6 +325,11 @@ impl Session {
                 seed: game_seed(self.config.seed, game),
             },
             last: self.lobby.last_game,
+            held: self
+                .lobby
+                .held
+                .clone()
+                .or_else(|| self.lobby.refused.clone()),
         }
     }
 

@@ -186,6 +186,9 @@ pub enum Event {
     Capacity(ConnId, CapacityReport),
     /// A piece of the snapshot the client was asked for.
     Snapshot(ConnId, SnapshotChunk),
+    /// The client's game refuses the hosted game's settings, for this
+    /// reason: it leaves.
+    CannotPlay(ConnId, String),
 }
 
 /// Which QUIC close code a connection is closed with.
@@ -246,6 +249,8 @@ enum Role {
 struct Client {
     name: String,
     role: Role,
+    /// The hash its build computes for the hosted game's self-test.
+    self_test: u64,
     /// The machine it runs on, for the log, the replay and the verdict.
     platform: Platform,
     link: LinkStats,
@@ -360,6 +365,7 @@ impl Session {
                 }
             }
             Event::Snapshot(conn, chunk) => self.take_snapshot(conn, chunk),
+            Event::CannotPlay(conn, reason) => self.cannot_play(conn, &reason, now),
             Event::Capacity(conn, report) => {
                 let Some(Role::Player(player)) =
                     self.clients.get(&conn).filter(|c| !c.done).map(|c| c.role)
@@ -684,3 +690,5 @@ impl Session {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod without_game;

@@ -97,6 +97,7 @@ impl Event {
             },
             ClientMessage::GameDone => Event::GameDone(conn),
             ClientMessage::Snapshot(chunk) => Event::Snapshot(conn, chunk),
+            ClientMessage::CannotPlay(reason) => Event::CannotPlay(conn, reason),
             ClientMessage::Hello(_) => return None,
         })
     }

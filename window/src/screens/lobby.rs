@@ -135,6 +135,12 @@ pub(crate) fn wait(
                     view.code = fingerprint.map(|f| verification_code(&f));
                 }
                 NetEvent::Lobby(lobby) => {
+                    // A host without the game gives its settings as pairs,
+                    // which this client's game may refuse: leave, saying
+                    // why (the Closed that follows ends the lobby).
+                    if let Some(why) = games.refuses(&lobby.next.spec) {
+                        net.send(NetCommand::CannotPlay(why));
+                    }
                     view.game = games.describe(&lobby.next.spec);
                     view.lobby = Some(lobby);
                 }
@@ -176,6 +182,9 @@ fn status(view: &LobbyView) -> String {
             (None, _) => "connecting...".into(),
         };
     };
+    if let Some(held) = &lobby.held {
+        return held.clone();
+    }
     if view.me.is_none() {
         return "watching: the game starts when the players are ready".into();
     }

@@ -21,7 +21,7 @@ use lockstep_protocol::{
 
 use crate::determinism::desync::DesyncDump;
 use crate::determinism::history::{History, DEFAULT_HISTORY};
-use crate::game::{apply, Game, Setup, SetupError};
+use crate::game::{apply, Game, HasBots, Setup, SetupError};
 use crate::lockstep::gate::{Gate, InputBuffer};
 use crate::lockstep::input_delay::{DelayController, LinkFigures};
 use crate::lockstep::playout::Playout;
@@ -150,7 +150,10 @@ pub struct NetGame<G> {
 impl<G: Game> NetGame<G> {
     /// A game as described by the server's Start, if it is a game of `G`
     /// with settings `G` reads, played with this client's `options`.
-    pub fn new(start: &Start, options: GameOptions) -> Result<NetGame<G>, SetupError> {
+    pub fn new(start: &Start, options: GameOptions) -> Result<NetGame<G>, SetupError>
+    where
+        G: HasBots,
+    {
         let setup = Setup::from_start::<G>(start)?;
         Ok(NetGame::from_world(start, options, G::start(&setup)))
     }
