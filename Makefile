@@ -29,7 +29,10 @@ demo: build web
 # Every test: unit, QUIC integration on loopback, rendering under Xvfb, and
 # the browser peer in headless Chromium. The binaries and the page are
 # built first because the end-to-end tests run them as separate processes.
-# Then the crate layout's promises: the game and the engine need no SDL2,
+# The flock of examples/flock/, a game written outside the workspace, is
+# built and tested from its own manifest, into the same target directory
+# (its client, flock-client, plays on the stock server in
+# server/tests/your_game.rs). Then the crate layout's promises: the game and the engine need no SDL2,
 # tokio, quinn or TLS, and the client builds headless. The compiled
 # dependencies come from this machine's cache when another clone built
 # them (README.md, "Caches"); the page and the binaries build side by
@@ -42,6 +45,9 @@ test:
 	@scripts/stage.sh test "cache restore" scripts/deps-cache.sh restore target/debug
 	@scripts/stage.sh test "page and build" scripts/side-by-side.sh \
 		page scripts/build-web.sh -- build $(CARGO) build --bins
+	@scripts/stage.sh test "your game" sh -c '$(CARGO) test --manifest-path examples/flock/Cargo.toml \
+		--target-dir target && $(CARGO) build --manifest-path examples/flock/Cargo.toml \
+		--target-dir target --bins'
 	@scripts/stage.sh test "test build" $(CARGO) test --workspace --no-run
 	@scripts/stage.sh test "cache save" scripts/deps-cache.sh save target/debug
 	@scripts/stage.sh test tests env CARGO=$(CARGO) scripts/run-tests.sh

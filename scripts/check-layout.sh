@@ -101,7 +101,7 @@ done
 bin=target/debug/lockstep-client
 restore() { cargo build -q --bins; }
 trap restore EXIT
-cargo build -q -p lockstep-cli --no-default-features --bin lockstep-client
+cargo build -q -p lockstep-cli --no-default-features --features games --bin lockstep-client
 if ldd "$bin" | grep -qi sdl; then
   echo "layout: the headless client links SDL2:" >&2
   ldd "$bin" | grep -i sdl >&2

@@ -38,7 +38,7 @@ for program in "${programs[@]}"; do
   case "$program" in
     lockstep-client)
       label=""
-      build "aarch64 i686 windows" -p lockstep-cli --no-default-features --bin lockstep-client
+      build "aarch64 i686 windows" -p lockstep-cli --no-default-features --features games --bin lockstep-client
       build wasm32 --release -p lockstep-balls --bin lockstep-balls \
         -p lockstep-topple --bin lockstep-topple
       ;;

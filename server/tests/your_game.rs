@@ -1,0 +1,109 @@
+//! A game written outside this repository's workspace, on the stock
+//! server: the flock of `examples/flock/`, whose client (`flock-client`,
+//! lockstep's client with the flock in its list of games) `make test`
+//! builds out of tree into `target/debug`. Over real QUIC on loopback,
+//! the server built without the flock relays it with its settings as
+//! given, the flock's bots end on one hash, the replay verifies with the
+//! flock's own client, and a desync injected in it is named with its
+//! first tick and its field.
+
+use std::process::Command;
+use std::time::Duration;
+
+use lockstep_testkit::{joining, workspace_bin, Client, Server, TempDir};
+
+/// `flock-client`, as `make test` builds it from `examples/flock/`.
+fn flock_bin() -> std::path::PathBuf {
+    workspace_bin("flock-client")
+}
+
+/// A flock bot joining `server` as `name`, playing `seed`'s inputs until
+/// tick `ticks`, with `extra` arguments.
+fn flock_bot(server: &Server, name: &str, seed: u64, ticks: u32, extra: &[&str]) -> Client {
+    let mut command = joining(&flock_bin(), server, name);
+    command
+        .arg("--headless")
+        .args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()])
+        .args(extra);
+    Client::spawn(name, &mut command)
+}
+
+#[test]
+fn the_stock_server_relays_the_flock_which_ends_on_one_hash_and_replays() {
+    let _serial = lockstep_testkit::one_at_a_time();
+    let mut server = Server::start(2, &["--game", "flock", "--set", "boids=48", "--seed", "11"]);
+    server.wait_for("hosting flock (boids=48)", Duration::from_secs(30));
+    let replay = {
+        let bots = [
+            flock_bot(&server, "ann", 1, 300, &[]),
+            flock_bot(&server, "bob", 2, 300, &[]),
+        ];
+        let replay = server.recording_path();
+        let finals: Vec<(u32, String)> = bots
+            .into_iter()
+            .map(|bot| bot.finish(Duration::from_secs(90)).final_line())
+            .collect();
+        assert_eq!(finals[0], finals[1], "one hash");
+        assert_eq!(finals[0].0, 300);
+        replay
+    };
+    let verdict = server.wait_for("verdict ", Duration::from_secs(30));
+    assert!(verdict.starts_with("verdict agreed "), "{verdict}");
+    let out = Command::new(flock_bin())
+        .args(["replay", "--verify", "--headless"])
+        .arg(&replay)
+        .output()
+        .expect("flock-client runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("verified ticks="), "{stdout}");
+}
+
+#[test]
+fn a_desync_in_the_flock_is_named_with_its_first_tick_and_field() {
+    let _serial = lockstep_testkit::one_at_a_time();
+    let mut server = Server::start(3, &["--game", "flock", "--seed", "12", "--no-record"]);
+    let dumps = TempDir::new("flock-dumps");
+    let dump_dir = dumps.0.to_str().expect("a UTF-8 path");
+    let honest = ["--dump-dir", dump_dir];
+    let faulty = [
+        "--dump-dir",
+        dump_dir,
+        "--inject-desync-at",
+        "100",
+        "--inject-desync-phase",
+        "boids",
+    ];
+    let clients = vec![
+        flock_bot(&server, "honest-a", 1, 300, &honest),
+        flock_bot(&server, "faulty", 2, 300, &faulty),
+        flock_bot(&server, "honest-b", 3, 300, &honest),
+    ];
+    let line = server.wait_for("desync tick=", Duration::from_secs(60));
+    assert_eq!(line, "desync tick=105 diverged=faulty first=100");
+    for client in clients {
+        client.finish(Duration::from_secs(90));
+    }
+    let out = Command::new(flock_bin())
+        .arg("desync-diff")
+        .arg(dumps.0.join("desync-t100-honest-a.json"))
+        .arg(dumps.0.join("desync-t100-faulty.bin"))
+        .output()
+        .expect("desync-diff runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("\nfirst difference: phase boids\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("boids[0].pos.x")),
+        "the nudged field is not named:\n{stdout}"
+    );
+}
