@@ -28,11 +28,60 @@ fn flock_bot(server: &Server, name: &str, seed: u64, ticks: u32, extra: &[&str])
     Client::spawn(name, &mut command)
 }
 
+/// The guide's commands (`docs/guide/your-game.md`): the lines of its
+/// `sh` blocks that start with `program`, their comments cut.
+fn guide_commands(program: &str) -> Vec<Vec<String>> {
+    let guide = include_str!("../../docs/guide/your-game.md");
+    let mut in_sh = false;
+    let mut commands = Vec::new();
+    for line in guide.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let line = line.split(" #").next().unwrap_or_default().trim();
+        if in_sh && line.starts_with(program) {
+            commands.push(line.split_whitespace().map(str::to_string).collect());
+        }
+    }
+    commands
+}
+
+/// The guide's offline commands, as it gives them (but for the build
+/// they run from: the test's own, not release): each plays a game of bots
+/// and prints where it ended.
+#[test]
+fn the_guides_offline_commands_run_as_written() {
+    let commands = guide_commands("target/release/flock-client");
+    let offline: Vec<&Vec<String>> = commands.iter().filter(|c| c[1] != "solo").collect();
+    assert_eq!(offline.len(), 2, "{commands:?}");
+    for command in offline {
+        let out = Command::new(flock_bin())
+            .args(&command[1..])
+            .output()
+            .expect("flock-client runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{command:?}: {stdout}");
+        assert!(
+            stdout
+                .lines()
+                .last()
+                .is_some_and(|l| l.starts_with("final tick=")),
+            "{command:?}: {stdout}"
+        );
+    }
+}
+
 #[test]
 fn the_stock_server_relays_the_flock_which_ends_on_one_hash_and_replays() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(2, &["--game", "flock", "--set", "boids=48", "--seed", "11"]);
-    server.wait_for("hosting flock (boids=48)", Duration::from_secs(30));
+    // The host's command of the guide, on a port of its own.
+    let hosting = guide_commands("lockstep-server");
+    assert_eq!(hosting.len(), 1, "{hosting:?}");
+    let mut args: Vec<&str> = hosting[0][1..].iter().map(String::as_str).collect();
+    args.extend(["--seed", "11"]);
+    let mut server = Server::start(2, &args);
+    server.wait_for("hosting flock (boids=64)", Duration::from_secs(30));
     let replay = {
         let bots = [
             flock_bot(&server, "ann", 1, 300, &[]),
