@@ -250,19 +250,18 @@ fn limit(vel: Vec2) -> Vec2 {
 
 /// Bounces `pos` back into the field, turning `vel` round on that axis.
 fn keep_inside(pos: &mut Vec2, vel: &mut Vec2) {
-    if pos.x < 0.0 {
-        pos.x = -pos.x;
-        vel.x = -vel.x;
-    } else if pos.x > FIELD.x {
-        pos.x = FIELD.x - (pos.x - FIELD.x);
-        vel.x = -vel.x;
-    }
-    if pos.y < 0.0 {
-        pos.y = -pos.y;
-        vel.y = -vel.y;
-    } else if pos.y > FIELD.y {
-        pos.y = FIELD.y - (pos.y - FIELD.y);
-        vel.y = -vel.y;
+    bounce(&mut pos.x, &mut vel.x, FIELD.x);
+    bounce(&mut pos.y, &mut vel.y, FIELD.y);
+}
+
+/// One axis of [`keep_inside`]: `at` back into `0..=end`, `speed` turned.
+fn bounce(at: &mut f32, speed: &mut f32, end: f32) {
+    if *at < 0.0 {
+        *at = -*at;
+        *speed = -*speed;
+    } else if *at > end {
+        *at = end - (*at - end);
+        *speed = -*speed;
     }
 }
 
