@@ -4,11 +4,10 @@
 //! server's replay of the game still verifies, and says whom the server
 //! named.
 
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_testkit::{
-    client_bin, last_line, read_replay, slot_of, verified, Client, Server, TempDir,
+    client_bin, desync_diff, last_line, read_replay, slot_of, verified, Client, Server, TempDir,
 };
 
 fn bot(server: &Server, name: &str, seed: u64, dumps: &TempDir, extra: &[&str]) -> Client {
@@ -19,16 +18,6 @@ fn bot(server: &Server, name: &str, seed: u64, dumps: &TempDir, extra: &[&str]) 
         .arg(&dumps.0)
         .args(extra);
     Client::spawn(name, &mut command)
-}
-
-/// `lockstep-client desync-diff` on two dumps of `dumps`.
-fn desync_diff(dumps: &TempDir, a: &str, b: &str) -> std::process::Output {
-    Command::new(client_bin())
-        .arg("desync-diff")
-        .arg(dumps.0.join(a))
-        .arg(dumps.0.join(b))
-        .output()
-        .expect("desync-diff runs")
 }
 
 #[test]
@@ -96,7 +85,7 @@ fn a_one_ulp_fault_is_detected_named_dumped_and_diffed() {
         }
     }
 
-    let diff = |a: &str, b: &str| desync_diff(&dumps, a, b);
+    let diff = |a: &str, b: &str| desync_diff(&client_bin(), &dumps, a, b);
     // At the first divergent tick, the diff names the phase the fault was
     // injected in, and the nudged field.
     let out = diff("desync-t293-honest-a.bin", "desync-t293-faulty.json");
@@ -228,7 +217,12 @@ fn on_desync_stop_ends_the_game_for_everyone() {
     // The fault was a change after tick 95's step: every phase of the
     // step agrees, and the faulty machine's step does not give its own
     // recorded hash.
-    let out = desync_diff(&dumps, "desync-t95-one.bin", "desync-t95-two.bin");
+    let out = desync_diff(
+        &client_bin(),
+        &dumps,
+        "desync-t95-one.bin",
+        "desync-t95-two.bin",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     assert!(

@@ -4,7 +4,6 @@
 //! Tally does not have is refused. (`snapshots.rs` plays both through a
 //! verified snapshot.)
 
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_testkit::{client_bin, Client, Server, TempDir};
@@ -26,12 +25,12 @@ fn fault_at_100(phase: &str) -> [&str; 4] {
 /// `desync-diff` of the honest bot's JSON dump and the faulty one's binary
 /// dump of tick 100: whether it exited 0, and what it printed.
 fn diff_at_100(dumps: &TempDir, honest: &str, faulty: &str) -> (bool, String) {
-    let out = Command::new(client_bin())
-        .arg("desync-diff")
-        .arg(dumps.0.join(format!("desync-t100-{honest}.json")))
-        .arg(dumps.0.join(format!("desync-t100-{faulty}.bin")))
-        .output()
-        .expect("desync-diff runs");
+    let out = lockstep_testkit::desync_diff(
+        &client_bin(),
+        dumps,
+        &format!("desync-t100-{honest}.json"),
+        &format!("desync-t100-{faulty}.bin"),
+    );
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

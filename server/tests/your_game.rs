@@ -137,12 +137,12 @@ fn a_desync_in_the_flock_is_named_with_its_first_tick_and_field() {
     for client in clients {
         client.finish(Duration::from_secs(90));
     }
-    let out = Command::new(flock_bin())
-        .arg("desync-diff")
-        .arg(dumps.0.join("desync-t100-honest-a.json"))
-        .arg(dumps.0.join("desync-t100-faulty.bin"))
-        .output()
-        .expect("desync-diff runs");
+    let out = lockstep_testkit::desync_diff(
+        &flock_bin(),
+        &dumps,
+        "desync-t100-honest-a.json",
+        "desync-t100-faulty.bin",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     assert!(

@@ -156,23 +156,21 @@ impl Server {
                 }
             }
         });
-        let first = lines.recv_timeout(STARTUP);
-        let Some(rest) = first
-            .as_deref()
-            .ok()
-            .and_then(|line| line.strip_prefix("listening on "))
-        else {
+        let first = lines
+            .recv_timeout(STARTUP)
+            .unwrap_or_else(|e| format!("nothing ({e})"));
+        let Some(rest) = first.strip_prefix("listening on ") else {
             // Not left running behind the failed test.
             let _ = child.kill();
             let _ = child.wait();
             panic!("the server did not print its address first: {first:?}");
         };
-        let first = first.clone().unwrap_or_default();
         let (addr, fingerprint) = rest.split_once(" fingerprint=").expect("fingerprint");
         assert_eq!(fingerprint.len(), 64, "{first}");
+        let (addr, fingerprint) = (addr.to_string(), fingerprint.to_string());
         Server {
-            addr: addr.to_string(),
-            fingerprint: fingerprint.to_string(),
+            addr,
+            fingerprint,
             child,
             lines,
             seen: vec![first],
@@ -631,6 +629,18 @@ pub fn windowed(server: &Server, name: &str, extra: &[&str]) -> Client {
     ];
     args.extend(extra);
     under_xvfb(name, &args)
+}
+
+/// `bin desync-diff` of the dumps `a` and `b` in `dumps` (the client
+/// binary, or another built with other games): what it printed and how
+/// it exited.
+pub fn desync_diff(bin: &Path, dumps: &TempDir, a: &str, b: &str) -> Output {
+    Command::new(bin)
+        .arg("desync-diff")
+        .arg(dumps.0.join(a))
+        .arg(dumps.0.join(b))
+        .output()
+        .expect("desync-diff runs")
 }
 
 /// A headless client command joining `server` as `name`, with the
