@@ -8,6 +8,9 @@
 #![allow(missing_docs, reason = "test helpers whose names say what they are")]
 
 pub mod clock;
+mod tools;
+
+pub use tools::{desync_diff, verified, verify};
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -478,31 +481,6 @@ pub fn signal(pid: u32, signal: &str) {
     assert!(status.success(), "kill -{signal} {pid}: {status}");
 }
 
-/// Runs `lockstep-client replay FILE --verify --headless`, plus `extra`,
-/// to its end.
-pub fn verify(file: &Path, extra: &[&str]) -> Output {
-    Command::new(client_bin())
-        .arg("replay")
-        .arg(file)
-        .args(["--verify", "--headless"])
-        .args(extra)
-        .output()
-        .expect("replay runs")
-}
-
-/// [`verify`], failing the test (with the client's stderr) unless the
-/// replay verified.
-pub fn verified(file: &Path, extra: &[&str]) -> Output {
-    let out = verify(file, extra);
-    assert!(
-        out.status.success(),
-        "{} did not verify: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 /// The replay in `file`, read up to any damage.
 pub fn read_replay(file: &Path) -> Replay {
     let file = std::fs::File::open(file).expect("the replay opens");
@@ -629,18 +607,6 @@ pub fn windowed(server: &Server, name: &str, extra: &[&str]) -> Client {
     ];
     args.extend(extra);
     under_xvfb(name, &args)
-}
-
-/// `bin desync-diff` of the dumps `a` and `b` in `dumps` (the client
-/// binary, or another built with other games): what it printed and how
-/// it exited.
-pub fn desync_diff(bin: &Path, dumps: &TempDir, a: &str, b: &str) -> Output {
-    Command::new(bin)
-        .arg("desync-diff")
-        .arg(dumps.0.join(a))
-        .arg(dumps.0.join(b))
-        .output()
-        .expect("desync-diff runs")
 }
 
 /// A headless client command joining `server` as `name`, with the
