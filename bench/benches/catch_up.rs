@@ -107,7 +107,7 @@ fn build<G: HasBots>(
 
 /// The Start a spectator joining the game after `ticks` ticks gets, with
 /// the snapshot of `snapshot` if there is one.
-fn start_of<G: Game>(settings: &G::Settings, ticks: u32, snapshot: Option<u32>) -> Start {
+fn start_of<G: Game>(settings: &G::Settings, ticks: u32, snapshot: Option<(u32, u64)>) -> Start {
     Start {
         seed: SEED,
         tick_rate: TICK_RATE,
@@ -123,7 +123,8 @@ fn start_of<G: Game>(settings: &G::Settings, ticks: u32, snapshot: Option<u32>) 
         you: None,
         first_input_tick: Tick(ticks),
         history: ticks,
-        snapshot: snapshot.map(Tick),
+        snapshot: snapshot.map(|(tick, _)| Tick(tick)),
+        snapshot_hash: snapshot.map(|(_, hash)| hash),
         resume: None,
     }
 }
@@ -196,7 +197,7 @@ fn case<G: HasBots>(label: &str, settings: G::Settings, minutes: u32, rounds: us
     // in turn, for a median and a spread.
     let bytes = encode(&snapshot, MAX_SNAPSHOT_SIZE as usize).expect("a state encodes");
     let since = &bundles[snapshot_at as usize..];
-    let start = start_of::<G>(&settings, ticks, Some(snapshot_at));
+    let start = start_of::<G>(&settings, ticks, Some((snapshot_at, snapshot.hash())));
     let (mut client, mut bare) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let (from_snapshot_hash, time) = timed(|| {

@@ -157,6 +157,13 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
             "cannot_play",
             ClientMessage::CannotPlay("the game flock refuses its settings".into()),
         ),
+        (
+            "bad_snapshot",
+            ClientMessage::BadSnapshot {
+                tick: Tick(240),
+                reason: "the snapshot of tick 240 is not the majority's flock world".into(),
+            },
+        ),
     ]
 }
 
@@ -208,6 +215,7 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
                 first_input_tick: Tick(0),
                 history: 2,
                 snapshot: None,
+                snapshot_hash: None,
                 resume: None,
             }),
         ),

@@ -79,7 +79,7 @@ pub use web::{WebMessage, MAX_WEB_MESSAGE, WEB_CLOSE_BASE, WEB_SOCKET_PATH};
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 10;
+pub const PROTOCOL_VERSION: u16 = 11;
 
 /// How both binaries print an error: its message, then each of its causes
 /// that the message does not already say, so a library error that says

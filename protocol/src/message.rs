@@ -85,10 +85,25 @@ pub enum ClientMessage {
     /// and the lobby why. Sent by a client whose server was built without
     /// the game and carries its settings as given.
     CannotPlay(String),
+    /// The snapshot the server started this client from
+    /// ([`Start::snapshot`]) is not the world the majority reported: it
+    /// does not decode as a state of that tick, or its hash is not
+    /// [`Start::snapshot_hash`]. Says why in one sentence (at most
+    /// [`MAX_REASON_CHARS`] characters are kept). The client starts nothing
+    /// and waits for another Start; the server names the player who sent
+    /// the snapshot and starts the client again from another player's, or
+    /// from tick 0. A server that verified the snapshot itself refuses the
+    /// client instead: its machine computes the world differently.
+    BadSnapshot {
+        /// The snapshot's tick, as the Start gave it.
+        tick: Tick,
+        /// Why, in one sentence.
+        reason: String,
+    },
 }
 
-/// Most characters of a [`ClientMessage::CannotPlay`] reason the server
-/// keeps and shows.
+/// Most characters of a [`ClientMessage::CannotPlay`] or
+/// [`ClientMessage::BadSnapshot`] reason the server keeps and shows.
 pub const MAX_REASON_CHARS: usize = 200;
 
 /// Bytes of snapshot one [`SnapshotChunk`] carries at most: well inside
@@ -444,11 +459,18 @@ pub struct Start {
     /// later ones arrive as datagrams. With a [`Start::snapshot`], the
     /// History starts at the snapshot's tick instead of 0.
     pub history: u32,
-    /// The tick of a verified world state that follows as
+    /// The tick of a world state that follows as
     /// [`ServerMessage::Snapshot`] chunks: the client starts from it and
     /// fast-forwards only the bundles after it. `None` at the start of a
-    /// game and before the server holds a verified snapshot.
+    /// game and before the server holds a snapshot.
     pub snapshot: Option<Tick>,
+    /// The hash the majority of the players reported for the world at
+    /// [`Start::snapshot`]: the client starts from the snapshot only if it
+    /// hashes to this, and says [`ClientMessage::BadSnapshot`] otherwise.
+    /// A server built with the game verified it already; one without it
+    /// cannot, so the joiner's check is what keeps a tampered snapshot
+    /// out. `None` when no snapshot follows.
+    pub snapshot_hash: Option<u64>,
     /// The answer to a [`Hello::resume`]: the client keeps the world it
     /// has, and the History that follows starts at this tick, the first
     /// bundle it lacked (no snapshot comes). `None` for every other Start.

@@ -48,6 +48,22 @@ pub enum ServerEvent {
         /// Why, as its game says.
         reason: String,
     },
+    /// A joiner found that the snapshot it was started from, which a
+    /// player sent and the server could not check (a game it was built
+    /// without), is not the majority's world: the sender is named and its
+    /// snapshots dropped, and the joiner starts again from another.
+    SnapshotRefused {
+        /// The sender's slot.
+        player: PlayerId,
+        /// The sender's name.
+        name: String,
+        /// The snapshot's tick.
+        tick: Tick,
+        /// The joiner's name.
+        by: String,
+        /// Why, as the joiner says.
+        reason: String,
+    },
     /// A client was turned away.
     Refused {
         /// Its address.
@@ -220,6 +236,16 @@ impl std::fmt::Display for ServerEvent {
             } => write!(
                 f,
                 "cannot-play player={player} name={name} reason={reason:?}"
+            ),
+            ServerEvent::SnapshotRefused {
+                player,
+                name,
+                tick,
+                by,
+                reason,
+            } => write!(
+                f,
+                "snapshot-refused player={player} name={name} tick={tick} by={by} reason={reason:?}"
             ),
             ServerEvent::Refused { remote, reason } => {
                 write!(f, "refused remote={remote} reason={reason:?}")

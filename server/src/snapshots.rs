@@ -13,9 +13,23 @@
 //! wrong hash, garbage, an oversized or out-of-order chunk, silence) is
 //! refused, its sender logged, and the next player asked.
 //!
+//! A server built without the game cannot decode or hash its states. It
+//! asks all the same, and keeps the last [`MAX_UNCHECKED`] snapshots as
+//! sent, each with the majority's hash and its sender: a joiner starts
+//! from the newest and checks it on its own machine (the Start carries
+//! the hash). A joiner that finds it off ([`Snapshots::disputed`]) names
+//! its sender, whose snapshots are all dropped, and is started again
+//! from the next (another player's, by the rotation) or from tick 0. The
+//! relay keeps every bundle of such a game, so that tick 0 is always
+//! there. A joiner's word costs at most its own catch-up and the
+//! snapshots it disputes; it cannot put a wrong world in anyone's game,
+//! because every joiner checks what it starts from.
+//!
 //! ```text
 //! poll(now, confirmed, next_tick, players) -> Some((player, tick))   ask
-//! offer(player, chunk, now)               -> Incomplete | Verified | Refused
+//! offer(player, chunk, now)               -> Incomplete | Verified | Kept | Refused
+//! for_joiner()                            -> the snapshot a joiner starts from
+//! disputed(tick, sender)                  -> a joiner found it off
 //! ```
 //!
 //! Pure, like the relay: the session passes the time and the facts.
@@ -49,13 +63,48 @@ pub const SNAPSHOT_WAIT: Duration = Duration::from_secs(5);
 /// half of that leaves room for a slow client and a slow link.
 pub const MAX_SNAPSHOT_AGE: u32 = 300;
 
+/// How many snapshots of a game the server cannot check it keeps: a
+/// joiner that finds the newest off goes back to the one before, another
+/// player's, then to tick 0.
+pub const MAX_UNCHECKED: usize = 3;
+
 /// A snapshot whose hash the majority confirmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
     /// The world tick it is the state after.
     pub tick: Tick,
+    /// The majority's hash of that world, which it hashes to.
+    pub hash: u64,
     /// The postcard of the world, as the player sent it.
     pub bytes: Bytes,
+}
+
+/// A snapshot of a game the server was built without: as its sender sent
+/// it, for joiners to check against the majority's hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unchecked {
+    /// The world tick it claims to be the state after.
+    pub tick: Tick,
+    /// The majority's hash of that world.
+    pub hash: u64,
+    /// Who sent it.
+    pub sender: PlayerId,
+    /// The bytes it sent.
+    pub bytes: Bytes,
+}
+
+/// The snapshot a joiner starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    /// Its tick.
+    pub tick: Tick,
+    /// The majority's hash of that world: the joiner checks it.
+    pub hash: u64,
+    /// The bytes.
+    pub bytes: Bytes,
+    /// Who sent it, when the server could not check it; `None` for one it
+    /// verified.
+    pub sender: Option<PlayerId>,
 }
 
 /// Why a snapshot was not trusted.
@@ -106,6 +155,14 @@ pub enum Offer {
     /// The snapshot is complete and equals the confirmed hash: it is now
     /// [`Snapshots::latest`].
     Verified(Tick),
+    /// The snapshot of a game the server cannot check is complete: kept
+    /// for joiners, who check it.
+    Kept {
+        /// Who sent it.
+        player: PlayerId,
+        /// Its tick.
+        tick: Tick,
+    },
     /// Not trusted; the sender is not asked again this round.
     Refused {
         /// Who sent it.
@@ -132,10 +189,12 @@ struct Asking {
 #[derive(Debug)]
 pub struct Snapshots {
     /// The game whose states are checked; `None` for a game the server
-    /// was not built with, which it cannot check: it asks for none.
+    /// was not built with, whose snapshots joiners check.
     game: Option<&'static dyn HostedGame>,
     interval: u32,
     latest: Option<Verified>,
+    /// Without the game: the last snapshots, oldest first.
+    unchecked: Vec<Unchecked>,
     asking: Option<Asking>,
     /// Players refused since the last verified snapshot: asked again only
     /// once everyone has been.
@@ -145,13 +204,14 @@ pub struct Snapshots {
 }
 
 impl Snapshots {
-    /// A game of `game` that asks for a snapshot every `interval` ticks
-    /// (never when 0, or without the game).
+    /// A game of `game` (`None`: one the server lacks) that asks for a
+    /// snapshot every `interval` ticks (never when 0).
     pub fn new(game: Option<&'static dyn HostedGame>, interval: u32) -> Self {
         Snapshots {
             game,
-            interval: if game.is_some() { interval } else { 0 },
+            interval,
             latest: None,
+            unchecked: Vec::new(),
             asking: None,
             refused: BTreeSet::new(),
             last_asked: None,
@@ -161,6 +221,49 @@ impl Snapshots {
     /// The latest verified snapshot.
     pub fn latest(&self) -> Option<&Verified> {
         self.latest.as_ref()
+    }
+
+    /// The snapshot a joiner starts from: the latest verified one, or
+    /// without the game the newest kept; `None` from tick 0.
+    pub fn for_joiner(&self) -> Option<Served> {
+        if let Some(v) = &self.latest {
+            return Some(Served {
+                tick: v.tick,
+                hash: v.hash,
+                bytes: v.bytes.clone(),
+                sender: None,
+            });
+        }
+        self.unchecked.last().map(|u| Served {
+            tick: u.tick,
+            hash: u.hash,
+            bytes: u.bytes.clone(),
+            sender: Some(u.sender),
+        })
+    }
+
+    /// A joiner found `sender`'s snapshot of `tick` off the majority's
+    /// world: every snapshot of `sender`'s is dropped, and it is not asked
+    /// again until everyone else has been. Whether that snapshot was
+    /// still here (a joiner's word about one already dropped changes
+    /// nothing).
+    pub fn disputed(&mut self, tick: Tick, sender: PlayerId) -> bool {
+        let held = self
+            .unchecked
+            .iter()
+            .any(|u| u.tick == tick && u.sender == sender);
+        if held {
+            self.unchecked.retain(|u| u.sender != sender);
+            self.refused.insert(sender);
+        }
+        held
+    }
+
+    /// The tick of the newest snapshot kept, checked or not.
+    fn newest(&self) -> Tick {
+        let verified = self.latest.as_ref().map_or(Tick(0), |v| v.tick);
+        let unchecked = self.unchecked.last().map_or(Tick(0), |u| u.tick);
+        verified.max(unchecked)
     }
 
     /// Whom to ask for which tick now, if anyone: when the latest
@@ -197,11 +300,7 @@ impl Snapshots {
         players: &[PlayerId],
     ) -> Option<(PlayerId, Tick)> {
         let (tick, hash) = confirmed?;
-        let due = self
-            .latest
-            .as_ref()
-            .map_or(Tick(0), |v| v.tick)
-            .plus(self.interval);
+        let due = self.newest().plus(self.interval);
         if self.interval == 0 || tick < due || next_tick.since(tick) > MAX_SNAPSHOT_AGE {
             return None;
         }
@@ -283,18 +382,32 @@ impl Snapshots {
         if asking.bytes.len() < len as usize {
             return Offer::Incomplete;
         }
-        let checked = match self.game {
-            Some(game) => verify(game, &asking.bytes, asking.tick, asking.confirmed),
-            // Never asked without the game; refused if it were.
-            None => Err(Refusal::NotAsked(asking.tick)),
+        let Some(game) = self.game else {
+            let (tick, sender, hash) = (asking.tick, asking.player, asking.confirmed);
+            let bytes = Bytes::from(std::mem::take(&mut asking.bytes));
+            self.asking = None;
+            self.refused.clear();
+            if self.unchecked.len() == MAX_UNCHECKED {
+                self.unchecked.remove(0);
+            }
+            self.unchecked.push(Unchecked {
+                tick,
+                hash,
+                sender,
+                bytes,
+            });
+            return Offer::Kept {
+                player: sender,
+                tick,
+            };
         };
-        match checked {
+        match verify(game, &asking.bytes, asking.tick, asking.confirmed) {
             Ok(()) => {
-                let tick = asking.tick;
+                let (tick, hash) = (asking.tick, asking.confirmed);
                 let bytes = Bytes::from(std::mem::take(&mut asking.bytes));
                 self.asking = None;
                 self.refused.clear();
-                self.latest = Some(Verified { tick, bytes });
+                self.latest = Some(Verified { tick, hash, bytes });
                 Offer::Verified(tick)
             }
             Err(why) => self.refuse(why).unwrap_or(Offer::Incomplete),
@@ -548,5 +661,56 @@ mod tests {
             })
         );
         assert_eq!(ask, Some((P1, Tick(60))));
+    }
+
+    #[test]
+    fn without_the_game_snapshots_are_kept_unchecked_for_joiners_the_newest_few() {
+        let mut snapshots = Snapshots::new(None, 60);
+        for round in 1..=4u32 {
+            let tick = Tick(60 * round);
+            let (ask, _) = snapshots.poll(
+                secs(round.into()),
+                Some((tick, round.into())),
+                tick,
+                &PLAYERS,
+            );
+            let (player, _) = ask.expect("a request each interval");
+            let bytes = vec![round as u8; 150];
+            assert_eq!(
+                deliver(&mut snapshots, player, tick, &bytes),
+                Offer::Kept { player, tick }
+            );
+        }
+        assert!(snapshots.latest().is_none(), "nothing verified");
+        let served = snapshots.for_joiner().expect("the newest");
+        assert_eq!(
+            (served.tick, served.hash, served.sender, served.bytes.len()),
+            (Tick(240), 4, Some(P0), 150)
+        );
+        assert_eq!(snapshots.unchecked.len(), MAX_UNCHECKED);
+    }
+
+    #[test]
+    fn a_disputed_sender_loses_all_its_snapshots_and_waits_for_its_turn() {
+        let mut snapshots = Snapshots::new(None, 60);
+        let mut senders = Vec::new();
+        for round in 1..=3u32 {
+            let tick = Tick(60 * round);
+            let (ask, _) = snapshots.poll(secs(round.into()), Some((tick, 7)), tick, &PLAYERS);
+            let (player, _) = ask.expect("a request each interval");
+            deliver(&mut snapshots, player, tick, b"world");
+            senders.push(player);
+        }
+        assert_eq!(senders, PLAYERS);
+        // A word on a snapshot that is not here changes nothing.
+        assert!(!snapshots.disputed(Tick(60), P1));
+        assert!(snapshots.disputed(Tick(180), P2));
+        let served = snapshots.for_joiner().expect("another's");
+        assert_eq!((served.tick, served.sender), (Tick(120), Some(P1)));
+        assert!(snapshots.disputed(Tick(120), P1));
+        assert_eq!(snapshots.for_joiner().map(|s| s.sender), Some(Some(P0)));
+        // The next request skips the disputed.
+        let (ask, _) = snapshots.poll(secs(5), Some((Tick(240), 7)), Tick(240), &PLAYERS);
+        assert_eq!(ask, Some((P0, Tick(240))));
     }
 }

@@ -156,3 +156,64 @@ fn a_desync_in_the_flock_is_named_with_its_first_tick_and_field() {
         "the nudged field is not named:\n{stdout}"
     );
 }
+
+/// The stock server cannot check a snapshot of the flock: the joiner
+/// does, against the majority's hash its Start carries. Here every
+/// player's snapshot is one ulp off the world it simulated
+/// (`--corrupt-snapshot`), so whichever a late spectator is sent, it finds
+/// it off; the server names the sender and sends it the game again, from
+/// another snapshot and at last from tick 0, and it ends on the players'
+/// hash.
+#[test]
+fn a_tampered_snapshot_of_the_flock_is_caught_by_the_joiner_and_its_sender_named() {
+    let _serial = lockstep_testkit::one_at_a_time();
+    let mut server = Server::start(
+        2,
+        &[
+            "--game",
+            "flock",
+            "--seed",
+            "13",
+            "--snapshot-secs",
+            "1",
+            "--no-record",
+        ],
+    );
+    let liars = [
+        flock_bot(&server, "ann", 1, 600, &["--corrupt-snapshot"]),
+        flock_bot(&server, "bob", 2, 600, &["--corrupt-snapshot"]),
+    ];
+    server.wait_for("start players=", Duration::from_secs(30));
+    let kept = server.wait_for_log(
+        "snapshot kept for joiners to check",
+        Duration::from_secs(30),
+    );
+    assert!(kept.contains("tick="), "{kept}");
+    let mut watch = joining(&flock_bin(), &server, "watcher");
+    watch.args(["--headless", "--spectate", "--ticks", "600"]);
+    let watcher = Client::spawn("watcher", &mut watch);
+    let refused = server.wait_for("snapshot-refused ", Duration::from_secs(60));
+    assert!(
+        refused.contains("name=ann") || refused.contains("name=bob"),
+        "{refused}"
+    );
+    assert!(refused.contains(" by=watcher "), "{refused}");
+    assert!(
+        refused.contains("is not the majority's flock world: it hashes to "),
+        "{refused}"
+    );
+    let watched = watcher.finish(Duration::from_secs(90));
+    assert!(
+        watched
+            .stderr
+            .contains("the server was told, and starts this game again"),
+        "{}",
+        watched.stderr
+    );
+    let mut finals = vec![watched.final_line()];
+    for liar in liars {
+        finals.push(liar.finish(Duration::from_secs(90)).final_line());
+    }
+    assert!(finals.iter().all(|f| *f == finals[0]), "{finals:?}");
+    assert_eq!(finals[0].0, 600);
+}

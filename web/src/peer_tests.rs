@@ -57,6 +57,7 @@ fn tally_start(you: Option<PlayerId>, players: &[PlayerId]) -> Start {
         first_input_tick: Tick(0),
         history: 0,
         snapshot: None,
+        snapshot_hash: None,
         resume: None,
     }
 }

@@ -234,6 +234,7 @@ fn console_line(notice: Notice) -> Option<String> {
         Notice::Reconnecting { .. }
         | Notice::Reconnected { .. }
         | Notice::SnapshotNotSent { .. }
+        | Notice::SnapshotRefused { .. }
         | Notice::Pinpointed { .. } => Some(notice.to_string()),
         Notice::FirstUse(_)
         | Notice::NotRecordingJoined { .. }

@@ -278,7 +278,6 @@ impl<G: Playable> NetPlay<G> {
 impl From<JoinError> for PlayError {
     fn from(error: JoinError) -> Self {
         match error {
-            JoinError::Snapshot(why) => PlayError::Lost(why),
             JoinError::Setup(e) => PlayError::Game(e),
         }
     }

@@ -50,11 +50,11 @@ fn only_the_last_game_of_a_series_leaves() {
 }
 
 #[test]
-fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
+fn snapshot_bytes_that_are_not_the_majoritys_state_of_the_starts_tick_are_refused() {
     use lockstep_engine::{spec_of, Game, Setup};
     use lockstep_tally::Tally;
 
-    let start = |tick: u32| Start {
+    let start = |tick: u32, hash: u64| Start {
         seed: 1,
         tick_rate: 60,
         input_delay: 3,
@@ -65,6 +65,7 @@ fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
         first_input_tick: Tick(0),
         history: 0,
         snapshot: Some(Tick(tick)),
+        snapshot_hash: Some(hash),
         resume: None,
     };
     let state = Tally::start(&Setup {
@@ -74,25 +75,32 @@ fn snapshot_bytes_that_are_not_a_state_of_the_starts_tick_end_the_game() {
         players: Vec::new(),
     });
     let bytes = encode(&state, MAX_SNAPSHOT_SIZE as usize).unwrap();
-    // What NetPlay does with the server's snapshot.
-    let snapshot_state = |start: &Start, bytes: &[u8]| {
-        NetGame::<Tally>::snapshot_world(start, bytes).map_err(PlayError::Lost)
-    };
-    let joined: Tally = snapshot_state(&start(0), &bytes).unwrap();
+    // The play loop's check of the server's snapshot.
+    let snapshot_state =
+        |start: &Start, bytes: &[u8]| NetGame::<Tally>::snapshot_world(start, bytes);
+    let joined: Tally = snapshot_state(&start(0, state.hash()), &bytes).unwrap();
     assert_eq!(joined.hash(), state.hash());
     assert_eq!(
-        snapshot_state(&start(30), &bytes).err(),
-        Some(PlayError::Lost(
-            "the server sent a snapshot that is not a tally state of tick 30: it is a \
-             state of tick 0"
+        snapshot_state(&start(30, state.hash()), &bytes).err(),
+        Some(
+            "the snapshot of tick 30 is not the majority's tally world: it is a state of tick 0"
                 .into()
+        )
+    );
+    let off = state.hash() ^ 1;
+    assert_eq!(
+        snapshot_state(&start(0, off), &bytes).err(),
+        Some(format!(
+            "the snapshot of tick 0 is not the majority's tally world: it hashes to {:016x}, \
+             the majority reported {off:016x}",
+            state.hash()
         ))
     );
-    let Err(PlayError::Lost(garbage)) = snapshot_state(&start(30), &[0xff; 8]) else {
+    let Err(garbage) = snapshot_state(&start(30, off), &[0xff; 8]) else {
         panic!("garbage taken for a state");
     };
     assert!(
-        garbage.starts_with("the server sent a snapshot that is not a tally state of tick 30: "),
+        garbage.starts_with("the snapshot of tick 30 is not the majority's tally world: "),
         "{garbage}"
     );
 }

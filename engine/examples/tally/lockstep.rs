@@ -66,6 +66,7 @@ pub fn play(ticks: u32, delay: u8, latency: usize) -> Outcome {
                 first_input_tick: Tick(0),
                 history: 0,
                 snapshot: None,
+                snapshot_hash: None,
                 resume: None,
             };
             NetGame::new(&start, options).expect("a Start of the Tally game")

@@ -45,6 +45,10 @@ pub enum NetCommand {
     /// Our game refuses the settings of the hosted game, for this reason:
     /// tell the server why, and leave.
     CannotPlay(String),
+    /// The snapshot of this tick, which the game was started from, is not
+    /// the majority's world, for this reason: tell the server, which
+    /// starts the game again from another.
+    BadSnapshot(Tick, String),
 }
 
 /// Link figures for the HUD and the end-of-game report.

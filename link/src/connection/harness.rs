@@ -77,6 +77,7 @@ pub(super) fn start(seed: u64) -> Start {
         first_input_tick: Tick(0),
         history: 0,
         snapshot: None,
+        snapshot_hash: None,
         resume: None,
     }
 }

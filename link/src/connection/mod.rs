@@ -496,6 +496,13 @@ impl Connection {
                 actions.send(ClientMessage::Leave);
                 self.close(Closed::Left, Ending::Linger("player left"));
             }
+            NetCommand::BadSnapshot(tick, reason) => {
+                actions.send(ClientMessage::BadSnapshot { tick, reason });
+                // No world of this game to go on with after a loss: the
+                // next Start brings one. (A loss before it ends the
+                // connection, as one before any game does.)
+                self.kept = None;
+            }
             NetCommand::CannotPlay(reason) => {
                 actions.send(ClientMessage::CannotPlay(reason.clone()));
                 self.close(

@@ -113,6 +113,10 @@ impl<G: HasBots> Play<G> {
         if self.frame.finished {
             return Step::Finished;
         }
+        if self.awaiting.is_some() {
+            // A refused snapshot: nothing is due until the next Start.
+            self.frame.over = true;
+        }
         if self.frame.over {
             return if self.frame.stalled {
                 Step::Stalled
@@ -197,6 +201,18 @@ impl<G: HasBots> Play<G> {
     /// capacity meter's figure): says how a catch-up goes and what waits,
     /// tells the connection the schedule, reports capacity.
     pub fn end_frame(&mut self, busy: Duration) -> FrameTicks {
+        if self.awaiting.is_some() {
+            // Nothing ran, nothing is late and nothing is sent until the
+            // server starts the game again.
+            let end = self.game.end_frame();
+            self.alpha = end.alpha;
+            return FrameTicks {
+                steps: 0,
+                stalled: false,
+                end,
+                finished: false,
+            };
+        }
         let Frame { now, .. } = self.frame;
         if self.frame.catching_up {
             self.report_catch_up(now + busy);

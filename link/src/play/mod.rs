@@ -90,11 +90,10 @@ pub struct Outbox {
 }
 
 /// Why a game could not start (or start again) from the server's Start.
+/// (A snapshot that is not the majority's world is no such reason: the
+/// game waits for the server's next Start instead.)
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum JoinError {
-    /// The snapshot the game is joined from is not a world of its tick.
-    #[error("{0}")]
-    Snapshot(String),
     /// The game cannot be set up as the Start says.
     #[error(transparent)]
     Setup(#[from] SetupError),
@@ -146,6 +145,9 @@ pub struct Play<G: HasBots> {
     resumed_at: Option<Tick>,
     /// Whether `ticks` was reached.
     finished: bool,
+    /// The tick of the server's snapshot this game refused: nothing runs
+    /// and nothing is sent until the server's next Start.
+    awaiting: Option<Tick>,
     outbox: Outbox,
 }
 
@@ -158,7 +160,11 @@ impl<G: HasBots> Play<G> {
         epoch: Instant,
     ) -> Result<Self, JoinError> {
         let at = started.at.saturating_duration_since(epoch);
-        let (game, joined_from) = join(&started, options.game)?;
+        let Joined {
+            game,
+            from: joined_from,
+            refused,
+        } = join(&started, options.game)?;
         let on_schedule = !options.inputs_on_frames && options.bot.is_none() && game.me.is_some();
         let mut play = Play {
             bot: match (options.bot, game.me) {
@@ -185,10 +191,14 @@ impl<G: HasBots> Play<G> {
             reconnecting: false,
             resumed_at: None,
             finished: false,
+            awaiting: None,
             outbox: Outbox::default(),
             game,
         };
-        play.send_initial_inputs();
+        match refused {
+            Some((tick, why)) => play.refuse_snapshot(tick, why),
+            None => play.send_initial_inputs(),
+        }
         if let Some(input) = play.held {
             play.command(NetCommand::Hold(input));
         }
@@ -243,16 +253,44 @@ impl<G: HasBots> Play<G> {
     /// A reconnection the server could not continue from our world (it no
     /// longer holds the bundles we lack, or runs another game): the game
     /// starts again from the server's snapshot or tick 0, as a join would.
+    /// After a refused snapshot, the server's next Start is the game
+    /// begun again from another snapshot or from tick 0.
     fn rejoin(&mut self, started: &Started) -> Result<(), JoinError> {
-        let (game, joined_from) = join(started, self.options.game)?;
+        let Joined {
+            game,
+            from,
+            refused,
+        } = join(started, self.options.game)?;
+        let after_refusal = self.awaiting.take().is_some();
         self.game = game;
-        self.joined_from = joined_from;
-        self.send_initial_inputs();
+        self.joined_from = from;
         self.reconnecting = false;
         self.resumed_at = None;
         self.started_at = started.at.saturating_duration_since(self.epoch);
-        self.say(Notice::Rejoined);
+        if let Some((tick, why)) = refused {
+            self.refuse_snapshot(tick, why);
+            return Ok(());
+        }
+        self.send_initial_inputs();
+        if !after_refusal {
+            self.say(Notice::Rejoined);
+        }
         Ok(())
+    }
+
+    /// The server's snapshot of `tick` is not the majority's world: says
+    /// so to the server and the player, and runs nothing until the
+    /// server's next Start.
+    fn refuse_snapshot(&mut self, tick: Tick, why: String) {
+        self.awaiting = Some(tick);
+        self.command(NetCommand::BadSnapshot(tick, why.clone()));
+        self.say(Notice::SnapshotRefused { tick, why });
+    }
+
+    /// The tick of the server's snapshot this game refused, while it waits
+    /// for the server to start it again from another.
+    pub fn awaiting_start(&self) -> Option<Tick> {
+        self.awaiting
     }
 
     fn send_initial_inputs(&mut self) {
@@ -444,21 +482,39 @@ impl<G: HasBots> Play<G> {
     }
 }
 
-/// The game a Start (and its snapshot, if any) begins, and the tick of
-/// that snapshot.
-fn join<G: HasBots>(
-    started: &Started,
-    options: GameOptions,
-) -> Result<(NetGame<G>, Option<Tick>), JoinError> {
+/// What a Start (and its snapshot, if any) begins.
+struct Joined<G: HasBots> {
+    game: NetGame<G>,
+    /// The tick of the snapshot the game starts from.
+    from: Option<Tick>,
+    /// The snapshot's tick and why it is not the majority's world: then
+    /// `game` is the game at tick 0, which stands still (its bundles do
+    /// not come) until the server's next Start.
+    refused: Option<(Tick, String)>,
+}
+
+fn join<G: HasBots>(started: &Started, options: GameOptions) -> Result<Joined<G>, JoinError> {
     let start = &started.start;
-    match &started.snapshot {
-        Some(bytes) => {
-            let world = NetGame::<G>::snapshot_world(start, bytes).map_err(JoinError::Snapshot)?;
-            let tick = world.tick();
-            Ok((NetGame::from_world(start, options, world), Some(tick)))
-        }
-        None => Ok((NetGame::new(start, options)?, None)),
-    }
+    let Some(bytes) = &started.snapshot else {
+        return Ok(Joined {
+            game: NetGame::new(start, options)?,
+            from: None,
+            refused: None,
+        });
+    };
+    let tick = start.snapshot.unwrap_or_default();
+    Ok(match NetGame::<G>::snapshot_world(start, bytes) {
+        Ok(world) => Joined {
+            game: NetGame::from_world(start, options, world),
+            from: Some(tick),
+            refused: None,
+        },
+        Err(why) => Joined {
+            game: NetGame::new(start, options)?,
+            from: None,
+            refused: Some((tick, why)),
+        },
+    })
 }
 
 #[cfg(test)]

@@ -43,6 +43,15 @@ pub enum Notice {
     /// Reconnected to a game that cannot go on from the world kept: it is
     /// joined afresh.
     Rejoined,
+    /// The snapshot the server started this game from is not the
+    /// majority's world: the server was told, and starts the game again
+    /// from another snapshot or from tick 0.
+    SnapshotRefused {
+        /// The snapshot's tick.
+        tick: Tick,
+        /// Why, in words.
+        why: String,
+    },
     /// The server asked for a snapshot this client could not encode.
     SnapshotNotSent {
         /// The tick asked for.
@@ -116,6 +125,11 @@ impl std::fmt::Display for Notice {
                 "reconnected at tick {at}; the game goes on from tick {goes_on_from}"
             ),
             Notice::Rejoined => f.write_str("reconnected; joining the game afresh"),
+            Notice::SnapshotRefused { tick: _, why } => write!(
+                f,
+                "{why}; the server was told, and starts this game again from another snapshot \
+                 or from tick 0"
+            ),
             Notice::SnapshotNotSent { tick, why } => {
                 write!(f, "cannot send a snapshot of tick {tick}: {why}")
             }

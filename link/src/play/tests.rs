@@ -38,6 +38,7 @@ fn start(you: Option<PlayerId>, history: u32) -> Start {
         first_input_tick: Tick(history),
         history,
         snapshot: None,
+        snapshot_hash: None,
         resume: None,
     }
 }
@@ -402,6 +403,7 @@ fn a_start_after_a_reconnection_joins_the_game_afresh_from_the_servers_snapshot(
     let rejoined = Started {
         start: Start {
             snapshot: Some(Tick(10)),
+            snapshot_hash: Some(world.hash()),
             ..start(Some(PlayerId(0)), 40)
         },
         at: epoch + Duration::from_secs(3),
@@ -413,19 +415,73 @@ fn a_start_after_a_reconnection_joins_the_game_afresh_from_the_servers_snapshot(
     let outbox = play.outbox();
     assert_eq!(inputs(&outbox), [40, 41, 42]);
     assert_eq!(outbox.notices, [Notice::Rejoined]);
-    let garbage = Started {
+}
+
+/// A snapshot whose world is not the majority's (garbage, or a world
+/// hashing to another value than the Start gives) is reported to the
+/// server; the game runs nothing and sends nothing until the server's
+/// next Start, which begins it again.
+#[test]
+fn a_snapshot_off_the_majoritys_hash_is_reported_and_nothing_runs_until_the_next_start() {
+    let (mut play, epoch) = game(Some(5), start(Some(PlayerId(0)), 0));
+    play.handle(bundles(0, 21), Duration::ZERO).unwrap();
+    frame(&mut play, TICK * 20, usize::MAX);
+    play.outbox();
+    let world = play.game().world_at(Tick(10)).unwrap().into_owned();
+    let bytes = encode(&world, MAX_SNAPSHOT_SIZE as usize).unwrap();
+    let from_snapshot = |hash: u64, bytes: Vec<u8>| Started {
         start: Start {
             snapshot: Some(Tick(10)),
+            snapshot_hash: Some(hash),
             ..start(Some(PlayerId(0)), 40)
         },
         at: epoch,
-        snapshot: Some(vec![0xff; 8]),
+        snapshot: Some(bytes),
     };
-    let refused = play.handle(NetEvent::Started(garbage), now);
-    assert!(
-        matches!(refused, Err(JoinError::Snapshot(_))),
-        "{refused:?}"
-    );
+    let now = Duration::from_secs(3);
+    for (hash, bytes) in [
+        (world.hash() ^ 1, bytes.clone()),
+        (world.hash(), vec![0xff; 8]),
+    ] {
+        play.handle(NetEvent::Started(from_snapshot(hash, bytes)), now)
+            .unwrap();
+        let outbox = play.outbox();
+        let [NetCommand::BadSnapshot(Tick(10), why)] = &outbox.commands[..] else {
+            panic!("no report: {:?}", outbox.commands);
+        };
+        assert!(
+            why.starts_with("the snapshot of tick 10 is not the majority's tally world: "),
+            "{why}"
+        );
+        assert_eq!(
+            outbox.notices,
+            [Notice::SnapshotRefused {
+                tick: Tick(10),
+                why: why.clone()
+            }]
+        );
+        assert_eq!(play.awaiting_start(), Some(Tick(10)));
+        // Bundles from the snapshot's tick on come, and nothing runs.
+        play.handle(bundles(10, 40), now).unwrap();
+        let (steps, ticks) = frame(&mut play, now + TICK * 30, usize::MAX);
+        assert_eq!((steps, ticks.steps), (vec![Step::NotDue], 0));
+        assert!(play.outbox().commands.is_empty(), "nothing sent");
+    }
+    // The server starts the game again from tick 0: it runs.
+    play.handle(
+        NetEvent::Started(Started {
+            start: start(Some(PlayerId(0)), 0),
+            at: epoch + now,
+            snapshot: None,
+        }),
+        now,
+    )
+    .unwrap();
+    assert_eq!(play.awaiting_start(), None);
+    assert!(play.outbox().notices.is_empty(), "not a reconnection");
+    play.handle(bundles(0, 5), now).unwrap();
+    let (_, ticks) = frame(&mut play, now + TICK * 40, usize::MAX);
+    assert_eq!(ticks.steps, 5);
 }
 
 #[test]

@@ -100,6 +100,7 @@ fn messages_round_trip() {
         first_input_tick: Tick(0),
         history: 0,
         snapshot: None,
+        snapshot_hash: None,
         resume: Some(Tick(7)),
     });
     let bytes = encode(&start, MAX_MESSAGE_SIZE).unwrap();
@@ -308,6 +309,15 @@ fn golden_bytes_pin_the_wire_format() {
         hex(&encode(&ClientMessage::CannotPlay("no".into()), MAX_MESSAGE_SIZE).unwrap()),
         "09026e6f"
     );
+    // BadSnapshot is variant 10: the tick (1800), then the reason.
+    let bad = ClientMessage::BadSnapshot {
+        tick: Tick(1800),
+        reason: "no".into(),
+    };
+    assert_eq!(
+        hex(&encode(&bad, MAX_MESSAGE_SIZE).unwrap()),
+        "0a880e026e6f"
+    );
 
     // SnapshotRequest is server variant 10 with the tick (1800 is the
     // varint 88 0e); a client's Snapshot chunk is variant 8: tick,
@@ -336,8 +346,8 @@ fn golden_bytes_pin_the_wire_format() {
         "0b880e030003010203"
     );
     // Start names the game where it had the ball count ("balls",
-    // encoded settings (variant 0) of one byte: 24), and ends with the snapshot's tick:
-    // Some(1800).
+    // encoded settings (variant 0) of one byte: 24), and ends with the snapshot's tick,
+    // Some(1800), and the majority's hash of it, Some(0x0102) (a varint, as every u64).
     let start = ServerMessage::Start(Start {
         seed: 9,
         tick_rate: 60,
@@ -352,11 +362,12 @@ fn golden_bytes_pin_the_wire_format() {
         first_input_tick: Tick(0),
         history: 1900,
         snapshot: Some(Tick(1800)),
+        snapshot_hash: Some(0x0102),
         resume: None,
     });
     assert_eq!(
         hex(&encode(&start, MAX_MESSAGE_SIZE).unwrap()),
-        "02093c030562616c6c73000118010001610f0000ec0e01880e00"
+        "02093c030562616c6c73000118010001610f0000ec0e01880e01820200"
     );
     // Start for a client that reconnects and keeps its world: no
     // snapshot, and the History from tick 1850 on (Some(1850)).
@@ -374,11 +385,12 @@ fn golden_bytes_pin_the_wire_format() {
         first_input_tick: Tick(1900),
         history: 1900,
         snapshot: None,
+        snapshot_hash: None,
         resume: Some(Tick(1850)),
     });
     assert_eq!(
         hex(&encode(&resumed, MAX_MESSAGE_SIZE).unwrap()),
-        "02093c030562616c6c73000118010001610f0100ec0eec0e0001ba0e"
+        "02093c030562616c6c73000118010001610f0100ec0eec0e000001ba0e"
     );
 }
 

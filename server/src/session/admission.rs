@@ -15,6 +15,7 @@ use lockstep_protocol::{
 };
 use tracing::info;
 
+use super::snapshots::ServedTo;
 use super::{Action, Client, CloseCode, ConnId, Join, Outgoing, Role, Session};
 use crate::relay::DropReason;
 use crate::ServerEvent;
@@ -68,6 +69,7 @@ impl Session {
             ready,
             done: false,
             resume,
+            served: None,
         };
         let result = self.join(conn, client, spectate, now);
         let refused = result.is_err();
@@ -315,17 +317,26 @@ impl Session {
             .map(|r| r.next_bundle)
             .filter(|&from| relay.first_kept() <= from && from <= next);
         // Else from the verified snapshot when there is one (the relay may
-        // no longer hold the bundles before it), else from tick 0.
+        // no longer hold the bundles before it), or without the game the
+        // newest kept, which the client checks; else from tick 0.
         let snapshot = match kept {
             Some(_) => None,
-            None => game.snapshots.latest().cloned(),
+            None => game.snapshots.for_joiner(),
         };
         let from = kept.unwrap_or(snapshot.as_ref().map_or(Tick(0), |s| s.tick));
         let (first_tick, history) = relay.history(from, next);
         let history = history.to_vec();
         let mut start = game.start_message(&self.config, you, first_input_tick, next);
         start.snapshot = snapshot.as_ref().map(|s| s.tick);
+        start.snapshot_hash = snapshot.as_ref().map(|s| s.hash);
         start.resume = kept;
+        if let Some(client) = self.clients.get_mut(&conn) {
+            client.served = snapshot.as_ref().map(|s| ServedTo {
+                tick: s.tick,
+                sender: s.sender,
+                first_input_tick,
+            });
+        }
         if let Some(from) = kept {
             info!(%from, bundles = history.len(), "sending a reconnected client the bundles it lacks");
         }
@@ -341,7 +352,11 @@ impl Session {
             self.actions.send(conn, speed);
         }
         if let Some(snapshot) = snapshot {
-            info!(tick = %snapshot.tick, bytes = snapshot.bytes.len(), bundles = history.len(), "sending the game from the snapshot");
+            let checked = match snapshot.sender {
+                Some(sender) => format!("by the joiner (sent by {})", self.name_of(sender)),
+                None => "by the server".to_string(),
+            };
+            info!(tick = %snapshot.tick, bytes = snapshot.bytes.len(), bundles = history.len(), %checked, "sending the game from the snapshot");
             self.actions.push(Action::Control(
                 conn,
                 Outgoing::Snapshot {
@@ -371,7 +386,7 @@ impl Session {
         // One second of game, plus a tick for every thousand ticks of
         // history to replay (a catch-up runs at about a million ticks/s):
         // those since the verified snapshot the joiner starts from.
-        let from = game.snapshots.latest().map_or(Tick(0), |s| s.tick);
+        let from = game.snapshots.for_joiner().map_or(Tick(0), |s| s.tick);
         let lead = u32::from(self.config.tick_rate) + next.since(from) / 1000;
         let mut started = Vec::new();
         for (&conn, client) in self.clients.iter_mut().filter(|(_, c)| c.rejoining) {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     decode, Bundle, BundleDatagram, Buttons, FrameReader, Input, InputDatagram, Lobby, Percent,
-    Platform, Refusal, Resume, SelfTest, ServerDatagram, ServerMessage, Start, Tick,
+    Platform, Refusal, Resume, SelfTest, ServerDatagram, ServerMessage, SnapshotChunk, Start, Tick,
     MAX_DATAGRAM_SIZE,
 };
 
@@ -104,11 +104,32 @@ impl Harness {
         name: &str,
         self_tests: Vec<SelfTest>,
     ) -> Out {
+        self.joins_with_self_tests(id, name, false, self_tests)
+    }
+
+    /// Connection `id` joins as a spectator called `name` whose machine
+    /// computed `self_tests` for the games it has.
+    pub(super) fn spectate_with_self_tests(
+        &mut self,
+        id: usize,
+        name: &str,
+        self_tests: Vec<SelfTest>,
+    ) -> Out {
+        self.joins_with_self_tests(id, name, true, self_tests)
+    }
+
+    fn joins_with_self_tests(
+        &mut self,
+        id: usize,
+        name: &str,
+        spectate: bool,
+        self_tests: Vec<SelfTest>,
+    ) -> Out {
         self.event(Event::Join(
             conn(id),
             Box::new(Join {
                 name: name.to_string(),
-                spectate: false,
+                spectate,
                 ready: true,
                 platform: platform(TRIPLE),
                 self_tests,
@@ -293,6 +314,26 @@ impl Harness {
     /// Moves the clock on to `at` (see [`Harness::advance`]).
     pub(super) fn advance_to(&mut self, at: Duration) -> Out {
         self.advance(at.saturating_sub(self.now))
+    }
+
+    /// Players 1 and 2 report the majority's `hash` of `tick`, and the
+    /// one asked for its snapshot sends `bytes`: which one that was.
+    pub(super) fn snapshot_round(&mut self, tick: u32, hash: u64, bytes: &[u8]) -> usize {
+        self.hash(1, tick, hash);
+        let mut out = self.hash(2, tick, hash);
+        out.0.extend(self.advance(POLL_INTERVAL).0);
+        let id = [1, 2]
+            .into_iter()
+            .find(|&id| {
+                out.messages(id).into_iter().any(
+                    |m| matches!(m, ServerMessage::SnapshotRequest { tick: t } if t == Tick(tick)),
+                )
+            })
+            .expect("a player asked for the snapshot");
+        for chunk in SnapshotChunk::split(Tick(tick), bytes) {
+            self.event(Event::Snapshot(conn(id), chunk));
+        }
+        id
     }
 
     /// The relay's next tick to bundle (0 before the game).

@@ -33,8 +33,9 @@
 //!
 //! The session holds a lobby (`Lobby`) and, while a game runs, a
 //! `RunningGame`: no game is one `None`. This file holds the
-//! state, the event handling, the periodic poll and the requests for
-//! snapshots; `running.rs` a game's start, its departures and its end,
+//! state, the event handling and the periodic poll; `snapshots.rs` the
+//! requests for snapshots and a joiner's word on one; `running.rs` a
+//! game's start, its departures and its end,
 //! `admission.rs` who gets in (names, slots, rejoins, takeovers),
 //! `lobby.rs` who is ready and when a game starts, `fanout.rs` what goes
 //! out to every client (bundle datagrams, repeats, the lag indicator),
@@ -52,6 +53,7 @@ mod laggards;
 mod lobby;
 mod resuming;
 mod running;
+mod snapshots;
 mod wire;
 
 pub use admission::MAX_NAME_CHARS;
@@ -64,11 +66,10 @@ use lockstep_protocol::{
     Bundle, InputDatagram, Percent, Platform, PlayerId, Refusal, Resume, SelfTest, ServerMessage,
     SnapshotChunk, Tick,
 };
-use tracing::{debug, info, warn};
+use tracing::{debug, info};
 
 use crate::recording::Recording;
 use crate::relay::DropReason;
-use crate::snapshots::Offer;
 use crate::speed::{lead_ticks, CapacityReport, SpeedChange};
 use crate::{Config, ServerEvent};
 use lobby::Lobby;
@@ -189,6 +190,9 @@ pub enum Event {
     /// The client's game refuses the hosted game's settings, for this
     /// reason: it leaves.
     CannotPlay(ConnId, String),
+    /// The snapshot of this tick the client was started from is not the
+    /// majority's world, for this reason.
+    BadSnapshot(ConnId, Tick, String),
 }
 
 /// Which QUIC close code a connection is closed with.
@@ -274,6 +278,8 @@ struct Client {
     /// The game it kept through a lost connection: it is sent only the
     /// bundles it lacks.
     resume: Option<Resume>,
+    /// The snapshot it was last started from, until it starts from it.
+    served: Option<snapshots::ServedTo>,
 }
 
 /// The lobby, the running game and every client of the server.
@@ -366,6 +372,7 @@ impl Session {
             }
             Event::Snapshot(conn, chunk) => self.take_snapshot(conn, chunk),
             Event::CannotPlay(conn, reason) => self.cannot_play(conn, &reason, now),
+            Event::BadSnapshot(conn, tick, reason) => self.bad_snapshot(conn, tick, &reason, now),
             Event::Capacity(conn, report) => {
                 let Some(Role::Player(player)) =
                     self.clients.get(&conn).filter(|c| !c.done).map(|c| c.role)
@@ -581,83 +588,6 @@ impl Session {
         self.send_lone_status(now);
         self.settle_pinpoints(Some(now));
         self.ask_for_snapshot(now);
-    }
-
-    /// Asks the next player for a snapshot when one is due (see
-    /// `snapshots.rs`), and reports a request that went unanswered.
-    fn ask_for_snapshot(&mut self, now: Duration) {
-        let Some(game) = &mut self.game else {
-            return;
-        };
-        let relay = &game.relay;
-        let players: Vec<PlayerId> = self
-            .clients
-            .values()
-            .filter(|c| !c.rejoining && !c.done)
-            .filter_map(|c| match c.role {
-                Role::Player(player) if relay.is_active(player) => Some(player),
-                _ => None,
-            })
-            .collect();
-        let next_tick = relay.next_tick();
-        let (ask, timed_out) =
-            game.snapshots
-                .poll(now, game.hashes.confirmed(), next_tick, &players);
-        if let Some(offer) = timed_out {
-            self.snapshot_outcome(offer);
-        }
-        if let Some((player, tick)) = ask {
-            if let Some(conn) = self.player_conn(player) {
-                debug!(%player, %tick, "snapshot requested");
-                self.actions
-                    .send(conn, ServerMessage::SnapshotRequest { tick });
-            }
-        }
-    }
-
-    /// A piece of a snapshot from a client: only a player's, and only the
-    /// one asked for, counts.
-    fn take_snapshot(&mut self, conn: ConnId, chunk: SnapshotChunk) {
-        let Some(Role::Player(player)) = self.clients.get(&conn).map(|c| c.role) else {
-            return;
-        };
-        let Some(game) = &mut self.game else {
-            return;
-        };
-        let offer = game.snapshots.offer(player, chunk);
-        self.snapshot_outcome(offer);
-    }
-
-    /// Logs what a snapshot came to; a verified one lets the relay forget
-    /// the bundles before it that no client still needs.
-    fn snapshot_outcome(&mut self, offer: Offer) {
-        match offer {
-            Offer::Incomplete => {}
-            Offer::Refused { player, tick, why } => {
-                let name = self.name_of(player);
-                warn!(%player, %name, %tick, reason = %why, "snapshot refused");
-            }
-            Offer::Verified(tick) => {
-                let Some(game) = &mut self.game else {
-                    return;
-                };
-                let relay = &mut game.relay;
-                // A spectator or player still fetching older bundles keeps
-                // them until it has them.
-                let oldest_ack = self
-                    .clients
-                    .values()
-                    .filter_map(|c| match c.role {
-                        Role::Spectator => Some(c.ack),
-                        Role::Player(player) => relay.datagram_start(player).map(|(ack, _)| ack),
-                    })
-                    .min()
-                    .unwrap_or(tick);
-                let dropped = relay.forget_before(tick.min(oldest_ack));
-                let bytes = game.snapshots.latest().map_or(0, |v| v.bytes.len());
-                info!(%tick, bytes, dropped, kept = relay.next_tick().since(relay.first_kept()), "snapshot verified");
-            }
-        }
     }
 
     /// First half of a shutdown: every client is told the server is going.

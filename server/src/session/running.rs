@@ -124,6 +124,7 @@ impl RunningGame {
             first_input_tick,
             history: history.0,
             snapshot: None,
+            snapshot_hash: None,
             resume: None,
         }
     }

@@ -36,6 +36,7 @@ fn start(you: Option<u8>, roster: Vec<RosterEntry>, history: u32) -> ServerMessa
         first_input_tick: Tick(0),
         history,
         snapshot: None,
+        snapshot_hash: None,
         resume: None,
     })
 }
@@ -601,4 +602,50 @@ fn a_shutdown_tells_every_client_then_closes_every_connection() {
             Some((CloseCode::Shutdown, "the server is shutting down"))
         );
     }
+}
+
+/// A snapshot the server verified itself that a joiner finds off says the
+/// joiner's machine computes the game differently: it is refused, saying
+/// so, and nobody else is blamed.
+#[test]
+fn a_joiner_that_disputes_a_verified_snapshot_is_refused_and_nobody_is_named() {
+    let mut h = Harness::new(Config {
+        players: 2,
+        replay_dir: None,
+        snapshot_secs: 1,
+        ..Config::new(crate::TEST_GAME)
+    });
+    h.join(1, "ann");
+    h.join(2, "bob");
+    for first in (0..70).step_by(10) {
+        h.inputs(1, first..first + 10);
+        h.inputs(2, first..first + 10);
+    }
+    let world = crate::testing::played(&[PlayerId(0), PlayerId(1)], 60);
+    let bytes = lockstep_protocol::encode(&world, 1 << 20).expect("a world encodes");
+    h.snapshot_round(60, lockstep_engine::Game::hash(&world), &bytes);
+    let out = h.spectate(3, "cat");
+    assert_eq!(out.starts(3)[0].snapshot, Some(Tick(60)));
+    let out = h.event(super::Event::BadSnapshot(
+        super::harness::conn(3),
+        Tick(60),
+        "it hashes to 1".into(),
+    ));
+    assert!(out.released(3));
+    let refusals: Vec<String> = out
+        .messages(3)
+        .into_iter()
+        .filter_map(|m| match m {
+            ServerMessage::Refused(r) => Some(r.reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refusals,
+        [
+            "your machine does not find the server's verified snapshot of tick 60 to be the world \
+          the players computed (it hashes to 1): it computes this game differently"
+        ]
+    );
+    assert!(out.events().is_empty(), "{:?}", out.events());
 }

@@ -98,6 +98,7 @@ impl Event {
             ClientMessage::GameDone => Event::GameDone(conn),
             ClientMessage::Snapshot(chunk) => Event::Snapshot(conn, chunk),
             ClientMessage::CannotPlay(reason) => Event::CannotPlay(conn, reason),
+            ClientMessage::BadSnapshot { tick, reason } => Event::BadSnapshot(conn, tick, reason),
             ClientMessage::Hello(_) => return None,
         })
     }

@@ -5,7 +5,9 @@
 //! player against another), and a client whose game refuses the settings
 //! leaves with a reason the host and the lobby see.
 
-use lockstep_protocol::{GameSpec, Refusal, SelfTest, ServerMessage, Settings, MAX_REASON_CHARS};
+use lockstep_protocol::{
+    GameSpec, Refusal, SelfTest, ServerMessage, Settings, Tick, MAX_REASON_CHARS,
+};
 
 use super::harness::{conn, Harness, Out};
 use super::Event;
@@ -187,4 +189,80 @@ fn a_client_whose_game_refuses_the_settings_leaves_and_the_lobby_says_why() {
     assert!(out.lobbies(3).last().and_then(|l| l.held.clone()).is_some());
     let out = h.event(Event::CannotPlay(conn(9), "lies".into()));
     assert!(out.events().is_empty());
+}
+
+/// A game of the flock under way on a server without it: snapshots every
+/// 60 ticks, ann and bob playing, every tick until 130 bundled and
+/// the majority's hash of tick 60 (`HASH`) and 120 (`HASH + 1`) reported.
+fn flock_under_way() -> Harness {
+    let mut h = Harness::new(Config {
+        players: 2,
+        replay_dir: None,
+        snapshot_secs: 1,
+        ..Config::without_game(flock())
+    });
+    h.join_with_self_tests(1, "ann", self_test(HASH, None));
+    h.join_with_self_tests(2, "bob", self_test(HASH, None));
+    for first in (0..130).step_by(10) {
+        h.inputs(1, first..first + 10);
+        h.inputs(2, first..first + 10);
+    }
+    assert_eq!(h.next_tick(), Tick(130));
+    h
+}
+
+#[test]
+fn a_joiner_checks_the_snapshot_and_one_it_finds_off_names_its_sender() {
+    let mut h = flock_under_way();
+    // Players are asked in turn: ann's snapshot of tick 60, bob's of 120.
+    assert_eq!(h.snapshot_round(60, HASH, b"ann's world"), 1);
+    assert_eq!(h.snapshot_round(120, HASH + 1, b"bob's world"), 2);
+
+    // A spectator starts from the newest, bob's, with the majority's hash
+    // to check it against.
+    let out = h.spectate_with_self_tests(3, "cat", self_test(HASH, None));
+    let start = &out.starts(3)[0];
+    assert_eq!(
+        (start.snapshot, start.snapshot_hash),
+        (Some(Tick(120)), Some(HASH + 1))
+    );
+    // Its machine finds it off: bob is named, and cat starts again from
+    // ann's snapshot.
+    let why = "the snapshot of tick 120 is not the majority's flock world: it hashes to 1";
+    let out = h.event(Event::BadSnapshot(conn(3), Tick(120), why.into()));
+    assert!(out.events().contains(&ServerEvent::SnapshotRefused {
+        player: lockstep_protocol::PlayerId(1),
+        name: "bob".into(),
+        tick: Tick(120),
+        by: "cat".into(),
+        reason: why.into(),
+    }));
+    assert!(!out.released(3));
+    let again = &out.starts(3)[0];
+    assert_eq!(
+        (again.snapshot, again.snapshot_hash),
+        (Some(Tick(60)), Some(HASH))
+    );
+    // A word on a snapshot it was not sent, or twice, changes nothing.
+    assert!(h
+        .event(Event::BadSnapshot(conn(3), Tick(120), why.into()))
+        .events()
+        .is_empty());
+    assert!(h
+        .event(Event::BadSnapshot(conn(1), Tick(60), why.into()))
+        .events()
+        .is_empty());
+    // Found off too: ann is named, and cat starts from tick 0, whose
+    // bundles the relay kept.
+    let out = h.event(Event::BadSnapshot(conn(3), Tick(60), "off".into()));
+    assert!(out
+        .events()
+        .iter()
+        .any(|e| matches!(e, ServerEvent::SnapshotRefused { name, .. } if name == "ann")));
+    let last = &out.starts(3)[0];
+    assert_eq!((last.snapshot, last.snapshot_hash), (None, None));
+    assert_eq!(out.histories(3)[0].0, Tick(0));
+    // The next joiner is not sent either disputed snapshot.
+    let out = h.spectate_with_self_tests(4, "dan", self_test(HASH, None));
+    assert_eq!(out.starts(4)[0].snapshot, None);
 }

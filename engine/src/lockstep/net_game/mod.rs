@@ -160,13 +160,16 @@ impl<G: Game> NetGame<G> {
 
     /// The state a game joined from the server's snapshot starts from, for
     /// [`NetGame::from_world`]. The link checked the chunks, not what they
-    /// hold: bytes that are not a state of `G` at the Start's snapshot tick
-    /// are refused, saying why.
+    /// hold: bytes that are not a state of `G` at the Start's snapshot
+    /// tick, or a state whose hash is not the one the majority reported
+    /// ([`Start::snapshot_hash`]), are refused, saying why. A server
+    /// without the game cannot check the snapshot a player sent; this
+    /// check, on the joiner's machine, is what keeps a tampered one out.
     pub fn snapshot_world(start: &Start, bytes: &[u8]) -> Result<G, String> {
         let tick = start.snapshot.unwrap_or_default();
         let refuse = |why: String| {
             format!(
-                "the server sent a snapshot that is not a {} state of tick {tick}: {why}",
+                "the snapshot of tick {tick} is not the majority's {} world: {why}",
                 G::NAME
             )
         };
@@ -174,6 +177,15 @@ impl<G: Game> NetGame<G> {
             decode(bytes, MAX_SNAPSHOT_SIZE as usize).map_err(|e| refuse(e.to_string()))?;
         if state.tick() != tick {
             return Err(refuse(format!("it is a state of tick {}", state.tick())));
+        }
+        let Some(confirmed) = start.snapshot_hash else {
+            return Err(refuse("the server gave no hash to check it against".into()));
+        };
+        let got = state.hash();
+        if got != confirmed {
+            return Err(refuse(format!(
+                "it hashes to {got:016x}, the majority reported {confirmed:016x}"
+            )));
         }
         Ok(state)
     }

@@ -23,6 +23,7 @@ fn start(you: Option<PlayerId>, history: u32) -> Start {
         first_input_tick: Tick(history),
         history,
         snapshot: None,
+        snapshot_hash: None,
         resume: None,
     }
 }
