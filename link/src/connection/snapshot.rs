@@ -85,3 +85,48 @@ impl Joining {
         Ok(self.bytes.len() >= total)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use lockstep_protocol::{ClientMessage, ServerMessage};
+
+    use super::super::harness::{config, start, Harness};
+    use super::super::{Action, NetCommand, NetEvent, Started};
+    use super::*;
+
+    fn from_snapshot(tick: u32) -> Start {
+        Start {
+            snapshot: Some(Tick(tick)),
+            snapshot_hash: Some(1),
+            ..start(1)
+        }
+    }
+
+    /// A snapshot the frontend found off the majority's world is reported,
+    /// and the server's next Start (here from tick 0) starts the game afresh.
+    #[test]
+    fn a_refused_snapshot_is_reported_and_the_next_start_begins_afresh() {
+        let mut h = Harness::connected(config());
+        h.message(ServerMessage::Start(from_snapshot(30)));
+        let chunk = SnapshotChunk::split(Tick(30), &[7; 10]).remove(0);
+        assert_eq!(h.message(ServerMessage::Snapshot(chunk)).events().len(), 1);
+        let out = h.command(NetCommand::BadSnapshot(Tick(30), "off".into()));
+        let (tick, reason) = (Tick(30), "off".into());
+        assert_eq!(
+            out.0,
+            [Action::Send(ClientMessage::BadSnapshot { tick, reason })]
+        );
+        let out = h.message(ServerMessage::Start(start(1)));
+        let (start, at) = (start(1), h.instant(h.now));
+        let snapshot = None;
+        assert_eq!(
+            out.events(),
+            [NetEvent::Started(Started {
+                start,
+                at,
+                snapshot
+            })]
+        );
+        assert_eq!(h.bundles(0, 2, 0).deliveries(), vec![(0, 2)], "from tick 0");
+    }
+}

@@ -676,33 +676,3 @@ fn an_input_of_the_game_before_the_loss_does_not_push_the_resumed_games_first_in
     assert_eq!(last.first_tick, Tick(5));
     assert_eq!(last.inputs, vec![input(3); 3]);
 }
-
-/// A snapshot the frontend found off the majority's world is reported,
-/// and the server's next Start (here from tick 0) starts the game afresh.
-#[test]
-fn a_refused_snapshot_is_reported_and_the_next_start_begins_afresh() {
-    let mut h = Harness::connected(config());
-    h.message(ServerMessage::Start(from_snapshot(30)));
-    let snapshot = vec![7u8; 10];
-    let chunk = SnapshotChunk::split(Tick(30), &snapshot).remove(0);
-    assert_eq!(h.message(ServerMessage::Snapshot(chunk)).events().len(), 1);
-    let why = "its hash is 0000000000000001, not the majority's 0000000000000002".to_string();
-    let out = h.command(NetCommand::BadSnapshot(Tick(30), why.clone()));
-    assert_eq!(
-        out.0,
-        vec![Action::Send(ClientMessage::BadSnapshot {
-            tick: Tick(30),
-            reason: why
-        })]
-    );
-    let out = h.message(ServerMessage::Start(start(1)));
-    assert_eq!(
-        out.events(),
-        vec![NetEvent::Started(Started {
-            start: start(1),
-            at: h.instant(h.now),
-            snapshot: None
-        })]
-    );
-    assert_eq!(h.bundles(0, 2, 0).deliveries(), vec![(0, 2)], "from tick 0");
-}

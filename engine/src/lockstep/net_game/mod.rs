@@ -159,12 +159,10 @@ impl<G: Game> NetGame<G> {
     }
 
     /// The state a game joined from the server's snapshot starts from, for
-    /// [`NetGame::from_world`]. The link checked the chunks, not what they
-    /// hold: bytes that are not a state of `G` at the Start's snapshot
-    /// tick, or a state whose hash is not the one the majority reported
-    /// ([`Start::snapshot_hash`]), are refused, saying why. A server
-    /// without the game cannot check the snapshot a player sent; this
-    /// check, on the joiner's machine, is what keeps a tampered one out.
+    /// [`NetGame::from_world`]: bytes that are not a state of `G` at the
+    /// Start's snapshot tick hashing to the majority's [`Start::snapshot_hash`]
+    /// are refused, saying why. This check on the joiner's machine is what
+    /// keeps out a tampered snapshot that a server without the game passed on.
     pub fn snapshot_world(start: &Start, bytes: &[u8]) -> Result<G, String> {
         let tick = start.snapshot.unwrap_or_default();
         let refuse = |why: String| {
