@@ -32,7 +32,9 @@ demo: build web
 # The flock of examples/flock/, a game written outside the workspace, is
 # built and tested from its own manifest, into the same target directory
 # (its client, flock-client, plays on the stock server in
-# server/tests/your_game.rs). Then the crate layout's promises: the game and the engine need no SDL2,
+# server/tests/your_game.rs), and so is its page, after lockstep's, in
+# target/wasm, into target/flock-web (a browser plays it beside
+# flock-client in server/tests/your_game_page.rs). Then the crate layout's promises: the game and the engine need no SDL2,
 # tokio, quinn or TLS, and the client builds headless. The compiled
 # dependencies come from this machine's cache when another clone built
 # them (README.md, "Caches"); the page and the binaries build side by
@@ -44,7 +46,9 @@ test:
 	@scripts/stage.sh test tools scripts/install-wasm-bindgen.sh
 	@scripts/stage.sh test "cache restore" scripts/deps-cache.sh restore target/debug
 	@scripts/stage.sh test "page and build" scripts/side-by-side.sh \
-		page scripts/build-web.sh -- build $(CARGO) build --bins
+		page sh -c 'scripts/build-web.sh && LOCKSTEP_WASM_DIR=target/wasm \
+		LOCKSTEP_WEB_OUT=target/flock-web scripts/build-web.sh --manifest-path examples/flock/Cargo.toml' \
+		-- build $(CARGO) build --bins
 	@scripts/stage.sh test "your game" sh -c '$(CARGO) test --manifest-path examples/flock/Cargo.toml \
 		--target-dir target && $(CARGO) build --manifest-path examples/flock/Cargo.toml \
 		--target-dir target --bins'

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# scripts/build-web.sh [--manifest-path PATH/Cargo.toml]
+#
 # Builds the browser peer: the crate lockstep-web for wasm32 with Debian's
 # compiler building std for the target (as scripts/cross-build.sh does),
 # its JavaScript binding with wasm-bindgen, and the page, into one flat
@@ -6,19 +8,63 @@
 #
 #   index.html main.js style.css lockstep_web.js lockstep_web_bg.wasm
 #
+# With --manifest-path, the page of a game outside this workspace
+# (docs/guide/your-game.md, "In the browser"): the same page, whose wasm
+# module is that crate's library, built as a cdylib for wasm32 with
+# lockstep-web as a dependency and offering the crate's own games
+# (examples/flock/src/page.rs). Its files have the same names, so the
+# same page loads it.
+#
 # Environment:
-#   LOCKSTEP_WASM_DIR  cargo's target directory for the wasm build (target/wasm)
-#   LOCKSTEP_WEB_OUT   where the page goes (target/web)
+#   LOCKSTEP_WASM_DIR  cargo's target directory for the wasm build
+#                      (target/wasm; with --manifest-path, the manifest's
+#                      folder's target/wasm)
+#   LOCKSTEP_WEB_OUT   where the page goes (target/web; with
+#                      --manifest-path, the manifest's folder's target/web)
 #   WASM_BINDGEN       the wasm-bindgen CLI, exactly the pinned version
 #                      (scripts/install-wasm-bindgen.sh puts it in the
 #                      machine's cache, scripts/cache-env.sh)
+# Relative paths are taken from the checkout's root, or with
+# --manifest-path from the directory the script is run in.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+  echo "usage: scripts/build-web.sh [--manifest-path PATH/Cargo.toml]" >&2
+  exit 2
+}
+manifest=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --manifest-path) [ $# -ge 2 ] || usage; manifest=$2; shift 2 ;;
+    --manifest-path=*) manifest=${1#--manifest-path=}; shift ;;
+    *) usage ;;
+  esac
+done
+
+absolute() { # PATH: PATH from the current directory, made absolute
+  case "$1" in
+    /*) echo "$1" ;;
+    *) echo "$PWD/$1" ;;
+  esac
+}
+if [ -n "$manifest" ]; then
+  [ -f "$manifest" ] || {
+    echo "build-web: no manifest at $manifest" >&2
+    exit 1
+  }
+  manifest=$(cd "$(dirname "$manifest")" && pwd)/$(basename "$manifest")
+  folder=$(dirname "$manifest")
+  wasm_dir=$(absolute "${LOCKSTEP_WASM_DIR:-$folder/target/wasm}")
+  out=$(absolute "${LOCKSTEP_WEB_OUT:-$folder/target/web}")
+fi
 cd "$root"
 source scripts/cache-env.sh
 
-wasm_dir=${LOCKSTEP_WASM_DIR:-target/wasm}
-out=${LOCKSTEP_WEB_OUT:-target/web}
+if [ -z "$manifest" ]; then
+  wasm_dir=${LOCKSTEP_WASM_DIR:-target/wasm}
+  out=${LOCKSTEP_WEB_OUT:-target/web}
+fi
 bindgen=${WASM_BINDGEN:-$wasm_bindgen_root/bin/wasm-bindgen}
 want=$wasm_bindgen_version
 
@@ -42,18 +88,44 @@ export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export CARGO_PROFILE_RELEASE_PANIC=abort
 export CARGO_PROFILE_RELEASE_DEBUG=0
 
+build() { # CARGO-ARGS...: the wasm32 build of a library, as the page needs it
+  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release \
+    -Zbuild-std=std,panic_abort -Zbuild-std-features= \
+    --target wasm32-unknown-unknown --lib --target-dir "$wasm_dir" "$@"
+}
+
 start=$(date +%s)
-RUSTC=/usr/bin/rustc scripts/deps-cache.sh restore "$wasm_dir"
-RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release \
-  -Zbuild-std=std,panic_abort -Zbuild-std-features= \
-  --target wasm32-unknown-unknown -p lockstep-web --lib --target-dir "$wasm_dir"
-echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
-RUSTC=/usr/bin/rustc scripts/deps-cache.sh save "$wasm_dir"
+if [ -z "$manifest" ]; then
+  RUSTC=/usr/bin/rustc scripts/deps-cache.sh restore "$wasm_dir"
+  build -p lockstep-web
+  echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
+  RUSTC=/usr/bin/rustc scripts/deps-cache.sh save "$wasm_dir"
+  module=$wasm_dir/wasm32-unknown-unknown/release/lockstep_web.wasm
+else
+  # Not through the machine's cache, kept for lockstep's own target
+  # directories: a crate of its own compiles in its target directory, or
+  # shares target/wasm, restored and saved by lockstep's page, as make
+  # test has it.
+  messages=$(mktemp)
+  trap 'rm -f "$messages"' EXIT
+  build --manifest-path "$manifest" --message-format=json-render-diagnostics >"$messages"
+  echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
+  # The crate's own cdylib, not that of a dependency (lockstep-web has one).
+  module=$(grep -F "\"manifest_path\":\"$manifest\"" "$messages" | grep -F '"reason":"compiler-artifact"' |
+    grep -o '"[^"]*\.wasm"' | tr -d '"' | tail -n 1 || true)
+  [ -n "$module" ] || {
+    echo "build-web: $manifest builds no wasm module: its library needs" >&2
+    echo '  crate-type = ["cdylib", "rlib"] (docs/guide/your-game.md, "In the browser")' >&2
+    exit 1
+  }
+fi
 
 mkdir -p "$out"
-"$bindgen" --target web --no-typescript --remove-name-section --remove-producers-section --out-dir "$out" \
-  "$wasm_dir/wasm32-unknown-unknown/release/lockstep_web.wasm"
+# The page loads lockstep_web.js, whichever crate the module is.
+"$bindgen" --target web --no-typescript --remove-name-section --remove-producers-section \
+  --out-name lockstep_web --out-dir "$out" "$module"
 cp web/static/index.html web/static/main.js web/static/style.css "$out/"
 for file in "$out"/lockstep_web_bg.wasm "$out"/lockstep_web.js; do
   echo "build-web: $file $(stat -c %s "$file") bytes, $(gzip -9c "$file" | wc -c) gzipped" >&2
 done
+[ -z "$manifest" ] || echo "build-web: the page of $manifest is in $out (lockstep-server --web-dir $out)"

@@ -37,9 +37,12 @@ compiler=$("${RUSTC:-rustc}" -vV | sha256sum | cut -c1-12)
 store=$lockstep_cache/deps/$rel
 cache=$store/$compiler
 
-# The workspace's packages, whose builds never enter the cache.
+# The workspace's packages, and the games of examples/ built into the same
+# target directories (make test's flock), whose builds never enter the
+# cache.
 workspace=()
-for member in $(sed -n 's/^members = \[\(.*\)\]/\1/p' Cargo.toml | tr -d '",'); do
+for member in $(sed -n 's/^members = \[\(.*\)\]/\1/p' Cargo.toml | tr -d '",') examples/*/; do
+  [ -f "$member/Cargo.toml" ] || continue
   workspace+=("$(sed -n 's/^name = "\(.*\)"/\1/p' "$member/Cargo.toml" | head -n 1)")
 done
 is_workspace() {

@@ -7,6 +7,7 @@
 
 #![allow(missing_docs, reason = "test helpers whose names say what they are")]
 
+pub mod browser;
 pub mod clock;
 mod tools;
 
@@ -446,6 +447,17 @@ impl Finished {
                 Some((tick.parse().ok()?, hash.to_string()))
             })
             .collect()
+    }
+
+    /// The last `final` line, parsed: a page's, which prints more after
+    /// it.
+    pub fn last_final_line(&self) -> (u32, String) {
+        self.final_lines().pop().unwrap_or_else(|| {
+            panic!(
+                "{} printed no final line:\n{}\n{}",
+                self.name, self.stdout, self.stderr
+            )
+        })
     }
 
     /// A `key=value` field of the `stats` line.

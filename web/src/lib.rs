@@ -13,7 +13,9 @@
 //! - [`play`]: one game in progress, driven as the native client's
 //!   `NetPlay` drives it (ticks with no MAX_LOOPS, inputs, hash and
 //!   capacity reports, snapshots, desyncs, speed), for any game.
-//! - [`games`]: the games the page offers by name and their preflight.
+//! - [`games`]: the games the page offers, a list its wasm module hands
+//!   it ([`games::offer`]; lockstep's own by default), and their
+//!   preflight.
 //! - [`picture`]: what the page draws of any game, its view's picture
 //!   encoded as a flat list of numbers that one function of the page
 //!   draws.

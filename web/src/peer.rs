@@ -38,11 +38,11 @@ use lockstep_protocol::{
 use lockstep_protocol::{WebMessage, WEB_CLOSE_BASE};
 use web_time::Instant;
 
-use lockstep_engine::games::Games;
 use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
 
+use crate::games::PageGames;
 use crate::options::WebOptions;
-use crate::play::{self, GameView, Running};
+use crate::play::{GameView, Running};
 
 /// How long a page that lost the server keeps trying to reconnect, as the
 /// native client does by default (its `DEFAULT_RECONNECT`).
@@ -136,6 +136,9 @@ pub struct WebPeer {
     ended: Option<String>,
     /// The page's frame time, for the input lag of the `stats` line.
     frame: Option<Duration>,
+    /// The games the page plays.
+    games: &'static dyn PageGames,
+    /// Their self-tests, as the Hello announced them.
     self_tests: Vec<SelfTest>,
     /// The target the Hello announces.
     target: String,
@@ -145,17 +148,18 @@ pub struct WebPeer {
 
 impl WebPeer {
     /// A peer that joins as `name` (unless the options name another),
-    /// announcing `platform` and the
-    /// `self_tests` computed in the page; `epoch` is the instant `now`
+    /// announcing `platform` and the self-tests of `games` computed in
+    /// the page, which it plays; `epoch` is the instant `now`
     /// (here and in every later call) counts from. It asks at once to
     /// open the WebSocket.
     pub fn new(
         options: WebOptions,
         name: String,
         platform: Platform,
-        self_tests: Vec<SelfTest>,
+        games: &'static dyn PageGames,
         epoch: Instant,
     ) -> WebPeer {
+        let self_tests = games.self_tests();
         let name = options.name.clone().unwrap_or(name);
         let target = platform.target.clone();
         let hello = Hello {
@@ -193,6 +197,7 @@ impl WebPeer {
             input: Input::default(),
             ended: None,
             frame: None,
+            games,
             self_tests,
             target,
             ops: VecDeque::new(),
@@ -507,7 +512,7 @@ impl WebPeer {
     fn on_lobby(&mut self, lobby: Lobby) {
         // A host without the game gives its settings as pairs, which this
         // page's game may refuse: leave, saying why (the Closed follows).
-        if let Some(why) = crate::games::OFFERED.refuses(&lobby.next.spec) {
+        if let Some(why) = self.games.refuses(&lobby.next.spec) {
             self.command(NetCommand::CannotPlay(why));
             return;
         }
@@ -556,7 +561,7 @@ impl WebPeer {
             },
             ..LoopOptions::default()
         };
-        match play::start(started, options, self.epoch) {
+        match self.games.start(started, options, self.epoch) {
             Ok(game) => {
                 self.game = Some(game);
                 self.phase = Phase::Playing;
@@ -602,6 +607,11 @@ impl WebPeer {
     /// Why it ended, once it did.
     pub fn ended(&self) -> Option<&str> {
         self.ended.as_deref()
+    }
+
+    /// The games the page plays.
+    pub fn games(&self) -> &'static dyn PageGames {
+        self.games
     }
 
     /// The preflight announced.

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use lockstep_engine::games::Games;
 use lockstep_engine::{apply, spec_of, Game, Setup};
 use lockstep_protocol::WebMessage;
 use lockstep_protocol::{
@@ -68,7 +69,7 @@ impl FakeServer {
             WebOptions::parse(query),
             "web".into(),
             Platform::default(),
-            crate::games::self_tests(),
+            &lockstep_games::Shipped,
             crate::clock::now(),
         );
         let mut server = FakeServer {
@@ -185,7 +186,10 @@ fn the_hello_carries_the_name_the_preflight_and_readiness_over_a_reliable_link()
     };
     assert_eq!(hello.name, "web-bot");
     assert!(hello.ready);
-    assert_eq!(hello.self_tests, crate::games::self_tests());
+    assert_eq!(
+        hello.self_tests,
+        Games::self_tests(&lockstep_games::Shipped)
+    );
     let lines = server.lines();
     assert!(
         lines[0].starts_with("lockstep-web: preflight balls="),

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use lockstep_engine::games::{ForGame, Games, Playable};
+use lockstep_engine::games::{ForGame, Playable};
 use lockstep_engine::{final_line, StatsLine};
 use lockstep_link::connection::{NetCommand, NetEvent, Started};
 use lockstep_link::play::{self as play_loop, FrameTicks, LoopOptions, Notice, Step, TICK_BUDGET};
@@ -302,32 +302,21 @@ impl<G: Playable> Running for Play<G> {
     }
 }
 
-/// Starts the game the Start names, if the page has it.
-pub fn start(
-    started: Started,
-    options: LoopOptions,
-    epoch: Instant,
-) -> Result<Box<dyn Running>, String> {
-    /// The start of one game, for whichever game it is.
-    struct Starting {
-        started: Started,
-        options: LoopOptions,
-        epoch: Instant,
+/// The start of one game, for whichever game the Start names (see
+/// [`crate::games::PageGames::start`]).
+pub(crate) struct Starting {
+    /// The Start.
+    pub started: Started,
+    /// How the loop runs.
+    pub options: LoopOptions,
+    /// The instant the connection's times count from.
+    pub epoch: Instant,
+}
+
+impl ForGame for Starting {
+    type Output = Result<Box<dyn Running>, String>;
+    fn run<G: Playable>(self) -> Self::Output {
+        let play = Play::<G>::start(self.started, self.options, self.epoch)?;
+        Ok(Box::new(play))
     }
-    impl ForGame for Starting {
-        type Output = Result<Box<dyn Running>, String>;
-        fn run<G: Playable>(self) -> Self::Output {
-            let play = Play::<G>::start(self.started, self.options, self.epoch)?;
-            Ok(Box::new(play))
-        }
-    }
-    let name = started.start.spec.name.clone();
-    let starting = Starting {
-        started,
-        options,
-        epoch,
-    };
-    crate::games::OFFERED
-        .run(&name, starting)
-        .unwrap_or_else(|unknown| Err(format!("{unknown} (in this page)")))
 }

@@ -2,11 +2,9 @@
 //! object (JSON across the boundary), for the lobby, the HUD and
 //! `window.lockstep.state()`.
 
-use lockstep_engine::find_game;
-use lockstep_protocol::{GameSpec, Input};
+use lockstep_protocol::Input;
 use serde::Serialize;
 
-use crate::games::GAMES;
 use crate::peer::WebPeer;
 
 /// The peer's state. Field names are the page's (camelCase).
@@ -128,14 +126,6 @@ pub struct SelfTestView {
     pub offered: bool,
 }
 
-/// `spec` in a few words, as the native lobby says it.
-fn describe(spec: &GameSpec) -> String {
-    match find_game(GAMES, &spec.name).map(|game| game.describe(spec)) {
-        Ok(Ok(settings)) if !settings.is_empty() => format!("{} ({settings})", spec.name),
-        _ => spec.name.clone(),
-    }
-}
-
 /// The state of `peer`.
 pub fn state(peer: &WebPeer) -> State {
     let view = peer.game_view();
@@ -183,7 +173,7 @@ pub fn state(peer: &WebPeer) -> State {
                     platform: p.platform.clone(),
                 })
                 .collect(),
-            game: describe(&lobby.next.spec),
+            game: peer.games().describe(&lobby.next.spec),
             needed: lobby.next.players_needed,
             tick_rate: lobby.next.tick_rate,
         }),

@@ -70,7 +70,7 @@ impl Peer {
             options,
             name.to_string(),
             platform(&browser),
-            crate::games::self_tests(),
+            crate::games::offered(),
             crate::clock::now(),
         );
         Peer {
@@ -183,6 +183,7 @@ impl Peer {
 /// commas. Returns the `final` line, or why the game cannot run.
 #[wasm_bindgen]
 pub fn simulate(game: &str, settings: &str, players: u8, seed: u32, ticks: u32) -> String {
-    crate::offline::simulate(game, settings, players, seed, ticks)
+    crate::offline::Offline::new(settings, players, seed, ticks)
+        .and_then(|offline| crate::games::offered().simulate(game, offline))
         .unwrap_or_else(|why| format!("lockstep-web: {why}"))
 }

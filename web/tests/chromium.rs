@@ -8,51 +8,24 @@
 //! --bins`) and the page (`make web`, in `target/web`, where the server
 //! looks by default), Debian's `chromium` and node 20 or later.
 
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
-use lockstep_testkit::{field, Client, Finished, Server, TempDir};
+use lockstep_testkit::browser::repo;
+use lockstep_testkit::{field, Client, Server, TempDir};
 
 /// Longest a game of these tests may take, as a last guard: a browser
 /// starting on a loaded machine takes seconds.
 const GUARD: Duration = Duration::from_secs(180);
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("web/ is in the repository")
-        .to_path_buf()
-}
-
-/// A headless Chromium on the server's page with `query`, driven with
-/// `extra` options of the driver; its stdout is the page's console.
+/// A headless Chromium on the server's page (`target/web`) with `query`,
+/// driven with `extra` options of the driver; its stdout is the page's
+/// console.
 fn browser(server: &mut Server, name: &str, query: &str, extra: &[&str]) -> Client {
-    let page = repo().join("target/web/index.html");
-    assert!(
-        page.exists(),
-        "{} is missing: run `make web` first (make test does)",
-        page.display()
+    lockstep_testkit::browser::page_built(
+        &repo().join("target/web"),
+        "run `make web` first (make test does)",
     );
-    let mut command = Command::new("node");
-    command
-        .arg("--experimental-websocket")
-        .arg("--no-warnings")
-        .arg(repo().join("scripts/browser/drive.mjs"))
-        .args(["--timeout", "170"])
-        .args(extra)
-        .arg(format!("http://{}/?name={name}&{query}", server.web_addr()));
-    Client::spawn(name, &mut command)
-}
-
-/// The last `final` line of a client or page.
-fn last_final(finished: &Finished) -> (u32, String) {
-    finished.final_lines().pop().unwrap_or_else(|| {
-        panic!(
-            "{} printed no final line:\n{}\n{}",
-            finished.name, finished.stdout, finished.stderr
-        )
-    })
+    lockstep_testkit::browser::browser(server, name, query, extra)
 }
 
 /// The verdict line, once the server printed it.
@@ -69,8 +42,8 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
     let page = page.finish(GUARD);
     let ends: Vec<(u32, String)> = natives
         .into_iter()
-        .map(|c| last_final(&c.finish(GUARD)))
-        .chain([last_final(&page)])
+        .map(|c| c.finish(GUARD).last_final_line())
+        .chain([page.last_final_line()])
         .collect();
     assert_eq!(ends[0].0, 600);
     assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}");
@@ -125,10 +98,10 @@ fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
     // per-tick hashes place its start at 100.
     let line = server.wait_for("desync tick=", GUARD);
     assert_eq!(line, "desync tick=105 diverged=webfault first=100");
-    let page_end = last_final(&page.finish(GUARD));
+    let page_end = page.finish(GUARD).last_final_line();
     let ends: Vec<(u32, String)> = natives
         .into_iter()
-        .map(|c| last_final(&c.finish(GUARD)))
+        .map(|c| c.finish(GUARD).last_final_line())
         .collect();
     assert_eq!(ends[0], ends[1]);
     assert_eq!(ends[0].0, 300);
@@ -160,8 +133,8 @@ fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
     );
     let native = Client::headless_bot(&server, "n1", 1, 600);
     let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
-    let page_end = last_final(&page.finish(GUARD));
-    let native_end = last_final(&native.finish(GUARD));
+    let page_end = page.finish(GUARD).last_final_line();
+    let native_end = native.finish(GUARD).last_final_line();
     assert_eq!(native_end.0, 600);
     assert_eq!(page_end, native_end);
     let verdict = verdict(&mut server);
@@ -204,8 +177,8 @@ fn a_touch_drag_on_the_stick_steers_the_browser_player_in_lockstep() {
         &["--drag-on", "start:"],
     );
     let page = page.finish(GUARD);
-    let native_end = last_final(&native.finish(GUARD));
-    assert_eq!(last_final(&page), native_end);
+    let native_end = native.finish(GUARD).last_final_line();
+    assert_eq!(page.last_final_line(), native_end);
     assert_eq!(native_end.0, 600);
     let state = |label: &str| {
         page.stdout

@@ -16,6 +16,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(target_arch = "wasm32")]
+mod page;
 mod view;
 
 use lockstep_engine::determinism::fnv::Fnv1a;
