@@ -60,27 +60,34 @@ test:
 
 # Builds the client under eight compiler configurations (debug, release,
 # opt-level 1 and s, fat LTO, target-cpu x86-64, x86-64-v3 and native) and
-# checks they all end the golden games on the same, pinned hashes. Takes
-# minutes, so it is not part of `make test`; see DETERMINISM.md.
+# checks they all end the golden games on the same, pinned hashes. The
+# flock of examples/flock/, a game outside the workspace, is in the same
+# matrix: its client is built from its own manifest in every configuration
+# and runs its golden table (scripts/determinism.sh --manifest-path names
+# other such games). Takes minutes, so it is not part of `make test`; see
+# DETERMINISM.md.
 determinism: deps
 	@scripts/determinism.sh
 
 # Determinism across architectures: builds the headless client for aarch64,
 # i686 and Windows and both games' offline programs for wasm32 with
-# Debian's compiler, runs every golden game of the ball game and Topple
-# and the ball game's long one on each (under qemu, the i686 loader, wine
-# and node), plays a live game of each with native, aarch64, i686, Windows
-# and browser bots, and verifies each replay on every target. Installs
-# what it needs (about 2 GB of packages). See DETERMINISM.md. Ends with
-# each stage's time (each target's in the checks among them), after
-# make test's.
+# Debian's compiler, and the flock's (examples/flock/, a game outside the
+# workspace, from its own manifest) the same way; runs every golden game of
+# the ball game, Topple and the flock and the ball game's long one on each
+# (under qemu, the i686 loader, wine and node) and natively, plays a live
+# game of the ball game and Topple with native, aarch64, i686, Windows and
+# browser bots, and verifies each replay on every target. Installs what it
+# needs (about 2 GB of packages). See DETERMINISM.md. Ends with each
+# stage's time (each target's in the checks among them), after make
+# test's.
 cross:
 	@scripts/stage.sh cross begin
 	@scripts/stage.sh cross packages sh -c 'scripts/install-deps.sh && scripts/install-deps.sh cross'
 	@scripts/stage.sh cross tools scripts/install-wasm-bindgen.sh
 	@scripts/stage.sh cross page scripts/build-web.sh
 	@scripts/stage.sh cross "cache restore" scripts/deps-cache.sh restore target/debug
-	@scripts/stage.sh cross build $(CARGO) build --bins
+	@scripts/stage.sh cross build sh -c '$(CARGO) build --bins && $(CARGO) build \
+		--manifest-path examples/flock/Cargo.toml --target-dir target --bins'
 	@scripts/stage.sh cross "cross build" scripts/cross-build.sh
 	@scripts/stage.sh cross "cross check" scripts/cross-check.sh
 	@scripts/stage.sh cross end

@@ -73,20 +73,34 @@ else
 fi
 
 # --- one configuration -----------------------------------------------------
-# matrix_skipped NAME: true if NAME cannot be built on this machine.
+# LOCKSTEP_MATRIX_CONFIGS="NAME...": only these configurations, for a
+# quick check while working on the scripts; the verdict counts them.
+if [[ -n ${LOCKSTEP_MATRIX_CONFIGS:-} ]]; then
+  for name in $LOCKSTEP_MATRIX_CONFIGS; do
+    if [[ " ${configs[*]%% *} " != *" $name "* ]]; then
+      echo "$matrix_tool: LOCKSTEP_MATRIX_CONFIGS names $name, not a configuration (${configs[*]%% *})" >&2
+      exit 2
+    fi
+  done
+  note "LOCKSTEP_MATRIX_CONFIGS: only $LOCKSTEP_MATRIX_CONFIGS of the ${#configs[@]} configurations"
+fi
+
+# matrix_skipped NAME: true if NAME cannot be built on this machine, or
+# LOCKSTEP_MATRIX_CONFIGS leaves it out.
 matrix_skipped() {
-  [[ $(uname -m) != x86_64 && $x86_only == *" $1 "* ]]
+  [[ $(uname -m) != x86_64 && $x86_only == *" $1 "* ]] ||
+    [[ -n ${LOCKSTEP_MATRIX_CONFIGS:-} && " $LOCKSTEP_MATRIX_CONFIGS " != *" $1 "* ]]
 }
 
 # matrix_build NAME PROFILE "BUILD_ENV" DIR BIN CARGO_ARGS...: builds with
 # `cargo build CARGO_ARGS` into the target directory DIR (the log next to
-# it, DIR.log), everything unoptimised for the dev profile, and sets
+# it, DIR.BIN.log), everything unoptimised for the dev profile, and sets
 # matrix_bin to the path of the binary BIN; on failure prints the log's
 # tail and exits 1.
 matrix_build() {
-  local name=$1 profile=$2 build_env=$3 dir=$4 bin=$5 log=$4.log extra=()
+  local name=$1 profile=$2 build_env=$3 dir=$4 bin=$5 log=$4.$5.log extra=()
   shift 5
-  echo "building $name ($profile${build_env:+, $build_env})" >&2
+  echo "building $bin, $name ($profile${build_env:+, $build_env})" >&2
   [[ $profile == dev ]] && extra=("${unoptimised[@]}")
   # Word splitting of $build_env is wanted: it is a list of VAR=value.
   # shellcheck disable=SC2086

@@ -88,8 +88,10 @@ export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export CARGO_PROFILE_RELEASE_PANIC=abort
 export CARGO_PROFILE_RELEASE_DEBUG=0
 
-build() { # CARGO-ARGS...: the wasm32 build of a library, as the page needs it
-  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release \
+build() { # COMMAND CARGO-ARGS...: the wasm32 build of a library, as the page needs it
+  local command=$1
+  shift
+  RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo "$command" --release \
     -Zbuild-std=std,panic_abort -Zbuild-std-features= \
     --target wasm32-unknown-unknown --lib --target-dir "$wasm_dir" "$@"
 }
@@ -97,7 +99,7 @@ build() { # CARGO-ARGS...: the wasm32 build of a library, as the page needs it
 start=$(date +%s)
 if [ -z "$manifest" ]; then
   RUSTC=/usr/bin/rustc scripts/deps-cache.sh restore "$wasm_dir"
-  build -p lockstep-web
+  build build -p lockstep-web
   echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
   RUSTC=/usr/bin/rustc scripts/deps-cache.sh save "$wasm_dir"
   module=$wasm_dir/wasm32-unknown-unknown/release/lockstep_web.wasm
@@ -108,14 +110,18 @@ else
   # test has it.
   messages=$(mktemp)
   trap 'rm -f "$messages"' EXIT
-  build --manifest-path "$manifest" --message-format=json-render-diagnostics >"$messages"
+  # Built as a cdylib here only: the crate's own Cargo.toml needs no
+  # crate-type, which would make every target link one (wasm32-wasip1's
+  # cannot, for want of a main).
+  build rustc --crate-type cdylib --manifest-path "$manifest" \
+    --message-format=json-render-diagnostics >"$messages"
   echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
   # The crate's own cdylib, not that of a dependency (lockstep-web has one).
   module=$(grep -F "\"manifest_path\":\"$manifest\"" "$messages" | grep -F '"reason":"compiler-artifact"' |
     grep -o '"[^"]*\.wasm"' | tr -d '"' | tail -n 1 || true)
   [ -n "$module" ] || {
-    echo "build-web: $manifest builds no wasm module: its library needs" >&2
-    echo '  crate-type = ["cdylib", "rlib"] (docs/guide/your-game.md, "In the browser")' >&2
+    echo "build-web: $manifest built no wasm module: does it have a library" >&2
+    echo '  (src/lib.rs) that offers its games? (docs/guide/your-game.md, "In the browser")' >&2
     exit 1
   }
 fi

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# The cross-architecture check (make cross, after scripts/cross-build.sh):
+# scripts/cross-check.sh [--manifest-path CARGO_TOML]...: the
+# cross-architecture check (make cross, after scripts/cross-build.sh):
 #
 # 1. every golden row of both real games (games/balls/golden-hashes.txt,
 #    games/topple/golden-hashes.txt) and one long crowded ball game on
-#    each target and natively, printed as a matrix (target x scenario);
+#    each target and natively, and every golden row of each game outside
+#    the workspace given by its Cargo.toml (without any,
+#    examples/flock/Cargo.toml; scripts/game-manifest.sh says what such a
+#    game provides): its client natively (target/debug, built from its
+#    manifest with --target-dir target) and on aarch64, i686 and Windows,
+#    its offline program on wasm32; all printed as one matrix (scenario x
+#    target);
 # 2. a live game of each on loopback: a native server and headless bots
 #    built for x86_64 (native), aarch64 (qemu), i686 and Windows (wine),
 #    and the browser peer (wasm32) as a bot in headless Chromium, which
@@ -11,15 +18,40 @@
 # 3. the replay the native server recorded of each verified on every
 #    target.
 #
-# Exits 1 on any difference. DETERMINISM.md records a run.
+# Exits 1 on any difference, 2 on bad arguments or a missing build.
+# DETERMINISM.md records a run.
 set -euo pipefail
+usage() {
+  echo "usage: scripts/cross-check.sh [--manifest-path CARGO_TOML]..." >&2
+  exit 2
+}
 source "$(dirname "$0")/cross-env.sh"
+manifest_args cross "$@"
 cd "$cross_root"
 
 native=target/debug/lockstep-client
 server=target/debug/lockstep-server
 for bin in "$native" "$server"; do
   [ -x "$bin" ] || { echo "cross: $bin is missing: run cargo build --bins first" >&2; exit 2; }
+done
+# Each game's sized setting, and for a game outside the workspace (by its
+# package's name) its manifest and its client.
+declare -A setting_of=([balls]=balls [physics]=bodies) manifest_of client_of
+outside_games=()
+for manifest in "${manifests[@]}"; do
+  outside_game cross "$manifest"
+  if [ -n "${setting_of[$game_package]:-}" ]; then
+    echo "cross: two games are called $game_package ($manifest)" >&2
+    exit 2
+  fi
+  outside_games+=("$game_package")
+  setting_of[$game_package]=$game_setting
+  manifest_of[$game_package]=$manifest
+  client_of[$game_package]=target/debug/$game_client
+  [ -x "${client_of[$game_package]}" ] || {
+    echo "cross: ${client_of[$game_package]} is missing: run cargo build --manifest-path $manifest --target-dir target --bins first" >&2
+    exit 2
+  }
 done
 run() { # TARGET ARGS...: stdout of lockstep-client ARGS on TARGET
   local target=$1
@@ -38,11 +70,21 @@ run_game() { # GAME TARGET ARGS...: run, with the game's wasm32 program
   fi
 }
 # `sim` of GAME with its sized setting: on wasm32 the game's own program
-# takes it as --balls or --bodies, the client as --game and --set.
+# takes it as --balls, --bodies or --boids, the client as --game and --set.
+# A game outside the workspace is its client's default game.
 sim_of() { # GAME TARGET PLAYERS SEED SIZE TICKS
-  local game=$1 target=$2 setting=balls
-  [ "$game" = physics ] && setting=bodies
-  if [ "$target" = wasm32 ]; then
+  local game=$1 target=$2 setting=${setting_of[$1]}
+  if [ -n "${manifest_of[$game]:-}" ]; then
+    if [ "$target" = native ]; then
+      "${client_of[$game]}" sim --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6"
+    elif [ "$target" = wasm32 ]; then
+      scripts/cross.sh --manifest-path "${manifest_of[$game]}" "$target" sim --players "$3" --seed "$4" \
+        "--$setting" "$5" --ticks "$6"
+    else
+      scripts/cross.sh --manifest-path "${manifest_of[$game]}" "$target" sim --players "$3" --seed "$4" \
+        --set "$setting=$5" --ticks "$6"
+    fi
+  elif [ "$target" = wasm32 ]; then
     run_game "$game" "$target" sim --players "$3" --seed "$4" "--$setting" "$5" --ticks "$6"
   else
     run "$target" sim --game "$game" --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6"
@@ -76,6 +118,9 @@ rows=()
 while read -r row; do rows+=("balls $row"); done < <(grep -vE '^\s*(#|$)' games/balls/golden-hashes.txt)
 rows+=("balls 4 12345 96 30000 -")
 while read -r row; do rows+=("physics $row"); done < <(grep -vE '^\s*(#|$)' games/topple/golden-hashes.txt)
+for game in "${outside_games[@]}"; do
+  while read -r row; do rows+=("$game $row"); done < <(game_rows "$(dirname "${manifest_of[$game]}")/golden-hashes.txt")
+done
 # Every cell is one single-threaded run: two at a time keep both cores
 # busy. Each writes its hash and milliseconds to a file of its own; the
 # table is printed in order once all are in.
@@ -95,12 +140,20 @@ for i in "${!rows[@]}"; do
   done
 done
 wait
-printf '%-42s' "scenario (game players seed balls|bodies ticks)"
+games=(balls physics "${outside_games[@]}")
+header="scenario (game players seed $(for game in "${games[@]}"; do echo "${setting_of[$game]}"; done | paste -sd '|') ticks)"
+width=${#header}
+for row in "${rows[@]}"; do
+  read -r game players seed size ticks _ <<<"$row"
+  row="$game $players $seed $size $ticks"
+  [ ${#row} -lt "$width" ] || width=$((${#row} + 1))
+done
+printf "%-${width}s" "$header"
 printf ' %-16s' golden "${columns[@]}"
 printf '\n'
 for i in "${!rows[@]}"; do
   read -r game players seed size ticks golden <<<"${rows[$i]}"
-  printf '%-42s %-16s' "$game $players $seed $size $ticks" "$golden"
+  printf "%-${width}s %-16s" "$game $players $seed $size $ticks" "$golden"
   first=""
   for target in "${columns[@]}"; do
     hash="" ms=0
@@ -220,4 +273,5 @@ if [ ${#failures[@]} -gt 0 ]; then
   for f in "${failures[@]}"; do echo "cross: MISMATCH $f"; done
   exit 1
 fi
-echo "cross: identical on ${columns[*]}: ${#rows[@]} scenarios of both games, a live game of each on ${live_players[*]}, and their replays"
+named=$(printf '%s, ' "${games[@]:0:${#games[@]}-1}")
+echo "cross: identical on ${columns[*]}: ${#rows[@]} scenarios of ${named%, } and ${games[-1]}, a live game of balls and physics on ${live_players[*]}, and their replays"

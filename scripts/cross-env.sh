@@ -5,6 +5,8 @@
 # the matrix proves.
 cross_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cross_dir=${LOCKSTEP_CROSS_DIR:-$cross_root/target/cross}
+# Games outside the workspace, given their Cargo.toml (outside_game).
+source "$cross_root/scripts/game-manifest.sh"
 
 # The targets, by the short names scripts/cross.sh takes.
 cross_targets=(aarch64 i686 windows wasm32)
@@ -52,10 +54,31 @@ binary_of() {
   esac
 }
 
+# outside_binary_of TARGET: what scripts/cross-build.sh builds for TARGET
+# of the game outside_game read last, from its own manifest into the same
+# target directory: its headless client, unoptimised like
+# lockstep-client, or on wasm32 its offline program, optimised like
+# lockstep-balls.
+outside_binary_of() {
+  local triple
+  triple=$(triple_of "$1") || return 1
+  case "$1" in
+    aarch64 | i686) echo "$cross_dir/$triple/debug/$game_client" ;;
+    windows) echo "$cross_dir/$triple/debug/$game_client.exe" ;;
+    wasm32) echo "$cross_dir/$triple/release/$game_offline.wasm" ;;
+  esac
+}
+
 export RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1
 # No debug information in the optimised cross programs: nothing profiles
 # them, and it only costs build time (the native release keeps it).
 export CARGO_PROFILE_RELEASE_DEBUG=0
+# The cross clients carry line tables only, as the workspace's dev profile
+# says, whichever manifest they are built from: a game outside the
+# workspace (full debug information by default) then shares std, and the
+# dependencies its graph resolves with the same features, with the
+# workspace's builds here instead of compiling them again.
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_i686_unknown_linux_gnu=i686-linux-gnu-gcc
