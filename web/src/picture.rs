@@ -1,5 +1,5 @@
 //! A game's picture for the page: the shapes its
-//! [`View`](lockstep_engine::View) draws between the last two ticks,
+//! [`View`] draws between the last two ticks,
 //! encoded as one flat list of numbers that `drawPicture` in
 //! `web/static/main.js` draws, so no drawing library is compiled in and
 //! nothing but numbers crosses into JavaScript each frame. Every game is
