@@ -33,7 +33,9 @@ demo: build web
 # built and tested from its own manifest, into the same target directory
 # (its client, flock-client, plays on the stock server in
 # server/tests/your_game.rs), and so is its page, after lockstep's, in
-# target/wasm, into target/flock-web (a browser plays it beside
+# target/flock-wasm (not lockstep's target/wasm: building lockstep-web
+# without lockstep's games there overwrote the module lockstep's page
+# copies), into target/flock-web (a browser plays it beside
 # flock-client in server/tests/your_game_page.rs). Then the crate layout's promises: the game and the engine need no SDL2,
 # tokio, quinn or TLS, and the client builds headless. The compiled
 # dependencies come from this machine's cache when another clone built
@@ -46,7 +48,7 @@ test:
 	@scripts/stage.sh test tools scripts/install-wasm-bindgen.sh
 	@scripts/stage.sh test "cache restore" scripts/deps-cache.sh restore target/debug
 	@scripts/stage.sh test "page and build" scripts/side-by-side.sh \
-		page sh -c 'scripts/build-web.sh && LOCKSTEP_WASM_DIR=target/wasm \
+		page sh -c 'scripts/build-web.sh && LOCKSTEP_WASM_DIR=target/flock-wasm \
 		LOCKSTEP_WEB_OUT=target/flock-web scripts/build-web.sh --manifest-path examples/flock/Cargo.toml' \
 		-- build $(CARGO) build --bins
 	@scripts/stage.sh test "your game" sh -c '$(CARGO) test --manifest-path examples/flock/Cargo.toml \
