@@ -14,8 +14,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lockstep_testkit::browser::{browser, page_built, repo};
-use lockstep_testkit::{field, joining, workspace_bin, Client, Server};
+use lockstep_testkit::browser::{browser, chromium_target, page_built, repo};
+use lockstep_testkit::{joining, workspace_bin, Client, Server};
 
 /// Longest a game of this test may take, as a last guard: a browser
 /// starting on a loaded machine takes seconds.
@@ -112,16 +112,8 @@ fn the_flocks_page_plays_beside_two_native_flock_bots_to_one_hash_on_the_stock_s
         page.stdout
     );
 
-    let platform = server.wait_for_line(
-        "the page's platform line",
-        |line| line.starts_with("platform ") && field(line, "name") == Some("web"),
-        GUARD,
-    );
-    let target = field(&platform, "target").unwrap_or_default();
-    assert!(
-        target.starts_with("wasm32-unknown-unknown/chromium-"),
-        "{platform}"
-    );
+    let target = chromium_target(&mut server, "web", GUARD);
+    let target = target.as_str();
     let verdict = server.wait_for("verdict ", GUARD);
     assert!(verdict.starts_with("verdict agreed "), "{verdict}");
     assert!(verdict.contains(target), "{verdict} names {target}");

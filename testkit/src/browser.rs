@@ -42,3 +42,21 @@ pub fn browser(server: &mut Server, name: &str, query: &str, extra: &[&str]) -> 
         .arg(format!("http://{}/?name={name}&{query}", server.web_addr()));
     Client::spawn(name, &mut command)
 }
+
+/// The platform target of the Chromium page called `name` in `server`'s
+/// game, from the server's `platform` line for it (the page may join
+/// before or after the others: it is found by its name), once it says a
+/// Chromium ran the page.
+pub fn chromium_target(server: &mut Server, name: &str, guard: std::time::Duration) -> String {
+    let platform = server.wait_for_line(
+        "the page's platform line",
+        |line| line.starts_with("platform ") && crate::field(line, "name") == Some(name),
+        guard,
+    );
+    let target = crate::field(&platform, "target").unwrap_or_default();
+    assert!(
+        target.starts_with("wasm32-unknown-unknown/chromium-"),
+        "{platform}"
+    );
+    target.to_string()
+}

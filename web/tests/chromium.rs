@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use lockstep_testkit::browser::repo;
-use lockstep_testkit::{field, Client, Server, TempDir};
+use lockstep_testkit::browser::{chromium_target, repo};
+use lockstep_testkit::{Client, Server, TempDir};
 
 /// Longest a game of these tests may take, as a last guard: a browser
 /// starting on a loaded machine takes seconds.
@@ -47,18 +47,8 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
         .collect();
     assert_eq!(ends[0].0, 600);
     assert!(ends.iter().all(|end| *end == ends[0]), "{ends:?}");
-    // The page may join before or after the natives (they compute every
-    // game's self-test first, debug-built): it is found by its name.
-    let platform = server.wait_for_line(
-        "the page's platform line",
-        |line| line.starts_with("platform ") && field(line, "name") == Some("web"),
-        GUARD,
-    );
-    let target = field(&platform, "target").unwrap_or_default();
-    assert!(
-        target.starts_with("wasm32-unknown-unknown/chromium-"),
-        "{platform}"
-    );
+    let target = chromium_target(&mut server, "web", GUARD);
+    let target = target.as_str();
     let verdict = verdict(&mut server);
     assert!(verdict.starts_with("verdict agreed "), "{verdict}");
     assert!(verdict.contains(target), "{verdict} names {target}");
