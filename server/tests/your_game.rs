@@ -10,7 +10,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use lockstep_testkit::{joining, workspace_bin, Client, Server, TempDir};
+use lockstep_testkit::{guide, headless_bot_of, joining, workspace_bin, Client, Server, TempDir};
 
 /// `flock-client`, as `make test` builds it from `examples/flock/`.
 fn flock_bin() -> std::path::PathBuf {
@@ -20,36 +20,25 @@ fn flock_bin() -> std::path::PathBuf {
 /// A flock bot joining `server` as `name`, playing `seed`'s inputs until
 /// tick `ticks`, with `extra` arguments.
 fn flock_bot(server: &Server, name: &str, seed: u64, ticks: u32, extra: &[&str]) -> Client {
-    let mut command = joining(&flock_bin(), server, name);
-    command
-        .arg("--headless")
-        .args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()])
-        .args(extra);
+    let mut command = headless_bot_of(&flock_bin(), server, name, seed, ticks);
+    command.args(extra);
     Client::spawn(name, &mut command)
 }
 
-/// The guide's commands (`docs/guide/your-game.md`): the lines of its
-/// `sh` blocks that start with `program`, their comments cut.
+/// The guide's commands (`docs/guide/your-game.md`) that start with
+/// `program`.
 fn guide_commands(program: &str) -> Vec<Vec<String>> {
-    let guide = include_str!("../../docs/guide/your-game.md");
-    let mut in_sh = false;
-    let mut commands = Vec::new();
-    for line in guide.lines() {
-        if line.starts_with("```") {
-            in_sh = line == "```sh";
-            continue;
-        }
-        let line = line.split(" #").next().unwrap_or_default().trim();
-        if in_sh && line.starts_with(program) {
-            commands.push(line.split_whitespace().map(str::to_string).collect());
-        }
-    }
+    let mut commands = guide::sh_commands("docs/guide/your-game.md", None);
+    commands.retain(|words| words[0] == program);
     commands
 }
 
-/// The guide's offline commands, as it gives them (but for the build
-/// they run from: the test's own, not release): each plays a game of bots
-/// and prints where it ended.
+/// The guide's offline commands, as it gives them but for the build they
+/// run from: the test's own debug build, not the guide's `cargo build
+/// --release`, which `make determinism` runs (its release configuration
+/// builds the flock from its manifest and checks its golden table, as
+/// every other configuration). Each plays a game of bots and prints where
+/// it ended.
 #[test]
 fn the_guides_offline_commands_run_as_written() {
     let commands = guide_commands("target/release/flock-client");
@@ -82,11 +71,29 @@ fn the_stock_server_relays_the_flock_which_ends_on_one_hash_and_replays() {
     args.extend(["--seed", "11"]);
     let mut server = Server::start(2, &args);
     server.wait_for("hosting flock (boids=64)", Duration::from_secs(30));
+    // The guide's headless bot, its placeholders filled in.
+    let joins = guide_commands("flock-client");
+    let bot = joins
+        .iter()
+        .find(|words| words.iter().any(|w| w == "--headless"))
+        .unwrap_or_else(|| panic!("the guide joins a headless bot: {joins:?}"));
+    let guide_bot = |name: &str, seed: &str| {
+        let mut words = bot[1..].to_vec();
+        for (i, word) in bot.iter().enumerate().skip(1) {
+            words[i - 1] = match (bot[i - 1].as_str(), word.as_str()) {
+                (_, "HOST:PORT") => server.addr.clone(),
+                (_, "FINGERPRINT") => server.fingerprint.clone(),
+                ("--bot", _) => seed.to_string(),
+                ("--ticks", _) => "300".to_string(),
+                _ => word.clone(),
+            };
+        }
+        let mut command = Command::new(flock_bin());
+        command.args(words).args(["--name", name]);
+        Client::spawn(name, &mut command)
+    };
     let replay = {
-        let bots = [
-            flock_bot(&server, "ann", 1, 300, &[]),
-            flock_bot(&server, "bob", 2, 300, &[]),
-        ];
+        let bots = [guide_bot("ann", "1"), guide_bot("bob", "2")];
         let replay = server.recording_path();
         let finals: Vec<(u32, String)> = bots
             .into_iter()

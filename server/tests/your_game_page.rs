@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use lockstep_testkit::browser::{browser, chromium_target, page_built, repo};
-use lockstep_testkit::{joining, workspace_bin, Client, Server};
+use lockstep_testkit::{guide, headless_bot_of, workspace_bin, Client, Server};
 
 /// Longest a game of this test may take, as a last guard: a browser
 /// starting on a loaded machine takes seconds.
@@ -35,32 +35,12 @@ fn flock_page() -> PathBuf {
     dir
 }
 
-/// The commands of the guide's section on the browser
-/// (`docs/guide/your-game.md`, "In the browser"): the lines of its `sh`
-/// blocks, their comments cut, as words.
-fn guide_page_commands() -> Vec<Vec<String>> {
-    let guide = include_str!("../../docs/guide/your-game.md");
-    let mut in_section = false;
-    let mut in_sh = false;
-    let mut commands = Vec::new();
-    for line in guide.lines() {
-        if line.starts_with("## ") {
-            in_section = line.ends_with(". In the browser");
-        } else if line.starts_with("```") {
-            in_sh = line == "```sh";
-        } else if in_section && in_sh {
-            let command = line.split(" #").next().unwrap_or_default();
-            commands.push(command.split_whitespace().map(str::to_string).collect());
-        }
-    }
-    commands
-}
-
 #[test]
 fn the_flocks_page_plays_beside_two_native_flock_bots_to_one_hash_on_the_stock_server() {
     let _serial = lockstep_testkit::one_at_a_time();
     let page = flock_page();
-    let commands = guide_page_commands();
+    // The commands of the guide's section on the browser.
+    let commands = guide::sh_commands("docs/guide/your-game.md", Some(". In the browser"));
     let [build, host] = commands.as_slice() else {
         panic!("the guide's section builds the page and hosts it: {commands:?}");
     };
@@ -83,10 +63,7 @@ fn the_flocks_page_plays_beside_two_native_flock_bots_to_one_hash_on_the_stock_s
     let flock_client = workspace_bin("flock-client");
     let natives = [1u64, 2].map(|seed| {
         let name = format!("n{seed}");
-        let mut command = joining(&flock_client, &server, &name);
-        command
-            .arg("--headless")
-            .args(["--bot", &seed.to_string(), "--ticks", &TICKS.to_string()]);
+        let mut command = headless_bot_of(&flock_client, &server, &name, seed, TICKS);
         Client::spawn(&name, &mut command)
     });
     let page = browser(

@@ -9,6 +9,7 @@
 
 pub mod browser;
 pub mod clock;
+pub mod guide;
 mod tools;
 
 pub use tools::{desync_diff, verified, verify};
@@ -624,7 +625,13 @@ pub fn windowed(server: &Server, name: &str, extra: &[&str]) -> Client {
 /// A headless client command joining `server` as `name`, with the
 /// server's fingerprint pinned; add the rest and [`Client::spawn`] it.
 pub fn headless(server: &Server, name: &str) -> Command {
-    let mut command = joining(&client_bin(), server, name);
+    headless_of(&client_bin(), server, name)
+}
+
+/// [`headless`] for the client binary `bin` (one built with other games,
+/// as `flock-client`).
+pub fn headless_of(bin: &Path, server: &Server, name: &str) -> Command {
+    let mut command = joining(bin, server, name);
     command.arg("--headless");
     command
 }
@@ -647,7 +654,13 @@ pub fn joining(bin: &Path, server: &Server, name: &str) -> Command {
 /// A headless bot command joining `server` as `name`, playing `seed`'s
 /// inputs until tick `ticks`; add flags and [`Client::spawn`] it.
 pub fn headless_bot(server: &Server, name: &str, seed: u64, ticks: u32) -> Command {
-    let mut command = headless(server, name);
+    headless_bot_of(&client_bin(), server, name, seed, ticks)
+}
+
+/// [`headless_bot`] for the client binary `bin` (one built with other
+/// games, as `flock-client`).
+pub fn headless_bot_of(bin: &Path, server: &Server, name: &str, seed: u64, ticks: u32) -> Command {
+    let mut command = headless_of(bin, server, name);
     command.args(["--bot", &seed.to_string(), "--ticks", &ticks.to_string()]);
     command
 }
