@@ -13,8 +13,10 @@
 #    target);
 # 2. a live game of each on loopback: a native server and headless bots
 #    built for x86_64 (native), aarch64 (qemu), i686 and Windows (wine),
-#    and the browser peer (wasm32) as a bot in headless Chromium, which
-#    must all end on the same final line with no desync;
+#    and the browser peer (wasm32) as a bot in each browser engine
+#    (headless Chromium and Firefox, WebKitGTK's MiniBrowser on Xvfb;
+#    scripts/browser/drive.mjs), which must all end on the same final line
+#    with no desync, in a verdict that names each;
 # 3. the replay the native server recorded of each verified on every
 #    target.
 #
@@ -90,12 +92,14 @@ sim_of() { # GAME TARGET PLAYERS SEED SIZE TICKS
     run "$target" sim --game "$game" --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6"
   fi
 }
-# The browser peer as a bot in the game at ADDR: the page's console lines
-# on stdout, like a headless client's.
+# The browser peer as a bot in the game at ADDR, in the browser engine
+# NAME (chromium, firefox or webkit): the page's console lines on stdout,
+# like a headless client's.
 browser_bot() { # ADDR NAME SEED TICKS
-  node --experimental-websocket --no-warnings scripts/browser/drive.mjs --timeout 900 \
+  node --experimental-websocket --no-warnings scripts/browser/drive.mjs --engine "$2" --timeout 900 \
     "http://$1/?name=$2&bot=$3&ticks=$4&ready=1"
 }
+is_engine() { case "$1" in chromium | firefox | webkit) return 0 ;; *) return 1 ;; esac; }
 final_of() { grep '^final tick=' | tail -n 1; }
 # The milliseconds each target spent in the matrix and the replays, for
 # the stage timings (scripts/stage.sh) and the last lines of this check.
@@ -170,7 +174,7 @@ for i in "${!rows[@]}"; do
 done
 
 # --- 2 and 3. a live game of each, and its replay on every target --------
-live_players=(native aarch64 i686 windows browser)
+live_players=(native aarch64 i686 windows chromium firefox webkit)
 live_ticks=${LOCKSTEP_CROSS_TICKS:-3600}
 # Topple's live game is a third as long: the emulated aarch64 client steps
 # 160 bodies slower than 60 Hz, so the server slows the game for it, and
@@ -198,7 +202,7 @@ live_game() { # GAME TICKS: a game of every machine, its verdict and its replay
   fingerprint=${first_line##*fingerprint=}
   for target in "${live_players[@]}"; do
     bot=$((bot + 1))
-    if [ "$target" = browser ]; then
+    if is_engine "$target"; then
       browser_bot "$addr" "$target" "$bot" "$live_ticks" >"$dir/$target.out" 2>"$dir/$target.err" &
     else
       run "$target" --connect "$addr" --fingerprint "$fingerprint" --name "$target" --headless \
@@ -229,7 +233,8 @@ live_game() { # GAME TICKS: a game of every machine, its verdict and its replay
   for target in "${live_players[@]}"; do
     case "$target" in
       native) triple=x86_64-unknown-linux-gnu ;;
-      browser) triple=wasm32-unknown-unknown/chromium ;;
+      chromium | firefox) triple=wasm32-unknown-unknown/$target- ;;
+      webkit) triple=wasm32-unknown-unknown/webkitgtk- ;;
       *) triple=$(triple_of "$target") ;;
     esac
     [[ $verdict == *"$triple"* ]] || failures+=("live $game: the verdict does not name $triple")

@@ -8,8 +8,11 @@ set -euo pipefail
 packages=(libsdl2-dev libsdl2-gfx-dev xvfb xauth xdotool jq)
 # The browser peer (make web, which make demo and make test run): Debian's
 # Rust compiler with the std sources builds it for wasm32, and make test
-# plays it in Debian's Chromium, driven by node.
-web_packages=(rustc-web cargo-web rust-web-src lld-22 chromium nodejs)
+# plays it in Debian's Chromium, Firefox ESR and WebKitGTK (its
+# MiniBrowser, on Xvfb), driven by node (scripts/browser/drive.mjs; xwd
+# and netpbm take WebKit's screenshots).
+web_packages=(rustc-web cargo-web rust-web-src lld-22 chromium nodejs
+  firefox-esr libwebkit2gtk-4.1-0 x11-apps netpbm)
 packages+=("${web_packages[@]}")
 # `install-deps.sh cross` (make cross): Debian's Rust compiler with the std
 # sources (it builds std for each target), the cross linkers and C
@@ -36,6 +39,7 @@ fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   if command -v chromium >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
+    command -v firefox-esr >/dev/null 2>&1 &&
     pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1 &&
     command -v xdotool >/dev/null 2>&1 && command -v jq >/dev/null 2>&1; then
     exit 0
@@ -53,7 +57,9 @@ packages for you. Install these with your package manager, then run make again:
   - for the browser page (make web): a Rust compiler that builds for
     wasm32-unknown-unknown (see scripts/build-web.sh; wasm-bindgen-cli is
     installed by the project itself)
-  - Chromium and node 20 or later (only for 'make test': the browser test)
+  - Chromium, Firefox, WebKitGTK 4.1 and node 20 or later (only for
+    'make test': the browser tests; scripts/browser/drive.mjs says how each
+    is started)
 MSG
   exit 1
 fi

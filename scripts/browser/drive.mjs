@@ -1,38 +1,54 @@
-// Drives a headless Chromium through the DevTools protocol: opens a page,
-// prints every console line of the page on stdout (so a test reads a
-// browser peer like a native client), and on cue takes screenshots and
-// plays a touch drag. Needs Debian's `chromium` and node 20 or later
-// (started with --experimental-websocket on node 20).
+// Opens a page in a browser engine and prints every console line of the
+// page on stdout, so a test reads a browser peer like a native client;
+// on cue it takes screenshots and (Chromium) plays a touch drag. Needs
+// node 20 or later (started with --experimental-websocket on node 20)
+// and the engine's Debian package: `chromium`, `firefox-esr`, or
+// `libwebkit2gtk-4.1-0` with `xvfb` (and `x11-apps` and `netpbm` for
+// WebKit's screenshots).
 //
 //   node --experimental-websocket scripts/browser/drive.mjs [options] URL
 //
 // Options:
+//   --engine chromium|firefox|webkit
+//                              the engine (default chromium): Chromium
+//                              headless through the DevTools protocol,
+//                              Firefox headless through WebDriver BiDi,
+//                              WebKitGTK's MiniBrowser on a private Xvfb
+//   --engine-option OPTION     passed to the engine, repeatable: a
+//                              command-line flag of Chromium's, a Firefox
+//                              preference NAME=VALUE, an environment
+//                              variable NAME=VALUE of WebKit's
 //   --screenshot-on TEXT=FILE  when a console line contains TEXT (the first
 //                              time), save a PNG of the page to FILE
 //   --screenshot-delay MS      wait this long after the cue before each
 //                              screenshot (default 0)
-//   --drag-on TEXT             when a console line contains TEXT, drag a
-//                              finger on the touch stick (lower left) to
-//                              the right and hold it; prints the page's
-//                              `window.lockstep.state()` before and while
-//                              held, as `driver state before|held JSON`
+//   --drag-on TEXT             (Chromium) when a console line contains
+//                              TEXT, drag a finger on the touch stick
+//                              (lower left) to the right and hold it;
+//                              prints the page's `window.lockstep.state()`
+//                              before and while held, as
+//                              `driver state before|held JSON`
 //   --exit-on TEXT             leave once a line contains TEXT (default
 //                              "final tick="); the browser is closed
 //   --timeout SECONDS          leave after this long whatever happens
 //                              (default 180)
 //   --size WxH                 the window (default 1280x720)
-//   --phone                    emulate a phone: 412x915, touch, mobile
+//   --phone                    (Chromium) emulate a phone: 412x915, touch,
+//                              mobile
 //
-// Lines of its own start with "driver ": `driver lobby_ms=N` when the
-// first line containing "lobby" appears, N counted from the navigation.
+// Lines of its own start with "driver ": `driver open ENGINE URL`, and
+// `driver lobby_ms=N` when the first line containing "lobby" appears, N
+// counted from the navigation. It exits 0 after the --exit-on line, 1 on
+// a timeout or a browser lost, 2 on bad options.
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
+
+const ENGINES = ["chromium", "firefox", "webkit"];
 
 function parseArgs(argv) {
   const options = {
+    engine: "chromium",
+    engineFlags: [],
     screenshots: [],
     drags: [],
     screenshotDelay: 0,
@@ -49,7 +65,14 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) fail(`${arg} needs a value`);
       return argv[++i];
     };
-    if (arg === "--screenshot-on") {
+    if (arg === "--engine") {
+      options.engine = value();
+      if (!ENGINES.includes(options.engine)) {
+        fail(`--engine is one of ${ENGINES.join(", ")}, not ${options.engine}`);
+      }
+    } else if (arg === "--engine-option") {
+      options.engineFlags.push(value());
+    } else if (arg === "--screenshot-on") {
       const spec = value();
       const at = spec.lastIndexOf("=");
       if (at <= 0) fail(`--screenshot-on wants TEXT=FILE, not ${spec}`);
@@ -62,6 +85,7 @@ function parseArgs(argv) {
       options.exitOn = value();
     } else if (arg === "--timeout") {
       options.timeout = Number(value());
+      if (!(options.timeout > 0)) fail("--timeout wants a number of seconds");
     } else if (arg === "--size") {
       const [w, h] = value().split("x").map(Number);
       if (!(w > 0 && h > 0)) fail("--size wants WxH, like 1280x720");
@@ -78,6 +102,9 @@ function parseArgs(argv) {
     }
   }
   if (!options.url) fail("usage: drive.mjs [options] URL");
+  if (options.engine !== "chromium" && (options.phone || options.drags.length > 0)) {
+    fail(`--phone and --drag-on need Chromium's touch emulation, not ${options.engine}`);
+  }
   return options;
 }
 
@@ -91,39 +118,51 @@ if (typeof WebSocket === "undefined") {
   fail("this node has no WebSocket: run it with --experimental-websocket (node 20) or use node 22");
 }
 
-const profile = mkdtempSync(join(tmpdir(), "lockstep-chromium-"));
-const browser = spawn(
-  process.env.CHROMIUM || "chromium",
-  [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-timer-throttling",
-    "--disable-renderer-backgrounding",
-    "--remote-debugging-port=0",
-    `--user-data-dir=${profile}`,
-    `--window-size=${options.width},${options.height}`,
-    "about:blank",
-  ],
-  { stdio: ["ignore", "ignore", "pipe"], detached: true },
-);
-
+// What the engine started: process groups to end, directories to remove.
 let closing = false;
+let navigatedAt = performance.now();
+const run = {
+  groups: [],
+  dirs: [],
+  watch(child, name) {
+    this.groups.push(child);
+    child.on("exit", (code) => {
+      if (!closing) {
+        console.log(`driver ${name} exited with ${code}`);
+        finish(1);
+      }
+    });
+  },
+  lost(what) {
+    if (!closing) {
+      console.log(`driver lost ${what}`);
+      finish(1);
+    }
+  },
+  navigated() {
+    navigatedAt = performance.now();
+    console.log(`driver open ${options.engine} ${options.url}`);
+  },
+};
+
 function finish(code) {
   if (closing) return;
   closing = true;
-  try {
-    // The whole group: Chromium's helpers would outlive their parent.
-    process.kill(-browser.pid, "SIGKILL");
-  } catch {
-    // Already gone.
+  for (const child of run.groups.reverse()) {
+    try {
+      // The whole group: a browser's helpers would outlive their parent,
+      // and Firefox never leaves by itself.
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
   }
-  try {
-    rmSync(profile, { recursive: true, force: true });
-  } catch {
-    // A helper may still hold a file; the directory is in /tmp.
+  for (const dir of run.dirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // A helper may still hold a file; the directory is in /tmp.
+    }
   }
   process.exit(code);
 }
@@ -133,103 +172,10 @@ setTimeout(() => {
   console.log(`driver timeout after ${options.timeout} s`);
   finish(1);
 }, options.timeout * 1000).unref();
-browser.on("exit", (code) => {
-  if (!closing) {
-    console.log(`driver chromium exited with ${code}`);
-    finish(1);
-  }
-});
 
-const devtools = await new Promise((resolve) => {
-  let seen = "";
-  browser.stderr.on("data", (chunk) => {
-    seen += chunk.toString();
-    const match = seen.match(/DevTools listening on (ws:\/\/\S+)/);
-    if (match) {
-      resolve(match[1]);
-      seen = "";
-    }
-  });
-});
-
-const port = new URL(devtools).port;
-const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-const page = targets.find((t) => t.type === "page");
-if (!page) {
-  console.log("driver no page target in Chromium");
-  finish(1);
-}
-
-const socket = new WebSocket(page.webSocketDebuggerUrl);
-await new Promise((resolve, reject) => {
-  socket.onopen = resolve;
-  socket.onerror = () => reject(new Error("cannot reach Chromium's DevTools"));
-});
-let nextId = 1;
-const pending = new Map();
-function send(method, params = {}) {
-  const id = nextId++;
-  socket.send(JSON.stringify({ id, method, params }));
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject, method }));
-}
-socket.onclose = () => {
-  if (!closing) {
-    console.log("driver lost Chromium");
-    finish(1);
-  }
-};
-
-let navigatedAt = 0;
-let lobbySeen = false;
+// One browser task at a time, in the order their cues came.
 const queue = [];
 let busy = false;
-
-socket.onmessage = (event) => {
-  const message = JSON.parse(event.data);
-  if (message.id && pending.has(message.id)) {
-    const { resolve, reject, method } = pending.get(message.id);
-    pending.delete(message.id);
-    if (message.error) reject(new Error(`${method}: ${message.error.message}`));
-    else resolve(message.result);
-    return;
-  }
-  if (message.method === "Runtime.consoleAPICalled") {
-    const text = message.params.args
-      .map((arg) => (arg.value !== undefined ? String(arg.value) : arg.description ?? ""))
-      .join(" ");
-    for (const line of text.split("\n")) onLine(line);
-  } else if (message.method === "Runtime.exceptionThrown") {
-    const details = message.params.exceptionDetails;
-    const text = details.exception?.description ?? details.text;
-    onLine(`page error: ${text.split("\n")[0]}`);
-  }
-};
-
-function onLine(line) {
-  console.log(line);
-  if (!lobbySeen && line.includes("lobby")) {
-    lobbySeen = true;
-    console.log(`driver lobby_ms=${Math.round(performance.now() - navigatedAt)}`);
-  }
-  for (const shot of options.screenshots) {
-    if (!shot.done && line.includes(shot.text)) {
-      shot.done = true;
-      later(() => screenshot(shot.file));
-    }
-  }
-  for (const drag of options.drags) {
-    if (!drag.done && line.includes(drag.text)) {
-      drag.done = true;
-      later(touchDrag);
-    }
-  }
-  if (line.includes(options.exitOn)) {
-    // Whatever was queued (a last screenshot) goes first.
-    later(async () => finish(0));
-  }
-}
-
-// One DevTools task at a time, in the order their cues came.
 function later(task) {
   queue.push(task);
   if (!busy) drain();
@@ -247,58 +193,43 @@ async function drain() {
   busy = false;
 }
 
-async function screenshot(file) {
-  await pause(options.screenshotDelay);
-  const { data } = await send("Page.captureScreenshot", { format: "png" });
-  writeFileSync(file, Buffer.from(data, "base64"));
-  console.log(`driver screenshot ${file}`);
-}
-
-async function state(label) {
-  const { result } = await send("Runtime.evaluate", {
-    expression: "JSON.stringify(window.lockstep && window.lockstep.state())",
-    returnByValue: true,
-  });
-  console.log(`driver state ${label} ${result.value}`);
-}
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function touchDrag() {
-  const x = Math.round(options.width * 0.15);
-  const y = Math.round(options.height * 0.75);
-  const reach = Math.round(Math.min(options.width, options.height) * 0.12);
-  await state("before");
-  const touch = (type, dx) =>
-    send("Input.dispatchTouchEvent", {
-      type,
-      touchPoints: type === "touchEnd" ? [] : [{ x: x + dx, y, id: 1, radiusX: 8, radiusY: 8 }],
-    });
-  await touch("touchStart", 0);
-  for (let step = 1; step <= 8; step++) {
-    await touch("touchMove", Math.round((reach * step) / 8));
-    await pause(20);
+let page = null;
+let lobbySeen = false;
+function onLine(line) {
+  console.log(line);
+  if (!lobbySeen && line.includes("lobby")) {
+    lobbySeen = true;
+    console.log(`driver lobby_ms=${Math.round(performance.now() - navigatedAt)}`);
   }
-  // Held long enough for the game to sample it on many ticks.
-  await pause(1000);
-  await state("held");
-  await touch("touchEnd", reach);
-  console.log("driver drag done");
+  for (const shot of options.screenshots) {
+    if (!shot.done && line.includes(shot.text)) {
+      shot.done = true;
+      later(async () => {
+        await new Promise((resolve) => setTimeout(resolve, options.screenshotDelay));
+        await page.screenshot(shot.file);
+        console.log(`driver screenshot ${shot.file}`);
+      });
+    }
+  }
+  for (const drag of options.drags) {
+    if (!drag.done && line.includes(drag.text)) {
+      drag.done = true;
+      later(() => page.drag());
+    }
+  }
+  if (line.includes(options.exitOn)) {
+    // Whatever was queued (a last screenshot) goes first.
+    later(async () => finish(0));
+  }
 }
 
-await send("Runtime.enable");
-await send("Page.enable");
-// The page gets exactly the size asked for (the window's own size leaves
-// room for a browser's frame).
-await send("Emulation.setDeviceMetricsOverride", {
-  width: options.width,
-  height: options.height,
-  deviceScaleFactor: options.phone ? 2 : 1,
-  mobile: options.phone,
-});
-if (options.phone || options.drags.length > 0) {
-  await send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
+const engine = await import(`./${options.engine}.mjs`);
+try {
+  // The page may print before open() returns: its tasks wait in the queue.
+  busy = true;
+  page = await engine.open(options, run, onLine);
+  drain();
+} catch (error) {
+  console.log(`driver ${options.engine}: ${error.message}`);
+  finish(1);
 }
-navigatedAt = performance.now();
-console.log(`driver open ${options.url}`);
-await send("Page.navigate", { url: options.url });

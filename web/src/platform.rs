@@ -45,8 +45,10 @@ pub fn platform(browser: &Browser) -> Platform {
     let (name, version) = browser_name(browser);
     let os = os_name(browser);
     let arch = arch_name(browser);
-    let major = version.split('.').next().unwrap_or_default();
-    let major = if major.is_empty() { "unknown" } else { major };
+    // WebKitGTK's releases are 2.N: its minor is what tells them apart.
+    let parts = if name == WEBKITGTK { 2 } else { 1 };
+    let major = version.split('.').take(parts).collect::<Vec<_>>().join(".");
+    let major = if major.is_empty() { "unknown" } else { &major };
     let part = |text: &str| {
         let cleaned: String = text
             .to_lowercase()
@@ -104,9 +106,14 @@ fn profile() -> &'static str {
     env!("LOCKSTEP_PROFILE")
 }
 
+/// What the platform calls WebKitGTK, the engine of GNOME's browsers and
+/// of WebKit's own MiniBrowser.
+const WEBKITGTK: &str = "WebKitGTK";
+
 /// The browser's name and version: the most specific real brand of
 /// `userAgentData` (a vendor's over plain Chromium, never the made-up
-/// "Not A Brand" entry), else what the user agent string says.
+/// "Not A Brand" entry), else what the user agent string says of its
+/// engine ([`named_by_user_agent`]).
 fn browser_name(browser: &Browser) -> (String, String) {
     let real = |b: &&Brand| {
         let lower = b.brand.to_lowercase();
@@ -117,27 +124,66 @@ fn browser_name(browser: &Browser) -> (String, String) {
         .iter()
         .find(|b| b.brand != "Chromium")
         .or_else(|| brands.first());
-    if let Some(brand) = chosen {
-        return (brand.brand.clone(), brand.version.clone());
+    match chosen {
+        Some(brand) => (brand.brand.clone(), brand.version.clone()),
+        None => named_by_user_agent(&browser.user_agent),
     }
-    let ua = &browser.user_agent;
-    // Most specific first: Edge and Opera also say Chrome, and Chrome
-    // also says Safari.
+}
+
+/// The name and version a user agent string gives. Every browser on an
+/// iPhone or iPad runs Apple's WebKit whatever its name (`CriOS`,
+/// `FxiOS`), so it is Mobile Safari of that iOS there; elsewhere the most
+/// specific token wins (Edge and Opera also say Chrome, Chrome also says
+/// Safari). `AppleWebKit` without Chrome is Safari only on a Mac: on any
+/// other system it is WebKitGTK (or WPE), whose `Version/60.5` is a
+/// constant of the library, not its version; its version is read from a
+/// `WebKitGTK/2.50.6` token where the embedder adds one (the test
+/// drivers do), and is unknown otherwise.
+fn named_by_user_agent(ua: &str) -> (String, String) {
+    let version_after = |token: &str| -> Option<String> {
+        let at = ua.find(token)? + token.len();
+        Some(
+            ua[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect(),
+        )
+    };
+    if ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") {
+        // "CPU iPhone OS 17_4 like Mac OS X": the OS's WebKit.
+        let os = ua.find(" OS ").map(|at| {
+            ua[at + 4..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '_')
+                .map(|c| if c == '_' { '.' } else { c })
+                .collect::<String>()
+        });
+        let version = version_after("Version/").or(os).unwrap_or_default();
+        return ("Mobile Safari".into(), version);
+    }
     for (token, name) in [
         ("Edg/", "Edge"),
         ("OPR/", "Opera"),
         ("Firefox/", "Firefox"),
         ("HeadlessChrome/", "Chrome"),
         ("Chrome/", "Chrome"),
-        ("Version/", "Safari"),
+        ("Chromium/", "Chromium"),
     ] {
-        if let Some(at) = ua.find(token) {
-            let version: String = ua[at + token.len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_digit() || *c == '.')
-                .collect();
+        if let Some(version) = version_after(token) {
             return (name.into(), version);
         }
+    }
+    if ua.contains("AppleWebKit/") {
+        if ua.contains("Mac OS X") || ua.contains("Macintosh") {
+            return (
+                "Safari".into(),
+                version_after("Version/").unwrap_or_default(),
+            );
+        }
+        return (
+            WEBKITGTK.into(),
+            version_after("WebKitGTK/").unwrap_or_default(),
+        );
     }
     ("unknown".into(), String::new())
 }
@@ -186,6 +232,13 @@ fn arch_name(browser: &Browser) -> String {
             "x86_64"
         } else if ua.contains("aarch64") || ua.contains("arm64") {
             "aarch64"
+        } else if ua.contains("iPhone") || ua.contains("iPad") {
+            // Every iOS that runs WebAssembly runs on 64-bit ARM.
+            "aarch64"
+        } else if ua.contains("armv7") || ua.contains("armv8l") {
+            "arm"
+        } else if ua.contains("i686") || ua.contains("i386") {
+            "x86"
         } else {
             "unknown"
         },
@@ -244,6 +297,116 @@ mod tests {
         assert_eq!(
             platform(&browser).target,
             "wasm32-unknown-unknown/google-chrome-150/macos/aarch64"
+        );
+    }
+
+    /// The target of a page whose browser says only `user_agent`.
+    fn target_of(user_agent: &str) -> String {
+        platform(&Browser {
+            user_agent: user_agent.into(),
+            ..Browser::default()
+        })
+        .target
+        .trim_start_matches("wasm32-unknown-unknown/")
+        .to_string()
+    }
+
+    /// Real user agents, desktop and mobile, of every engine.
+    #[test]
+    fn each_engine_is_named_by_what_it_is_not_what_it_claims() {
+        for (user_agent, target) in [
+            (
+                "Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0",
+                "firefox-153/linux/x86_64",
+            ),
+            (
+                "Mozilla/5.0 (Android 14; Mobile; rv:153.0) Gecko/153.0 Firefox/153.0",
+                "firefox-153/android/unknown",
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0",
+                "firefox-128/windows/x86_64",
+            ),
+            // WebKitGTK's MiniBrowser as Debian ships it: Version/60.5 is
+            // a constant of the library, not a Safari.
+            (
+                "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) \
+                 Version/60.5 Safari/605.1.15",
+                "webkitgtk-unknown/linux/x86_64",
+            ),
+            // The same with the version the drivers add.
+            (
+                "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) \
+                 Version/60.5 Safari/605.1.15 WebKitGTK/2.50.6",
+                "webkitgtk-2.50/linux/x86_64",
+            ),
+            (
+                "Mozilla/5.0 (X11; Linux aarch64) AppleWebKit/605.1.15 (KHTML, like Gecko) \
+                 Version/60.5 Safari/605.1.15 WebKitGTK/2.48.1",
+                "webkitgtk-2.48/linux/aarch64",
+            ),
+            (
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 \
+                 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+                "safari-18/macos/unknown",
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 \
+                 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+                "mobile-safari-18/ios/aarch64",
+            ),
+            (
+                "Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 \
+                 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+                "mobile-safari-17/ios/aarch64",
+            ),
+            // Chrome and Firefox on an iPhone run Apple's WebKit, of its iOS.
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 \
+                 (KHTML, like Gecko) CriOS/123.0.6312.52 Mobile/15E148 Safari/604.1",
+                "mobile-safari-17/ios/aarch64",
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 16_7 like Mac OS X) AppleWebKit/605.1.15 \
+                 (KHTML, like Gecko) FxiOS/124.0 Mobile/15E148 Safari/605.1.15",
+                "mobile-safari-16/ios/aarch64",
+            ),
+            (
+                "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) \
+                 Chrome/131.0.0.0 Mobile Safari/537.36",
+                "chrome-131/android/unknown",
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) \
+                 Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86",
+                "edge-131/windows/x86_64",
+            ),
+            (
+                "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+                 HeadlessChrome/156.0.0.0 Safari/537.36",
+                "chrome-156/linux/x86_64",
+            ),
+        ] {
+            assert_eq!(target_of(user_agent), target, "{user_agent}");
+        }
+    }
+
+    #[test]
+    fn a_webkitgtk_page_says_its_library_version_or_that_it_is_unknown() {
+        let said = |user_agent: &str| {
+            platform(&Browser {
+                user_agent: user_agent.into(),
+                ..Browser::default()
+            })
+            .cpu
+        };
+        assert_eq!(
+            said("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/60.5 Safari/605.1.15 WebKitGTK/2.50.6"),
+            "WebKitGTK 2.50.6 on linux x86_64"
+        );
+        assert_eq!(
+            said("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/60.5 Safari/605.1.15"),
+            "WebKitGTK unknown on linux x86_64"
         );
     }
 
