@@ -27,7 +27,8 @@ demo: build web
 	@scripts/demo.sh
 
 # Every test: unit, QUIC integration on loopback, rendering under Xvfb, and
-# the browser peer in headless Chromium. The binaries and the page are
+# the browser peer in headless Chromium, headless Firefox and WebKitGTK
+# (scripts/browser/drive.mjs). The binaries and the page are
 # built first because the end-to-end tests run them as separate processes.
 # The flock of examples/flock/, a game written outside the workspace, is
 # built and tested from its own manifest, into the same target directory
@@ -78,7 +79,10 @@ determinism: deps
 # the ball game, Topple and the flock and the ball game's long one on each
 # (under qemu, the i686 loader, wine and node) and natively, plays a live
 # game of the ball game and Topple with native, aarch64, i686, Windows and
-# browser bots, and verifies each replay on every target. Installs what it
+# browser bots (a page in Chromium, Firefox and WebKitGTK), verifies each
+# replay on every target, and plays every golden row in the page in each
+# browser engine under each of its wasm compiler tiers
+# (scripts/engine-matrix.sh). Installs what it
 # needs (about 2 GB of packages). See DETERMINISM.md. Ends with each
 # stage's time (each target's in the checks among them), after make
 # test's.
@@ -92,6 +96,7 @@ cross:
 		--manifest-path examples/flock/Cargo.toml --target-dir target --bins'
 	@scripts/stage.sh cross "cross build" scripts/cross-build.sh
 	@scripts/stage.sh cross "cross check" scripts/cross-check.sh
+	@scripts/stage.sh cross "engine matrix" scripts/engine-matrix.sh
 	@scripts/stage.sh cross end
 
 # The rapier probe: builds the physics game's offline program in the eight

@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn the_benchmark_plays_the_first_game_when_it_names_none() {
         let games: &dyn PageGames = &lockstep_games::Shipped;
-        let offline = Offline::new("balls=24", 4, 1, 60).expect("pairs");
+        let offline = Offline::new("balls=24", 4, "1", 60).expect("pairs");
         let first = games.simulate("", offline).expect("the first game runs");
         assert_eq!(first, "final tick=60 hash=ff567b8fe1364906");
     }

@@ -176,13 +176,33 @@ impl Peer {
     }
 }
 
+/// [`simulate`] with player 0 holding the page's stick at `x`, `y` on
+/// every tick, through the path the page's input takes into the game
+/// (`Peer::set_input`): the page's `?boundary=1` check feeds NaNs with
+/// payloads through it in every engine.
+#[wasm_bindgen]
+pub fn simulate_stick(
+    game: &str,
+    settings: &str,
+    players: u8,
+    seed: &str,
+    ticks: u32,
+    x: f32,
+    y: f32,
+) -> String {
+    crate::offline::Offline::new(settings, players, seed, ticks)
+        .and_then(|offline| crate::games::offered().simulate(game, offline.with_stick(x, y)))
+        .unwrap_or_else(|why| format!("lockstep-web: {why}"))
+}
+
 /// A game offline, every player a bot, exactly as `lockstep-client sim
 /// --game G --set K=V... --players P --seed S --ticks T` runs it: the
-/// page's benchmark (`?sim=T`) times it against the native build. `game`
-/// empty is the first of the list, `settings` is `K=V` pairs joined by
-/// commas. Returns the `final` line, or why the game cannot run.
+/// page's benchmark (`?sim=T`) times it against the native build, and its
+/// golden rows (`?row=...`) run so in every engine. `game` empty is the
+/// first of the list, `settings` is `K=V` pairs joined by commas, `seed`
+/// a u64 in decimal. Returns the `final` line, or why the game cannot run.
 #[wasm_bindgen]
-pub fn simulate(game: &str, settings: &str, players: u8, seed: u32, ticks: u32) -> String {
+pub fn simulate(game: &str, settings: &str, players: u8, seed: &str, ticks: u32) -> String {
     crate::offline::Offline::new(settings, players, seed, ticks)
         .and_then(|offline| crate::games::offered().simulate(game, offline))
         .unwrap_or_else(|why| format!("lockstep-web: {why}"))

@@ -9,7 +9,7 @@
 // up any ticks it owes when the page wakes. requestAnimationFrame only
 // draws (between the last two ticks, at the peer's alpha).
 
-import init, { Peer, simulate } from "./lockstep_web.js";
+import init, { Peer, simulate, simulate_stick } from "./lockstep_web.js";
 
 const PUMP_MS = 4;
 const BUTTON = { up: 1, down: 2, left: 4, right: 8, boost: 16 };
@@ -105,13 +105,73 @@ function join(name) {
 // timed; no server involved.
 function benchmark() {
   const number = (key, fallback) => Number(params.get(key) ?? fallback);
-  const [players, seed, ticks] = [number("players", 4), number("seed", 1), number("sim", 600)];
+  const [players, seed, ticks] = [number("players", 4), params.get("seed") ?? "1", number("sim", 600)];
   const [game, settings] = [params.get("game") ?? "", params.getAll("set").join(",")];
   const start = performance.now();
   const line = simulate(game, settings, players, seed, ticks);
   const ms = performance.now() - start;
   console.log(`sim game=${game || "first"} set=${settings} players=${players} seed=${seed} ticks=${ticks} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((ticks * 1000) / ms)}`);
   console.log(line);
+}
+
+// `?row=GAME,PLAYERS,SEED,KEY=VALUE,TICKS` (repeated): golden rows
+// offline, one after another in this page's engine, each printed as its
+// `row N ...` timing line and its `final` line, then `rows done`; no
+// server involved (scripts/engine-matrix.sh runs every golden row so).
+function rows() {
+  params.getAll("row").forEach((row, index) => {
+    const [game, players, seed, setting, ticks] = row.split(",");
+    const start = performance.now();
+    const line = simulate(game, setting ?? "", Number(players), seed, Number(ticks));
+    const ms = performance.now() - start;
+    console.log(`row ${index} game=${game} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((Number(ticks) * 1000) / ms)}`);
+    console.log(line);
+  });
+  console.log("rows done");
+}
+
+// `?boundary=1`: NaNs with payloads (f32 and f64, quiet and signalling,
+// negative), infinities and -0 fed through the page's stick into a ball
+// game, each against the game with the stick at rest or held at 0.8: a
+// value that is not a number must reach the game as 0 in every engine,
+// whatever the engine does to its payload on the way. Prints one
+// `boundary` line per value and `boundary done same=N differ=M`.
+function boundary() {
+  const f32 = (bits) => new Float32Array(new Uint32Array([bits]).buffer)[0];
+  const f64 = (bits) => new Float64Array(new BigUint64Array([bits]).buffer)[0];
+  const values = {
+    "f32:7fc00000": f32(0x7fc00000),
+    "f32:7fc01234": f32(0x7fc01234),
+    "f32:ffc00001": f32(0xffc00001),
+    "f32:7f800001": f32(0x7f800001),
+    "f64:7ff8000000001234": f64(0x7ff8000000001234n),
+    "f64:fff0000000000001": f64(0xfff0000000000001n),
+    "f64:7ff4000000000000": f64(0x7ff4000000000000n),
+    "NaN": NaN,
+    "Infinity": Infinity,
+    "-Infinity": -Infinity,
+  };
+  const play = (x, y) => simulate_stick("balls", "balls=24", 2, "5", 120, x, y);
+  const atRest = play(0, 0);
+  const held = play(0, 0.8);
+  console.log(`boundary at_rest ${atRest}`);
+  console.log(`boundary held ${held}`);
+  let same = 0;
+  let differ = 0;
+  for (const [name, value] of Object.entries(values)) {
+    for (const [stick, expected, x, y] of [["nan,nan", atRest, value, value], ["nan,0.8", held, value, 0.8]]) {
+      const line = play(x, y);
+      const verdict = line === expected ? "same" : "differs";
+      if (line === expected) same++;
+      else differ++;
+      console.log(`boundary value=${name} stick=${stick} ${verdict} ${line}`);
+    }
+  }
+  const negativeZero = play(-0, 0.8);
+  if (negativeZero === held) same++;
+  else differ++;
+  console.log(`boundary value=-0 stick=-0,0.8 ${negativeZero === held ? "same" : "differs"} ${negativeZero}`);
+  console.log(`boundary done same=${same} differ=${differ}`);
 }
 
 function pump() {
@@ -576,6 +636,14 @@ async function main() {
   browser = info;
   if (params.has("sim")) {
     benchmark();
+    return;
+  }
+  if (params.has("row")) {
+    rows();
+    return;
+  }
+  if (params.has("boundary")) {
+    boundary();
     return;
   }
   const name = chooseName();

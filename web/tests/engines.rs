@@ -110,3 +110,60 @@ fn a_desync_injected_in_the_firefox_page_is_named() {
         "{verdict}"
     );
 }
+
+/// The ball game with player 0 holding the page's stick at `x`, `y`,
+/// computed natively through the page's own input path.
+fn native_stick(x: f32, y: f32) -> String {
+    use lockstep_engine::games::Games;
+    let offline = lockstep_web::offline::Offline::new("balls=24", 2, "5", 120)
+        .expect("pairs")
+        .with_stick(x, y);
+    lockstep_games::Shipped
+        .run("balls", offline)
+        .expect("balls is shipped")
+        .expect("runs")
+}
+
+/// The page's `?boundary=1` check in each engine: NaNs with payloads (f32
+/// and f64, quiet, signalling, negative), infinities and -0 go from JS
+/// through the page's stick into a ball game; SpiderMonkey canonicalises
+/// a NaN's payload where V8 keeps it, and either way the game must take
+/// it as a stick at rest, on the hash the native build computes.
+#[test]
+fn values_that_are_not_numbers_reach_the_game_alike_in_every_engine() {
+    let _serial = lockstep_testkit::one_at_a_time();
+    let mut server = Server::start(2, &["--no-record"]);
+    let at_rest = native_stick(0.0, 0.0);
+    let held = native_stick(0.0, 0.8);
+    assert_ne!(at_rest, held);
+    for engine in Engine::ALL {
+        page_built(
+            &repo().join("target/web"),
+            "run `make web` first (make test does)",
+        );
+        let out = browser_in(
+            engine,
+            &mut server,
+            engine.flag(),
+            "boundary=1",
+            &["--exit-on", "boundary done"],
+        )
+        .finish(GUARD);
+        let said = |prefix: &str| {
+            out.stdout
+                .lines()
+                .find_map(|line| line.strip_prefix(prefix))
+                .unwrap_or_else(|| panic!("{}: no {prefix:?} in\n{}", engine.flag(), out.stdout))
+                .to_string()
+        };
+        assert_eq!(said("boundary at_rest "), at_rest, "{}", engine.flag());
+        assert_eq!(said("boundary held "), held, "{}", engine.flag());
+        assert_eq!(
+            said("boundary done "),
+            "same=21 differ=0",
+            "{}: {}",
+            engine.flag(),
+            out.stdout
+        );
+    }
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# scripts/engine-matrix.sh [ENGINE...]: every golden row of the ball game
+# (games/balls/golden-hashes.txt) and Topple (games/topple/golden-hashes.txt)
+# played offline in the page (its `?row=` mode: the wasm module the server
+# serves, no network) in each browser engine, under each of its wasm
+# compiler tiers, against the pinned hash the native build ends on:
+#
+#   default     the engine's own tiering (a baseline compiler first, the
+#               optimising one for hot code)
+#   baseline    its baseline compiler only: V8's Liftoff
+#               (--liftoff --no-wasm-tier-up), SpiderMonkey's baseline
+#               (javascript.options.wasm_optimizingjit false),
+#               JavaScriptCore's BBQ (no IPInt interpreter, no OMG)
+#   optimising  its optimising compiler: V8's TurboFan (--no-liftoff),
+#               SpiderMonkey's Ion (javascript.options.wasm_baselinejit
+#               false), JavaScriptCore's OMG as early as it allows (its
+#               thresholds at 0: a function goes from BBQ to OMG at once).
+#               JavaScriptCore cannot run OMG alone (it refuses options
+#               without IPInt, LLInt or BBQ), and with BBQ off the code
+#               never reaches OMG: it stays in the IPInt interpreter, 25
+#               times slower (DETERMINISM.md)
+#
+# Whether a setting took effect is shown, not assumed: each configuration's
+# speed on the longest Topple row, in ticks per second, beside the
+# default's; a tier setting that changes nothing would show the default's
+# speed. Prints one table, rows by configurations; a row that differs
+# prints its hash and fails the run (exit 1): a finding to report, never
+# to hide. ENGINE: chromium, firefox, webkit (default all three). Needs
+# the page (make web), the server (cargo build --bins) and what
+# scripts/browser/drive.mjs needs for each engine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+engines=("$@")
+[ ${#engines[@]} -gt 0 ] || engines=(chromium firefox webkit)
+server=${LOCKSTEP_SERVER:-target/debug/lockstep-server}
+for file in "$server" target/web/index.html; do
+  [ -e "$file" ] || { echo "engine-matrix: $file is missing: cargo build --bins && make web" >&2; exit 2; }
+done
+
+# The options of each engine's tier (drive.mjs --engine-option), split
+# at '|'.
+declare -A tier_options=(
+  [chromium default]=""
+  [chromium baseline]="--js-flags=--liftoff --no-wasm-tier-up"
+  [chromium optimising]="--js-flags=--no-liftoff"
+  [firefox default]=""
+  [firefox baseline]="javascript.options.wasm_optimizingjit=false"
+  [firefox optimising]="javascript.options.wasm_baselinejit=false"
+  [webkit default]=""
+  [webkit baseline]="JSC_useWasmIPInt=0|JSC_useWasmLLInt=0|JSC_useBBQJIT=1|JSC_useOMGJIT=0"
+  [webkit optimising]="JSC_thresholdForOMGOptimizeAfterWarmUp=0|JSC_thresholdForOMGOptimizeSoon=0"
+)
+tiers=(default baseline optimising)
+
+# The rows: GAME,PLAYERS,SEED,KEY=VALUE,TICKS and the pinned hash.
+rows=()
+hashes=()
+labels=()
+table() { # GAME SETTING FILE PREFIX
+  local index=0
+  while read -r players seed size ticks hash _; do
+    [[ -z ${players:-} || $players == \#* ]] && continue
+    index=$((index + 1))
+    rows+=("$1,$players,$seed,$2=$size,$ticks")
+    hashes+=("$hash")
+    labels+=("$4$index")
+  done <"$3"
+}
+table balls balls games/balls/golden-hashes.txt g
+table physics bodies games/topple/golden-hashes.txt p
+query=$(printf '&row=%s' "${rows[@]}")
+query=${query:1}
+# The longest Topple row: its speed tells the tiers apart.
+timed=$(
+  best=0
+  for i in "${!rows[@]}"; do
+    IFS=, read -r game players _ setting ticks <<<"${rows[$i]}"
+    [ "$game" = physics ] || continue
+    cost=$((players * ${setting#*=} * ticks))
+    [ "$cost" -gt "$best" ] && { best=$cost; echo "$i"; }
+  done | tail -n 1
+)
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$server" --listen 127.0.0.1:0 --players 2 --no-record --no-advertise \
+  --identity-dir "$work/identity" >"$work/server.out" 2>"$work/server.log" &
+server_pid=$!
+for _ in $(seq 300); do grep -q '^browser url=' "$work/server.out" && break; sleep 0.1; done
+url=$(grep '^browser url=' "$work/server.out" | head -n 1)
+url=${url#browser url=}
+[ -n "$url" ] || { echo "engine-matrix: the server serves no page: $(cat "$work/server.log")" >&2; exit 2; }
+
+failures=()
+columns=()
+declare -A cell speed
+for engine in "${engines[@]}"; do
+  for tier in "${tiers[@]}"; do
+    column="$engine/$tier"
+    columns+=("$column")
+    options=()
+    IFS='|' read -r -a listed <<<"${tier_options[$engine $tier]}"
+    for option in "${listed[@]}"; do options+=(--engine-option "$option"); done
+    out=$work/${engine}-$tier.out
+    start=$(date +%s)
+    node --experimental-websocket --no-warnings scripts/browser/drive.mjs --engine "$engine" \
+      --timeout 1500 --exit-on "rows done" "${options[@]}" "${url}?${query}" >"$out" 2>&1 || true
+    echo "engine-matrix: $column took $(($(date +%s) - start)) s" >&2
+    for i in "${!rows[@]}"; do
+      line=$(grep -A1 "^row $i " "$out" | sed -n 2p)
+      hash=${line##*hash=}
+      if [ "$hash" = "${hashes[$i]}" ]; then
+        cell[$i $column]=same
+      else
+        cell[$i $column]=${hash:-none}
+        failures+=("${labels[$i]} (${rows[$i]}) in $column: ${line:-no final line}, native ${hashes[$i]}")
+      fi
+    done
+    timing=$(grep "^row $timed " "$out" || true)
+    speed[$column]=${timing##*ticks_per_s=}
+    [ -n "$timing" ] || speed[$column]=-
+    if grep -q '^page error:\|^driver .*exited\|^driver timeout' "$out"; then
+      failures+=("$column: $(grep -m1 '^page error:\|^driver .*exited\|^driver timeout' "$out")")
+    fi
+  done
+done
+
+printf '%-5s' row
+for column in "${columns[@]}"; do printf ' %-20s' "$column"; done
+echo
+for i in "${!rows[@]}"; do
+  printf '%-5s' "${labels[$i]}"
+  for column in "${columns[@]}"; do printf ' %-20s' "${cell[$i $column]}"; done
+  echo
+done
+printf '%-5s' "t/s"
+for column in "${columns[@]}"; do printf ' %-20s' "${speed[$column]}"; done
+echo
+echo "(t/s: ticks per second on ${labels[$timed]}, ${rows[$timed]}; 'same' is the pinned native hash)"
+if [ ${#failures[@]} -gt 0 ]; then
+  printf 'engine-matrix: %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "engine-matrix: ${#rows[@]} golden rows identical to native in ${#columns[@]} engine configurations"
