@@ -21,9 +21,10 @@
 #               times slower (DETERMINISM.md)
 #
 # Whether a setting took effect is shown, not assumed: each configuration's
-# speed on the longest Topple row, in ticks per second, beside the
-# default's; a tier setting that changes nothing would show the default's
-# speed. Prints one table, rows by configurations; a row that differs
+# speed on the longest row of each game, in ticks per second, and the
+# time of the first row (the code it calls compiled on first use) beside
+# the default's; a tier setting that changes nothing would show the
+# default's figures. Prints one table, rows by configurations; a row that differs
 # prints its hash and fails the run (exit 1): a finding to report, never
 # to hide. ENGINE: chromium, firefox, webkit (default all three). Needs
 # the page (make web), the server (cargo build --bins) and what
@@ -70,16 +71,20 @@ table balls balls games/balls/golden-hashes.txt g
 table physics bodies games/topple/golden-hashes.txt p
 query=$(printf '&row=%s' "${rows[@]}")
 query=${query:1}
-# The longest Topple row: its speed tells the tiers apart.
-timed=$(
-  best=0
+# The longest row of each game: their speeds tell the tiers apart, with
+# the first row's time (what it calls compiled on first use: a slow
+# optimising compiler shows there).
+longest() { # GAME: the index of its costliest row
+  local i game players setting ticks cost best=-1 found=
   for i in "${!rows[@]}"; do
     IFS=, read -r game players _ setting ticks <<<"${rows[$i]}"
-    [ "$game" = physics ] || continue
-    cost=$((players * ${setting#*=} * ticks))
-    [ "$cost" -gt "$best" ] && { best=$cost; echo "$i"; }
-  done | tail -n 1
-)
+    [ "$game" = "$1" ] || continue
+    cost=$((players * (${setting#*=} + 1) * ticks))
+    if [ "$cost" -gt "$best" ]; then best=$cost; found=$i; fi
+  done
+  echo "$found"
+}
+timed=("$(longest balls)" "$(longest physics)")
 
 work=$(mktemp -d)
 server_pid=
@@ -98,7 +103,7 @@ url=${url#browser url=}
 
 failures=()
 columns=()
-declare -A cell speed
+declare -A cell speed first
 for engine in "${engines[@]}"; do
   for tier in "${tiers[@]}"; do
     column="$engine/$tier"
@@ -121,9 +126,15 @@ for engine in "${engines[@]}"; do
         failures+=("${labels[$i]} (${rows[$i]}) in $column: ${line:-no final line}, native ${hashes[$i]}")
       fi
     done
-    timing=$(grep "^row $timed " "$out" || true)
-    speed[$column]=${timing##*ticks_per_s=}
-    [ -n "$timing" ] || speed[$column]=-
+    for i in "${timed[@]}"; do
+      timing=$(grep "^row $i " "$out" || true)
+      speed[$i $column]=${timing##*ticks_per_s=}
+      [ -n "$timing" ] || speed[$i $column]=-
+    done
+    timing=$(grep "^row 0 " "$out" || true)
+    timing=${timing##* ms=}
+    first[$column]=${timing%% *}
+    [ -n "$timing" ] || first[$column]=-
     if grep -q '^page error:\|^driver .*exited\|^driver timeout' "$out"; then
       failures+=("$column: $(grep -m1 '^page error:\|^driver .*exited\|^driver timeout' "$out")")
     fi
@@ -138,10 +149,17 @@ for i in "${!rows[@]}"; do
   for column in "${columns[@]}"; do printf ' %-20s' "${cell[$i $column]}"; done
   echo
 done
-printf '%-5s' "t/s"
-for column in "${columns[@]}"; do printf ' %-20s' "${speed[$column]}"; done
+for i in "${timed[@]}"; do
+  printf '%-5s' "${labels[$i]}/s"
+  for column in "${columns[@]}"; do printf ' %-20s' "${speed[$i $column]}"; done
+  echo
+done
+printf '%-5s' "ms"
+for column in "${columns[@]}"; do printf ' %-20s' "${first[$column]}"; done
 echo
-echo "(t/s: ticks per second on ${labels[$timed]}, ${rows[$timed]}; 'same' is the pinned native hash)"
+echo "('same': the pinned native hash; ${labels[${timed[0]}]}/s and ${labels[${timed[1]}]}/s: ticks per second"
+echo " on ${rows[${timed[0]}]} and ${rows[${timed[1]}]}; ms: milliseconds of ${labels[0]}, the first"
+echo " row, which compiles what it calls)"
 if [ ${#failures[@]} -gt 0 ]; then
   printf 'engine-matrix: %s\n' "${failures[@]}"
   exit 1
