@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The browser peer's figures for BENCHMARKS.md, on this machine, in one run:
+# The browser peer's figures for BENCHMARKS.md, on this machine, in one run,
+# in each browser engine (Chromium, Firefox, WebKitGTK; ENGINES="chromium"
+# for fewer):
 #
-# 1. simulation speed: the ball game offline in headless Chromium (the
-#    page's `?sim=` benchmark) against the native release build, same game
-#    and ticks, runs interleaved;
-# 2. a live game on loopback, two native bots and a browser bot: the input
-#    delay each settles at and its stalled ticks;
+# 1. simulation speed: the ball game and Topple offline in the page (its
+#    `?sim=` benchmark) in each engine against the native release build,
+#    same game and ticks, runs interleaved;
+# 2. a live game on loopback, two native bots and a browser bot in each
+#    engine: the input delay each settles at and its stalled ticks;
 # 3. the page's weight (each file and gzipped) and the time from opening
-#    its address to the lobby.
+#    its address to the lobby in each engine.
 #
 # Needs `cargo build --release --bins` and `make web` first.
 #   scripts/bench-browser.sh [RUNS]   (default 5)
@@ -19,7 +21,12 @@ bin=target/release
 for file in "$bin/lockstep-server" "$bin/lockstep-client" target/web/index.html; do
   [ -e "$file" ] || { echo "bench-browser: $file is missing: cargo build --release --bins && make web" >&2; exit 2; }
 done
-drive() { node --experimental-websocket --no-warnings scripts/browser/drive.mjs "$@"; }
+read -r -a engines <<<"${ENGINES:-chromium firefox webkit}"
+drive() { # ENGINE OPTIONS... URL
+  local engine=$1
+  shift
+  node --experimental-websocket --no-warnings scripts/browser/drive.mjs --engine "$engine" "$@"
+}
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -44,39 +51,54 @@ serve() { # PLAYERS EXTRA...: starts a server, sets $addr
 }
 stop() { kill "${pids[-1]}" 2>/dev/null || true; wait "${pids[-1]}" 2>/dev/null || true; }
 
-echo "== 1. simulation speed: 4 players, 24 balls, 360000 ticks"
+# The games of part 1: the ball game (4 players, 24 balls) and Topple (4
+# players, 160 bodies), each long enough to take about a second natively.
+sims=(
+  "balls balls=24 360000"
+  "physics bodies=160 7200"
+)
+echo "== 1. simulation speed, 4 players, seed 1: ${sims[*]}"
 serve 2
-for run in $(seq "$runs"); do
-  start=$(date +%s%N)
-  native=$("$bin/lockstep-client" sim --players 4 --seed 1 --balls 24 --ticks 360000 | tail -n 1)
-  native_ms=$((($(date +%s%N) - start) / 1000000))
-  page=$(drive --exit-on "final tick=" "http://$addr/?sim=360000&game=balls&set=balls=24&players=4&seed=1")
-  page_line=$(grep '^sim ' <<<"$page")
-  page_ms=${page_line##*ms=}
-  page_ms=${page_ms%% *}
-  same=no
-  [ "$(grep '^final' <<<"$page")" = "$native" ] && same=yes
-  echo "run $run: native ${native_ms} ms, chromium ${page_ms} ms, same final line: $same ($native)"
+for sim in "${sims[@]}"; do
+  read -r game setting ticks <<<"$sim"
+  for run in $(seq "$runs"); do
+    start=$(date +%s%N)
+    native=$("$bin/lockstep-client" sim --game "$game" --set "$setting" --players 4 --seed 1 --ticks "$ticks" | tail -n 1)
+    line="run $run $game $ticks ticks: native $((($(date +%s%N) - start) / 1000000)) ms"
+    for engine in "${engines[@]}"; do
+      page=$(drive "$engine" --exit-on "final tick=" --timeout 600 \
+        "http://$addr/?sim=$ticks&game=$game&set=$setting&players=4&seed=1")
+      page_line=$(grep '^sim ' <<<"$page" || true)
+      page_ms=${page_line##*ms=}
+      page_ms=${page_ms%% *}
+      same=differs
+      [ "$(grep '^final' <<<"$page")" = "$native" ] && same=same
+      line+=", $engine ${page_ms:-?} ms ($same)"
+    done
+    echo "$line; $native"
+  done
 done
 stop
 
 echo "== 2. a live game on loopback, 3600 ticks: 2 native bots and a browser bot"
-for run in $(seq "$runs"); do
-  serve 3
-  for seed in 1 2; do
-    "$bin/lockstep-client" --connect "$addr" --fingerprint "$fingerprint" --headless --bot "$seed" \
-      --ticks 3600 --name "n$seed" >"$work/n$seed.out" 2>/dev/null &
-    pids+=($!)
+for engine in "${engines[@]}"; do
+  for run in $(seq "$runs"); do
+    serve 3
+    for seed in 1 2; do
+      "$bin/lockstep-client" --connect "$addr" --fingerprint "$fingerprint" --headless --bot "$seed" \
+        --ticks 3600 --name "n$seed" >"$work/n$seed.out" 2>/dev/null &
+      pids+=($!)
+    done
+    drive "$engine" --timeout 300 "http://$addr/?name=web&bot=3&ticks=3600&ready=1" >"$work/web.out" || true
+    wait "${pids[-1]}" "${pids[-2]}" 2>/dev/null || true
+    for who in n1 n2 web; do
+      stats=$(grep '^stats ' "$work/$who.out" || echo "(no stats)")
+      final=$(grep '^final ' "$work/$who.out" | tail -n 1 || true)
+      echo "$engine run $run $who: $stats $final"
+    done
+    pids=("${pids[@]:0:${#pids[@]}-2}")
+    stop
   done
-  drive --timeout 300 "http://$addr/?name=web&bot=3&ticks=3600&ready=1" >"$work/web.out"
-  wait "${pids[-1]}" "${pids[-2]}" 2>/dev/null || true
-  for who in n1 n2 web; do
-    stats=$(grep '^stats ' "$work/$who.out" || echo "(no stats)")
-    final=$(grep '^final ' "$work/$who.out" | tail -n 1 || true)
-    echo "run $run $who: $stats $final"
-  done
-  pids=("${pids[@]:0:${#pids[@]}-2}")
-  stop
 done
 
 echo "== 3. page weight and time to the lobby"
@@ -84,8 +106,10 @@ for file in index.html main.js style.css lockstep_web.js lockstep_web_bg.wasm; d
   echo "$file $(stat -c %s "target/web/$file") bytes, $(gzip -9c "target/web/$file" | wc -c) gzipped"
 done
 serve 2
-for run in $(seq "$runs"); do
-  out=$(drive --exit-on "lockstep-web: lobby:" "http://$addr/?name=look$run")
-  echo "run $run: $(grep '^driver lobby_ms=' <<<"$out")"
+for engine in "${engines[@]}"; do
+  for run in $(seq "$runs"); do
+    out=$(drive "$engine" --exit-on "lockstep-web: lobby:" "http://$addr/?name=look$run")
+    echo "$engine run $run: $(grep '^driver lobby_ms=' <<<"$out")"
+  done
 done
 stop
