@@ -26,15 +26,19 @@
 # the default's; a tier setting that changes nothing would show the
 # default's figures. Prints one table, rows by configurations; a row that differs
 # prints its hash and fails the run (exit 1): a finding to report, never
-# to hide. ENGINE: chromium, firefox, webkit (default all three). Needs
-# the page (make web), the server (cargo build --bins) and what
+# to hide. ENGINE: chromium, firefox, webkit (default all three);
+# LOCKSTEP_TIERS="default" runs only those tiers, and LOCKSTEP_WEB_DIR
+# serves another build of the page (BENCHMARKS.md compares opt-levels so).
+# Needs the page (make web), the server (cargo build --bins) and what
 # scripts/browser/drive.mjs needs for each engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 engines=("$@")
 [ ${#engines[@]} -gt 0 ] || engines=(chromium firefox webkit)
 server=${LOCKSTEP_SERVER:-target/debug/lockstep-server}
-for file in "$server" target/web/index.html; do
+page=${LOCKSTEP_WEB_DIR:-target/web}
+export LOCKSTEP_WEB_DIR=$page
+for file in "$server" "$page/index.html"; do
   [ -e "$file" ] || { echo "engine-matrix: $file is missing: cargo build --bins && make web" >&2; exit 2; }
 done
 
@@ -51,7 +55,7 @@ declare -A tier_options=(
   [webkit baseline]="JSC_useWasmIPInt=0|JSC_useWasmLLInt=0|JSC_useBBQJIT=1|JSC_useOMGJIT=0"
   [webkit optimising]="JSC_thresholdForOMGOptimizeAfterWarmUp=0|JSC_thresholdForOMGOptimizeSoon=0"
 )
-tiers=(default baseline optimising)
+read -r -a tiers <<<"${LOCKSTEP_TIERS:-default baseline optimising}"
 
 # The rows: GAME,PLAYERS,SEED,KEY=VALUE,TICKS and the pinned hash.
 rows=()
