@@ -59,9 +59,11 @@ fn a_machine_at_half_speed_slows_the_game_for_everyone_until_it_recovers() {
     for quick in &finished[..2] {
         // Without speed control they would wait on almost every tick of
         // the slow machine's 150; with it only until the slower speed
-        // starts (a fraction of a second), and on a busy machine a few
-        // more.
-        assert!(quick.stat("stalled_ticks") <= 30, "{}", quick.stdout);
+        // starts (a fraction of a second: about 10 ticks on an idle
+        // machine), and on a busy one more (45 with make cross running
+        // beside make test on two cores): never half of them.
+        let stalled = quick.stat("stalled_ticks");
+        assert!(stalled < u64::from(SLOW_UNTIL) / 2, "{}", quick.stdout);
         assert_eq!(Some(quick.stat("speed_pct")), slowest);
     }
 }
