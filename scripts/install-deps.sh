@@ -40,7 +40,7 @@ fi
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   if command -v chromium >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
     command -v firefox-esr >/dev/null 2>&1 &&
-    pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v xvfb-run >/dev/null 2>&1 &&
+    pkg-config --exists sdl2 SDL2_gfx 2>/dev/null && command -v Xvfb >/dev/null 2>&1 &&
     command -v xdotool >/dev/null 2>&1 && command -v jq >/dev/null 2>&1; then
     exit 0
   fi
@@ -49,7 +49,7 @@ This is not a Debian/Ubuntu system, so lockstep cannot install its system
 packages for you. Install these with your package manager, then run make again:
   - SDL2 development files        (e.g. SDL2-devel, sdl2)
   - SDL2_gfx development files    (e.g. SDL2_gfx-devel, sdl2_gfx)
-  - Xvfb and xvfb-run             (only for 'make test')
+  - Xvfb                          (only for 'make test')
   - xdotool                       (only for 'make test': it presses keys in
                                    the server browser's window)
   - jq                            (only for 'make test': it lists the test

@@ -309,8 +309,8 @@ impl Drop for Server {
 }
 
 /// A client process, killed when dropped with every process it started
-/// (it leads its own process group: `xvfb-run`, its display and the
-/// client under it go together).
+/// (it leads its own process group: the shell of [`xvfb_command`], its
+/// display and the client on it go together).
 pub struct Client {
     pub child: Child,
     pub name: String,
@@ -564,17 +564,46 @@ pub fn finish_in_lockstep(
     (finished, end)
 }
 
+/// Starts a display of its own (1280x720, 24 bits) and runs the program
+/// and arguments that follow on it, then ends the display.
+///
+/// Xvfb chooses the display itself (`-displayfd`): it takes the first
+/// number whose lock it wins. `xvfb-run -a` chose by looking for lock
+/// files first, so two runs started at the same moment, as the tests of a
+/// binary and two binaries at once do, could both pick one number.
+const ON_XVFB: &str = r#"
+    dir=$(mktemp -d) || exit 1
+    xvfb=
+    trap '[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null && wait "$xvfb"; rm -rf "$dir"' EXIT
+    trap 'exit 143' TERM INT
+    mkfifo "$dir/display" || exit 1
+    Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp 3>"$dir/display" 2>"$dir/log" &
+    xvfb=$!
+    read -r display <"$dir/display"
+    if [ -z "$display" ]; then
+      echo "Xvfb did not start:" >&2
+      cat "$dir/log" >&2
+      exit 1
+    fi
+    DISPLAY=":$display" "$@"
+"#;
+
+/// A command that runs what is added to it (a program and its arguments)
+/// on a fresh Xvfb display of its own, 1280x720; the display ends with it.
+pub fn xvfb_command() -> Command {
+    assert!(
+        Path::new("/usr/bin/Xvfb").exists(),
+        "Xvfb is missing: install xvfb (make test does)"
+    );
+    let mut command = Command::new("sh");
+    command.args(["-c", ON_XVFB, "on-xvfb"]);
+    command
+}
+
 /// Runs `args` of the client inside a fresh Xvfb display, 1280x720.
 pub fn under_xvfb(name: &str, args: &[&str]) -> Client {
-    assert!(
-        Path::new("/usr/bin/xvfb-run").exists(),
-        "xvfb-run is missing: install xvfb and xauth (make test does)"
-    );
-    let mut command = Command::new("xvfb-run");
-    command
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(client_bin())
-        .args(args);
+    let mut command = xvfb_command();
+    command.arg(client_bin()).args(args);
     Client::spawn(name, &mut command)
 }
 
@@ -595,9 +624,9 @@ pub fn click_after_screenshot(window: &str, shot: &Path, at: (i32, i32), then: &
         eval "$THEN"
         wait "$client"
     "#;
-    let mut command = Command::new("xvfb-run");
+    let mut command = xvfb_command();
     command
-        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
+        .args(["sh", "-c", script])
         .arg(client_bin())
         .env("SHOT", shot)
         .env("WINDOW", window)

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use lockstep_protocol::verification_code;
-use lockstep_testkit::{client_bin, field, under_xvfb, Client, Server, TempDir};
+use lockstep_testkit::{client_bin, field, under_xvfb, xvfb_command, Client, Server, TempDir};
 use lockstep_window::draw::screenshot::load_png_rgb;
 use lockstep_window::draw::text::HUD_TEXT;
 use lockstep_window::screens::browser::{SELECTED, WARNING};
@@ -119,27 +119,24 @@ fn enter_in_the_browser_joins_the_server_and_plays_it_in_a_new_window() {
     server.wait_for("advertising name=", Duration::from_secs(5));
     let dir = TempDir::new("browser-enter");
     let known = dir.0.join("known_servers");
-    // Inside one Xvfb display: the client, then Enter pressed in the
-    // browser's window every half second until it closes (Enter on a
-    // list whose row has not appeared yet, on a busy machine, does
-    // nothing). No count bounds either wait: the client's own exit ends
-    // them, and the test's timeout is the last guard.
+    // Inside one Xvfb display of its own: the client, and Enter pressed in
+    // the browser's window every half second for as long as it is open
+    // (Enter on a list whose row has not appeared yet, on a busy machine,
+    // does nothing); the window is looked up again each time. No count
+    // bounds the loop: the client's own exit ends it, and the test's
+    // timeout is the last guard.
     let script = r#"
         "$0" "$@" & client=$!
-        window=
-        while [ -z "$window" ] && kill -0 "$client" 2>/dev/null; do
+        while kill -0 "$client" 2>/dev/null; do
           window=$(xdotool search --name "servers on the LAN" 2>/dev/null | head -n 1)
-          sleep 0.1
-        done
-        while [ -n "$window" ] && xdotool search --name "servers on the LAN" >/dev/null 2>&1; do
-          xdotool key --window "$window" Return 2>/dev/null
+          [ -n "$window" ] && xdotool key --window "$window" Return 2>/dev/null
           sleep 0.5
         done
         wait "$client"
     "#;
-    let mut command = std::process::Command::new("xvfb-run");
+    let mut command = xvfb_command();
     command
-        .args(["-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script])
+        .args(["sh", "-c", script])
         .arg(client_bin())
         .args(["--discovery-interface", "lo", "--discovery-port", &port])
         .args(["--name", "tester", "--bot", "1", "--ticks", "60"])

@@ -45,8 +45,7 @@ fn truncated_and_corrupted_replays_are_refused_saying_where() {
     let dir = TempDir::new("damaged");
     let file = dir.0.join("solo.lsreplay");
     // A recorded solo game (under Xvfb: solo play has a window).
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
+    let out = lockstep_testkit::xvfb_command()
         .arg(client_bin())
         .args([
             "solo", "--bots", "3", "--bot", "1", "--ticks", "300", "--record",
