@@ -3,7 +3,6 @@
 //! refused with their byte offset; a server killed with SIGKILL leaves a
 //! readable replay.
 
-use std::process::Command;
 use std::time::Duration;
 
 use lockstep_testkit::{client_bin, last_line, verified, verify, Client, Server, TempDir};
