@@ -8,8 +8,10 @@
 #    same game and ticks, runs interleaved;
 # 2. a live game on loopback, two native bots and a browser bot in each
 #    engine: the input delay each settles at and its stalled ticks;
-# 3. the page's weight (each file and gzipped) and the time from opening
-#    its address to the lobby in each engine.
+# 3. the page's weight (each file and gzipped, and what is downloaded
+#    before the lobby shows for each game) and the time from opening its
+#    address to the lobby in each engine, for a server hosting the ball
+#    game (the light module) and one hosting Topple (the full one).
 #
 # Needs `cargo build --release --bins` and `make web` first.
 #   scripts/bench-browser.sh [RUNS]   (default 5)
@@ -102,14 +104,26 @@ for engine in "${engines[@]}"; do
 done
 
 echo "== 3. page weight and time to the lobby"
-for file in index.html main.js style.css lockstep_web.js lockstep_web_bg.wasm; do
+gzipped() { # FILE...: their gzipped bytes, summed
+  local sum=0 file
+  for file in "$@"; do sum=$((sum + $(gzip -9c "target/web/$file" | wc -c))); done
+  echo "$sum"
+}
+page=(index.html main.js style.css modules.json)
+for file in "${page[@]}" lockstep_web_light.js lockstep_web_light_bg.wasm lockstep_web.js lockstep_web_bg.wasm; do
   echo "$file $(stat -c %s "target/web/$file") bytes, $(gzip -9c "target/web/$file" | wc -c) gzipped"
 done
-serve 2
-for engine in "${engines[@]}"; do
-  for run in $(seq "$runs"); do
-    out=$(drive "$engine" --exit-on "lockstep-web: lobby:" "http://$addr/?name=look$run")
-    echo "$engine run $run: $(grep '^driver lobby_ms=' <<<"$out")"
+# What a browser downloads before the lobby shows: the page, and the
+# module with the hosted game (the light one for the ball game and Tally).
+echo "before the lobby, the ball game or Tally: $(gzipped "${page[@]}" lockstep_web_light.js lockstep_web_light_bg.wasm) bytes gzipped"
+echo "before the lobby, Topple: $(gzipped "${page[@]}" lockstep_web.js lockstep_web_bg.wasm) bytes gzipped"
+for game in balls physics; do
+  serve 2 --game "$game"
+  for engine in "${engines[@]}"; do
+    for run in $(seq "$runs"); do
+      out=$(drive "$engine" --exit-on "lockstep-web: lobby:" "http://$addr/?name=look$run")
+      echo "$game $engine run $run: $(grep '^driver lobby_ms=' <<<"$out") $(grep -o 'module [a-z_]*' <<<"$out" | head -n 1)"
+    done
   done
+  stop
 done
-stop

@@ -7,6 +7,15 @@
 # directory the server serves (`lockstep-server --web-dir`):
 #
 #   index.html main.js style.css lockstep_web.js lockstep_web_bg.wasm
+#   lockstep_web_light.js lockstep_web_light_bg.wasm modules.json
+#
+# lockstep_web is the module with every game; lockstep_web_light (the
+# crate web/light) has the games without a physics engine (the ball game
+# and Tally), about a fifth of the download. modules.json names the games of the light module, as
+# the module itself says them (its `games()`, asked with node), and the
+# page loads it when the game it needs is among them: the server's hosted
+# game (which its web door serves as hosted-game.txt) or the game of an
+# offline mode.
 #
 # With --manifest-path, the page of a game outside this workspace
 # (docs/guide/your-game.md, "In the browser"): the same page, whose wasm
@@ -99,13 +108,37 @@ build() { # COMMAND CARGO-ARGS...: the wasm32 build of a library, as the page ne
     --target wasm32-unknown-unknown --lib --target-dir "$wasm_dir" "$@"
 }
 
+bind() { # MODULE NAME: the JavaScript binding of a wasm module, as NAME.js and NAME_bg.wasm in $out
+  "$bindgen" --target web --no-typescript --remove-name-section --remove-producers-section \
+    --out-name "$2" --out-dir "$out" "$1"
+}
+
+mkdir -p "$out"
 start=$(date +%s)
 if [ -z "$manifest" ]; then
   RUSTC=/usr/bin/rustc scripts/deps-cache.sh restore "$wasm_dir"
-  build build -p lockstep-web
+  module=$wasm_dir/wasm32-unknown-unknown/release/lockstep_web.wasm
+  build rustc -p lockstep-web --crate-type cdylib
+  # The light module (web/light), a cdylib for wasm32 only.
+  build rustc -p lockstep-web-light --crate-type cdylib
+  bind "$wasm_dir/wasm32-unknown-unknown/release/lockstep_web_light.wasm" lockstep_web_light
   echo "build-web: compiled in $(($(date +%s) - start)) s" >&2
   RUSTC=/usr/bin/rustc scripts/deps-cache.sh save "$wasm_dir"
-  module=$wasm_dir/wasm32-unknown-unknown/release/lockstep_web.wasm
+  node --input-type=module -e '
+    import { readFileSync, writeFileSync } from "node:fs";
+    import { resolve } from "node:path";
+    import { pathToFileURL } from "node:url";
+    const dir = resolve(process.argv[1]);
+    const light = await import(pathToFileURL(`${dir}/lockstep_web_light.js`).href);
+    light.initSync({ module: readFileSync(`${dir}/lockstep_web_light_bg.wasm`) });
+    const games = light.games().split(" ").filter((name) => name);
+    if (games.length === 0) throw new Error("the light module offers no game");
+    writeFileSync(`${dir}/modules.json`, JSON.stringify([{ module: "lockstep_web_light", games }]) + "\n");
+  ' "$out" || {
+    echo "build-web: node could not ask the light module its games" >&2
+    exit 1
+  }
+  echo "build-web: $out/modules.json: $(cat "$out/modules.json")" >&2
 else
   # Not through the machine's cache, kept for lockstep's own target
   # directories: a crate of its own compiles in its target directory, or
@@ -129,12 +162,13 @@ else
   }
 fi
 
-mkdir -p "$out"
-# The page loads lockstep_web.js, whichever crate the module is.
-"$bindgen" --target web --no-typescript --remove-name-section --remove-producers-section \
-  --out-name lockstep_web --out-dir "$out" "$module"
+# The page loads lockstep_web.js, whichever crate the module is, unless
+# modules.json names a lighter module with the game it needs (lockstep's
+# own page only: a crate outside the workspace has its one module).
+bind "$module" lockstep_web
+[ -z "$manifest" ] || rm -f "$out"/modules.json "$out"/lockstep_web_light.js "$out"/lockstep_web_light_bg.wasm
 cp web/static/index.html web/static/main.js web/static/style.css "$out/"
-for file in "$out"/lockstep_web_bg.wasm "$out"/lockstep_web.js; do
+for file in "$out"/lockstep_web*_bg.wasm "$out"/lockstep_web*.js; do
   echo "build-web: $file $(stat -c %s "$file") bytes, $(gzip -9c "$file" | wc -c) gzipped" >&2
 done
 [ -z "$manifest" ] || echo "build-web: the page of $manifest is in $out (lockstep-server --web-dir $out)"

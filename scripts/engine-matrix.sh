@@ -26,7 +26,10 @@
 # the default's; a tier setting that changes nothing would show the
 # default's figures. Prints one table, rows by configurations; a row that differs
 # prints its hash and fails the run (exit 1): a finding to report, never
-# to hide. ENGINE: chromium, firefox, webkit (default all three);
+# to hide. The rows of the games of the page's light module (the ball
+# game's) run in both its modules: every row in the one with every game,
+# those rows again in the light one, which plays them live.
+# ENGINE: chromium, firefox, webkit (default all three);
 # LOCKSTEP_TIERS="default" runs only those tiers, and LOCKSTEP_WEB_DIR
 # serves another build of the page (BENCHMARKS.md compares opt-levels so).
 # Needs the page (make web), the server (cargo build --bins) and what
@@ -75,6 +78,21 @@ table balls balls games/balls/golden-hashes.txt g
 table physics bodies games/topple/golden-hashes.txt p
 query=$(printf '&row=%s' "${rows[@]}")
 query=${query:1}
+# The rows of the games the page's light module has (its modules.json):
+# played a second time in a page of their own, which loads that module,
+# as a live game of them does.
+light=()
+if [ -f "$page/modules.json" ]; then
+  read -r -a light_games <<<"$(jq -r '.[0].games | join(" ")' "$page/modules.json")"
+  for i in "${!rows[@]}"; do
+    for game in "${light_games[@]}"; do
+      [ "${rows[$i]%%,*}" = "$game" ] && light+=("$i")
+    done
+  done
+fi
+light_query=
+for i in "${light[@]}"; do light_query+="&row=${rows[$i]}"; done
+light_query=${light_query:1}
 # The longest row of each game: their speeds tell the tiers apart, with
 # the first row's time (what it calls compiled on first use: a slow
 # optimising compiler shows there).
@@ -130,6 +148,23 @@ for engine in "${engines[@]}"; do
         failures+=("${labels[$i]} (${rows[$i]}) in $column: ${line:-no final line}, native ${hashes[$i]}")
       fi
     done
+    grep -q '^lockstep-web: module lockstep_web ' "$out" ||
+      failures+=("$column: the page of every row did not load lockstep_web")
+    if [ ${#light[@]} -gt 0 ]; then
+      node --experimental-websocket --no-warnings scripts/browser/drive.mjs --engine "$engine" \
+        --timeout 1500 --exit-on "rows done" "${options[@]}" "${url}?${light_query}" >"$out.light" 2>&1 || true
+      grep -q '^lockstep-web: module lockstep_web_light ' "$out.light" ||
+        failures+=("$column: the page of the light module's rows did not load it")
+      for j in "${!light[@]}"; do
+        i=${light[$j]}
+        line=$(grep -A1 "^row $j " "$out.light" | sed -n 2p)
+        hash=${line##*hash=}
+        if [ "$hash" != "${hashes[$i]}" ]; then
+          cell[$i $column]="light:${hash:-none}"
+          failures+=("${labels[$i]} (${rows[$i]}) in $column, light module: ${line:-no final line}, native ${hashes[$i]}")
+        fi
+      done
+    fi
     for i in "${timed[@]}"; do
       timing=$(grep "^row $i " "$out" || true)
       speed[$i $column]=${timing##*ticks_per_s=}
@@ -139,9 +174,11 @@ for engine in "${engines[@]}"; do
     timing=${timing##* ms=}
     first[$column]=${timing%% *}
     [ -n "$timing" ] || first[$column]=-
-    if grep -q '^page error:\|^driver .*exited\|^driver timeout' "$out"; then
-      failures+=("$column: $(grep -m1 '^page error:\|^driver .*exited\|^driver timeout' "$out")")
-    fi
+    for file in "$out" "$out.light"; do
+      if [ -f "$file" ] && grep -q '^page error:\|^driver .*exited\|^driver timeout' "$file"; then
+        failures+=("$column: $(grep -m1 '^page error:\|^driver .*exited\|^driver timeout' "$file")")
+      fi
+    done
   done
 done
 
@@ -163,9 +200,10 @@ for column in "${columns[@]}"; do printf ' %-20s' "${first[$column]}"; done
 echo
 echo "('same': the pinned native hash; ${labels[${timed[0]}]}/s and ${labels[${timed[1]}]}/s: ticks per second"
 echo " on ${rows[${timed[0]}]} and ${rows[${timed[1]}]}; ms: milliseconds of ${labels[0]}, the first"
-echo " row, which compiles what it calls)"
+echo " row, which compiles what it calls; every row in the module with every game, and"
+echo " ${#light[@]} rows of $(IFS=' '; echo "${light_games[*]:-no game}") in the light module too)"
 if [ ${#failures[@]} -gt 0 ]; then
   printf 'engine-matrix: %s\n' "${failures[@]}"
   exit 1
 fi
-echo "engine-matrix: ${#rows[@]} golden rows identical to native in ${#columns[@]} engine configurations"
+echo "engine-matrix: ${#rows[@]} golden rows identical to native in ${#columns[@]} engine configurations (${#light[@]} of them in both modules)"

@@ -28,6 +28,11 @@ pub(crate) const MAX_HEAD: usize = 8 * 1024;
 /// The page the root (`/`) serves.
 const INDEX: &str = "index.html";
 
+/// The file whose text is the hosted game's name, which the page reads to
+/// choose its wasm module; made by the server, never read from the page's
+/// directory.
+pub(crate) const HOSTED_GAME: &str = "hosted-game.txt";
+
 /// The GUID RFC 6455 appends to a client's key to prove the server speaks
 /// WebSocket.
 const WEBSOCKET_GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -64,6 +69,22 @@ impl WebFiles {
             })
             .collect();
         WebFiles { files }
+    }
+
+    /// Serves `game`'s name as [`HOSTED_GAME`], in place of any file of
+    /// that name; a name no game could have is not served.
+    pub(crate) fn host(&mut self, game: &str) {
+        let file = lockstep_protocol::check_game_name(game)
+            .ok()
+            .map(|()| WebFile {
+                content_type: content_type(HOSTED_GAME),
+                plain: Bytes::from(game.to_string()),
+                gzip: None,
+            });
+        match file {
+            Some(file) => self.files.insert(HOSTED_GAME.to_string(), file),
+            None => self.files.remove(HOSTED_GAME),
+        };
     }
 
     /// Whether the page itself (`index.html`) is there.
@@ -352,6 +373,30 @@ mod tests {
             .head
             .lines()
             .find_map(|line| line.strip_prefix(name)?.strip_prefix(": "))
+    }
+
+    #[test]
+    fn the_hosted_game_is_served_by_name_in_place_of_a_file_of_the_page() {
+        let mut table = WebFiles::new([
+            ("index.html".to_string(), b"<!doctype html>".to_vec()),
+            (HOSTED_GAME.to_string(), b"from the directory".to_vec()),
+        ]);
+        table.host("physics");
+        let head = format!("GET /{HOSTED_GAME} HTTP/1.1\r\nHost: x\r\n\r\n");
+        let request = parse_head(head.as_bytes())
+            .expect("a valid head")
+            .expect("a whole head");
+        let reply = route(&request, &table);
+        assert_eq!(status(&reply), "HTTP/1.1 200 OK");
+        assert_eq!(
+            header(&reply, "Content-Type"),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_eq!(&reply.body[..], b"physics");
+        // A name no game could have is not served, not even the page's
+        // own file of that name.
+        table.host("../etc");
+        assert_eq!(status(&route(&request, &table)), "HTTP/1.1 404 Not Found");
     }
 
     #[test]

@@ -207,3 +207,16 @@ pub fn simulate(game: &str, settings: &str, players: u8, seed: &str, ticks: u32)
         .and_then(|offline| crate::games::offered().simulate(game, offline))
         .unwrap_or_else(|why| format!("lockstep-web: {why}"))
 }
+
+/// The names of the games this module offers, separated by spaces, in the
+/// order of its list: what `scripts/build-web.sh` asks a module built
+/// with fewer games, to tell the page when it is enough.
+#[wasm_bindgen]
+pub fn games() -> String {
+    let names: Vec<&str> = crate::games::offered()
+        .hosted()
+        .iter()
+        .map(|game| game.name())
+        .collect();
+    names.join(" ")
+}

@@ -9,7 +9,9 @@
 // up any ticks it owes when the page wakes. requestAnimationFrame only
 // draws (between the last two ticks, at the peer's alpha).
 
-import init, { Peer, simulate, simulate_stick } from "./lockstep_web.js";
+// The wasm module, loaded by load(): lockstep_web (every game) or a
+// lighter one that has the games this page needs.
+let wasm = null;
 
 const PUMP_MS = 4;
 const BUTTON = { up: 1, down: 2, left: 4, right: 8, boost: 16 };
@@ -96,7 +98,7 @@ function join(name) {
     peer.free();
   }
   drop();
-  peer = new Peer(location.search, name, browser, performance.now());
+  peer = new wasm.Peer(location.search, name, browser, performance.now());
   flush();
 }
 
@@ -108,7 +110,7 @@ function benchmark() {
   const [players, seed, ticks] = [number("players", 4), params.get("seed") ?? "1", number("sim", 600)];
   const [game, settings] = [params.get("game") ?? "", params.getAll("set").join(",")];
   const start = performance.now();
-  const line = simulate(game, settings, players, seed, ticks);
+  const line = wasm.simulate(game, settings, players, seed, ticks);
   const ms = performance.now() - start;
   console.log(`sim game=${game || "first"} set=${settings} players=${players} seed=${seed} ticks=${ticks} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((ticks * 1000) / ms)}`);
   console.log(line);
@@ -122,7 +124,7 @@ function rows() {
   params.getAll("row").forEach((row, index) => {
     const [game, players, seed, setting, ticks] = row.split(",");
     const start = performance.now();
-    const line = simulate(game, setting ?? "", Number(players), seed, Number(ticks));
+    const line = wasm.simulate(game, setting ?? "", Number(players), seed, Number(ticks));
     const ms = performance.now() - start;
     console.log(`row ${index} game=${game} ms=${ms.toFixed(1)} ticks_per_s=${Math.round((Number(ticks) * 1000) / ms)}`);
     console.log(line);
@@ -151,7 +153,7 @@ function boundary() {
     "Infinity": Infinity,
     "-Infinity": -Infinity,
   };
-  const play = (x, y) => simulate_stick("balls", "balls=24", 2, "5", 120, x, y);
+  const play = (x, y) => wasm.simulate_stick("balls", "balls=24", 2, "5", 120, x, y);
   const atRest = play(0, 0);
   const held = play(0, 0.8);
   console.log(`boundary at_rest ${atRest}`);
@@ -631,9 +633,54 @@ async function browserInfo() {
   return JSON.stringify(info);
 }
 
+// The text of `file` next to the page, or null where there is none.
+async function fetchText(file) {
+  try {
+    const response = await fetch(file, { cache: "no-store" });
+    return response.ok ? await response.text() : null;
+  } catch {
+    return null;
+  }
+}
+
+// The games this page will play: those of its offline mode (`?sim=`'s
+// game, empty for the first of the list, which is the ball game in every
+// module; each `?row=`'s; the ball game of `?boundary=`), or the game the
+// server hosts (its web door's hosted-game.txt); null when that is not
+// known, for a server that does not say it.
+async function neededGames() {
+  if (params.has("sim")) return [params.get("game") ?? ""].filter((game) => game);
+  if (params.has("row")) return params.getAll("row").map((row) => row.split(",")[0]);
+  if (params.has("boundary")) return ["balls"];
+  const hosted = (await fetchText("hosted-game.txt"))?.trim();
+  return hosted ? [hosted] : null;
+}
+
+// Loads the lightest module that has every game of `needed`: one that
+// modules.json lists with them (the page's light module, a fifth of the
+// download), else lockstep_web, which has every game, as does a page
+// built from another crate, which has no list.
+async function load(needed) {
+  let name = "lockstep_web";
+  const list = needed && (await fetchText("modules.json"));
+  if (list) {
+    try {
+      const found = JSON.parse(list).find(
+        ({ module, games }) => /^[a-z_]+$/.test(module) && Array.isArray(games) && needed.every((game) => games.includes(game)),
+      );
+      if (found) name = found.module;
+    } catch {}
+  }
+  const module = await import(`./${name}.js`);
+  await module.default();
+  console.log(`lockstep-web: module ${name} games=${module.games()}`);
+  return module;
+}
+
 async function main() {
-  const [info] = await Promise.all([browserInfo(), init()]);
+  const [info, module] = await Promise.all([browserInfo(), neededGames().then(load)]);
   browser = info;
+  wasm = module;
   if (params.has("sim")) {
     benchmark();
     return;

@@ -65,6 +65,13 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
         "{}",
         page.stdout
     );
+    // For the ball game it loaded the light module, without Topple.
+    assert!(
+        page.stdout
+            .contains("lockstep-web: module lockstep_web_light games=balls tally\n"),
+        "{}",
+        page.stdout
+    );
 }
 
 #[test]
@@ -122,8 +129,15 @@ fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
         ],
     );
     let native = Client::headless_bot(&server, "n1", 1, 600);
-    let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
-    let page_end = page.finish(GUARD).last_final_line();
+    let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]).finish(GUARD);
+    // The light module has no Topple: the page loaded the full one.
+    assert!(
+        page.stdout
+            .contains("lockstep-web: module lockstep_web games=balls tally physics\n"),
+        "{}",
+        page.stdout
+    );
+    let page_end = page.last_final_line();
     let native_end = native.finish(GUARD).last_final_line();
     assert_eq!(native_end.0, 600);
     assert_eq!(page_end, native_end);

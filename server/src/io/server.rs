@@ -149,6 +149,9 @@ pub async fn run(
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
     shutdown: impl Future<Output = ()>,
 ) {
+    // The page asks the door which game is hosted, to load the lightest
+    // wasm module that has it.
+    let web = web.map(|door| door.hosting(&config.spec.name));
     let (driver_tx, driver_rx) = mpsc::channel(1024);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let (occupancy_tx, occupancy_rx) = tokio::sync::watch::channel(Occupancy::default());

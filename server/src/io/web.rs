@@ -90,7 +90,7 @@ pub enum WebDoorError {
 #[derive(Debug)]
 pub struct WebDoor {
     listener: TcpListener,
-    files: Arc<WebFiles>,
+    files: WebFiles,
 }
 
 impl WebDoor {
@@ -107,10 +107,7 @@ impl WebDoor {
         let listener = std::net::TcpListener::bind(addr).map_err(bind)?;
         listener.set_nonblocking(true).map_err(bind)?;
         let listener = TcpListener::from_std(listener).map_err(bind)?;
-        Ok(WebDoor {
-            listener,
-            files: Arc::new(files),
-        })
+        Ok(WebDoor { listener, files })
     }
 
     /// The address the door listens on.
@@ -121,6 +118,14 @@ impl WebDoor {
     /// Whether the page itself (`index.html`) was found.
     pub fn has_page(&self) -> bool {
         self.files.has_page()
+    }
+
+    /// The door serving the name of the hosted `game` beside the page's
+    /// files (`hosted-game.txt`): the page reads it to load the lightest
+    /// wasm module that has the game.
+    pub(crate) fn hosting(mut self, game: &str) -> WebDoor {
+        self.files.host(game);
+        self
     }
 }
 
@@ -152,6 +157,7 @@ pub(crate) async fn serve(
     events: Option<mpsc::UnboundedSender<ServerEvent>>,
 ) {
     let open = Arc::new(Semaphore::new(MAX_WEB_CONNECTIONS));
+    let files = Arc::new(door.files);
     loop {
         let (stream, remote) = match door.listener.accept().await {
             Ok(accepted) => accepted,
@@ -168,7 +174,7 @@ pub(crate) async fn serve(
             continue;
         };
         let connection = Connection {
-            files: door.files.clone(),
+            files: files.clone(),
             admission: admission.clone(),
             driver: driver.clone(),
             events: events.clone(),
