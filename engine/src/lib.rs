@@ -64,6 +64,7 @@ pub mod solo;
 #[cfg(test)]
 mod testing;
 pub mod timing;
+pub mod trace;
 pub mod view;
 
 pub use game::{

@@ -556,7 +556,11 @@ impl WebPeer {
             bot: self.options.bot,
             ticks: self.options.ticks,
             game: GameOptions {
-                fault: self.options.desync.map(|tick| Fault { tick, phase: None }),
+                fault: self.options.desync.map(|tick| Fault {
+                    tick,
+                    phase: None,
+                    value: None,
+                }),
                 ..GameOptions::default()
             },
             ..LoopOptions::default()

@@ -19,7 +19,7 @@ use lockstep_engine::lockstep::net_game::{Fault, GameOptions};
 use lockstep_engine::timing::loops::parse_ms;
 use lockstep_protocol::Tick;
 
-use super::shared::{parse_phase, DiscoveryArgs, WindowArgs};
+use super::shared::{parse_label, parse_phase, DiscoveryArgs, WindowArgs};
 
 /// The flags without a command: which server, who plays, how, and the
 /// faults and measurements tests ask for.
@@ -138,6 +138,12 @@ pub(crate) struct PlayArgs {
     /// instead of after it, to see `desync-diff` name the phase.
     #[arg(help_heading = "Desyncs", long, value_name = "PHASE", requires = "inject_desync_at", value_parser = parse_phase)]
     pub(crate) inject_desync_phase: Option<&'static str>,
+    /// With --inject-desync-at: change the first value the game traces
+    /// under this label in each step by one ulp instead, as a machine
+    /// that computes that line differently would, to see `desync-diff`
+    /// name its file and line (the labels are the game's `trace` calls).
+    #[arg(help_heading = "Desyncs", long, value_name = "LABEL", requires = "inject_desync_at", conflicts_with = "inject_desync_phase", value_parser = parse_label)]
+    pub(crate) inject_desync_value: Option<&'static str>,
     /// Fault injection: answer the server's snapshot requests with the
     /// world one ulp off, so it must refuse them (tests).
     #[arg(long, hide = true)]
@@ -305,6 +311,7 @@ impl PlayArgs {
                     fault: self.inject_desync_at.map(|tick| Fault {
                         tick: Tick(tick),
                         phase: self.inject_desync_phase,
+                        value: self.inject_desync_value,
                     }),
                     pinned_delay: self.input_delay,
                 },

@@ -107,6 +107,21 @@ pub(crate) fn parse_phase(s: &str) -> Result<&'static str, String> {
         .ok_or_else(|| format!("no phase {s:?}; the phases are {}", phases.join(", ")))
 }
 
+/// The label of a traced value, as `--inject-desync-value` names it: 1 to
+/// 64 printable characters without spaces. Which labels a game traces is
+/// known only as it runs: a label it never traces changes nothing, and
+/// no desync follows.
+pub(crate) fn parse_label(s: &str) -> Result<&'static str, String> {
+    let fits = (1..=64).contains(&s.chars().count());
+    if !fits || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "{s:?} is not a trace label: 1 to 64 characters, no spaces"
+        ));
+    }
+    // Parsed once per process, and kept for its whole life.
+    Ok(Box::leak(s.to_string().into_boxed_str()))
+}
+
 /// `WxH`, each side at least 64 pixels.
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = parse_pair::<u32>(&s.replace('x', ","))?;

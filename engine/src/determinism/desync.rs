@@ -10,12 +10,18 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
+use crate::trace::Trace;
 
 /// Version of the dump layout, stored in every dump. 2: a spectator's dump
 /// has no player (format 1 wrote slot 255). 3: the hash after each phase
 /// of the tick's step. 4: the game's name, second, so a tool reads which
-/// game a dump is of before it decodes the state ([`dump_game`]).
-pub const DUMP_FORMAT: u32 = 4;
+/// game a dump is of before it decodes the state ([`dump_game`]). 5: the
+/// sync trace of the tick's step, last ([`DesyncDump::trace`]); a format
+/// 4 dump is still read, without one.
+pub const DUMP_FORMAT: u32 = 5;
+
+/// The oldest dump format this program reads.
+pub const OLDEST_DUMP_FORMAT: u32 = 4;
 
 /// Everything one client knew about a diverged tick.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +51,42 @@ pub struct DesyncDump<G> {
     /// history. The last hash equals [`DesyncDump::hash`] unless the state
     /// was changed outside the step.
     pub phases: Vec<PhaseHash>,
+    /// The values the game traced ([`crate::trace`]) while the tick's step
+    /// was redone for [`DesyncDump::phases`]; `None` in a dump of format
+    /// 4, or when the tick before had left the history.
+    pub trace: Option<Trace>,
+}
+
+/// A dump of format 4: the same fields but the trace.
+#[derive(Deserialize)]
+#[serde(bound = "G: Game")]
+struct DumpWithoutTrace<G> {
+    format: u32,
+    game: GameSpec,
+    player: Option<PlayerId>,
+    name: String,
+    tick: Tick,
+    hash: String,
+    world: G,
+    inputs: Vec<(Tick, Bundle)>,
+    phases: Vec<PhaseHash>,
+}
+
+impl<G> From<DumpWithoutTrace<G>> for DesyncDump<G> {
+    fn from(old: DumpWithoutTrace<G>) -> DesyncDump<G> {
+        DesyncDump {
+            format: old.format,
+            game: old.game,
+            player: old.player,
+            name: old.name,
+            tick: old.tick,
+            hash: old.hash,
+            world: old.world,
+            inputs: old.inputs,
+            phases: old.phases,
+            trace: None,
+        }
+    }
 }
 
 /// The state's hash after one phase of a step.
@@ -94,7 +136,10 @@ pub enum DumpError {
         source: postcard::Error,
     },
     /// A dump written by another version of this program.
-    #[error("{} has dump format {found}; this program reads format {DUMP_FORMAT}", path.display())]
+    #[error(
+        "{} has dump format {found}; this program reads formats {OLDEST_DUMP_FORMAT} to {DUMP_FORMAT}",
+        path.display()
+    )]
     Format {
         /// The file.
         path: PathBuf,
@@ -124,14 +169,20 @@ struct DumpHead {
 /// Which game, with which settings, the dump at `path` is of (`.json` as
 /// JSON, anything else as the binary form), without decoding its state.
 pub fn dump_game(path: &Path) -> Result<GameSpec, DumpError> {
-    let head: DumpHead = parse(path, &read(path)?, false)?;
-    if head.format != DUMP_FORMAT {
+    Ok(head(path, &read(path)?)?.game)
+}
+
+/// The head of the dump at `path`, whose bytes are `bytes`, of a format
+/// this program reads.
+fn head(path: &Path, bytes: &[u8]) -> Result<DumpHead, DumpError> {
+    let head: DumpHead = parse(path, bytes, false)?;
+    if !(OLDEST_DUMP_FORMAT..=DUMP_FORMAT).contains(&head.format) {
         return Err(DumpError::Format {
             path: path.to_path_buf(),
             found: head.format,
         });
     }
-    Ok(head.game)
+    Ok(head)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, DumpError> {
@@ -199,16 +250,20 @@ impl<G: Game> DesyncDump<G> {
     /// Reads a dump of `G`: `.json` as JSON, anything else as the binary
     /// form.
     pub fn load(path: &Path) -> Result<DesyncDump<G>, DumpError> {
-        let game = dump_game(path)?;
-        if game.name != G::NAME {
+        let bytes = read(path)?;
+        let head = head(path, &bytes)?;
+        if head.game.name != G::NAME {
             return Err(DumpError::Game {
                 path: path.to_path_buf(),
-                found: game.name,
+                found: head.game.name,
                 expected: G::NAME,
             });
         }
-        // `dump_game` checked the format.
-        parse(path, &read(path)?, true)
+        if head.format < DUMP_FORMAT {
+            let old: DumpWithoutTrace<G> = parse(path, &bytes, true)?;
+            return Ok(old.into());
+        }
+        parse(path, &bytes, true)
     }
 }
 
@@ -260,6 +315,59 @@ mod tests {
             DesyncDump::<Tally>::load(&bin),
             Err(DumpError::Binary { .. })
         ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_dump_of_format_4_is_read_without_a_trace() {
+        /// A dump as format 4 wrote it: every field but the trace.
+        #[derive(Serialize)]
+        struct Old<'a> {
+            format: u32,
+            game: &'a GameSpec,
+            player: Option<PlayerId>,
+            name: &'a str,
+            tick: Tick,
+            hash: &'a str,
+            world: &'a Tally,
+            inputs: &'a [(Tick, Bundle)],
+            phases: &'a [PhaseHash],
+        }
+        let mut history = History::new(4);
+        let game: Tally = play(2, 6);
+        history.record(&Bundle::default(), &game, game.hash());
+        let dump = history
+            .dump(game.tick(), &crate::testing::spec(), None, "old")
+            .unwrap();
+        let old = Old {
+            format: 4,
+            game: &dump.game,
+            player: dump.player,
+            name: &dump.name,
+            tick: dump.tick,
+            hash: &dump.hash,
+            world: &dump.world,
+            inputs: &dump.inputs,
+            phases: &dump.phases,
+        };
+        let dir = std::env::temp_dir().join(format!("lockstep-dump4-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (bin, json) = (dir.join("old.bin"), dir.join("old.json"));
+        std::fs::write(&bin, postcard::to_stdvec(&old).unwrap()).unwrap();
+        std::fs::write(&json, serde_json::to_vec(&old).unwrap()).unwrap();
+        for path in [&bin, &json] {
+            let read = DesyncDump::<Tally>::load(path).unwrap();
+            assert_eq!((read.format, read.trace.as_ref()), (4, None));
+            assert_eq!(read.world, dump.world);
+        }
+        let mut older = old;
+        older.format = 3;
+        std::fs::write(&bin, postcard::to_stdvec(&older).unwrap()).unwrap();
+        let refused = DesyncDump::<Tally>::load(&bin).unwrap_err().to_string();
+        assert!(
+            refused.ends_with("has dump format 3; this program reads formats 4 to 5"),
+            "{refused}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::determinism::desync::{DesyncDump, DumpError};
 use crate::game::Game;
+use crate::trace;
 
 /// One field that differs between two worlds.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,6 +229,7 @@ pub fn compare_dumps<G: Game>(a: &Path, b: &Path, max: usize) -> Result<DiffRepo
     }
     if left.tick == right.tick {
         lines.extend(compare_phases(&left, &right));
+        lines.extend(compare_traces(&left, &right));
     }
     let diffs = diff_worlds(&left.world, &right.world);
     if diffs.is_empty() {
@@ -294,6 +296,41 @@ fn compare_phases<G: Game>(a: &DesyncDump<G>, b: &DesyncDump<G>) -> Vec<String> 
         (None, false) => "first difference: after the step (every phase agrees)".into(),
         (None, true) => "every phase agrees".into(),
     });
+    lines
+}
+
+/// Entries shown either side of the first differing value.
+const TRACE_CONTEXT: usize = 3;
+
+/// The values both steps traced, compared: the first computed differently,
+/// named by its file and line, with the entries around it; or why there is
+/// nothing to compare.
+fn compare_traces<G: Game>(a: &DesyncDump<G>, b: &DesyncDump<G>) -> Vec<String> {
+    let (Some(x), Some(y)) = (&a.trace, &b.trace) else {
+        let missing: Vec<&str> = [("a", &a.trace), ("b", &b.trace)]
+            .iter()
+            .filter(|(_, trace)| trace.is_none())
+            .map(|(label, _)| *label)
+            .collect();
+        return vec![format!(
+            "trace: none in {} (a dump of format 4, or the tick before had left the history)",
+            missing.join(" and ")
+        )];
+    };
+    if x.entries.is_empty() && y.entries.is_empty() {
+        return vec!["trace: the game traced no values (see lockstep_engine::trace)".into()];
+    }
+    let mut lines =
+        trace::diff(&x.entries, &y.entries).report(&x.entries, &y.entries, TRACE_CONTEXT);
+    for (label, trace) in [("a", x), ("b", y)] {
+        if trace.dropped > 0 {
+            lines.push(format!(
+                "trace: {label} kept the first {} values and dropped {}",
+                trace.entries.len(),
+                trace.dropped
+            ));
+        }
+    }
     lines
 }
 
@@ -376,10 +413,14 @@ mod tests {
             report.lines[2],
             "phases: not recorded (the tick before had left a history)"
         );
-        assert_eq!(report.lines[3], format!("differing fields: {all}"));
-        assert_eq!(report.lines.len(), 6, "{:?}", report.lines);
         assert_eq!(
-            report.lines[5],
+            report.lines[3],
+            "trace: none in a and b (a dump of format 4, or the tick before had left the history)"
+        );
+        assert_eq!(report.lines[4], format!("differing fields: {all}"));
+        assert_eq!(report.lines.len(), 7, "{:?}", report.lines);
+        assert_eq!(
+            report.lines[6],
             format!("  ... and {} more (see --max)", all - 1)
         );
         let same = compare_dumps::<Tally>(&left, &left, 1).unwrap();
@@ -411,7 +452,7 @@ mod tests {
         let mut dump = history
             .dump(Tick(4), &crate::testing::spec(), Some(PlayerId(0)), name)
             .unwrap();
-        dump.phases = history.phases(Tick(4), step);
+        (dump.phases, dump.trace) = history.redo(Tick(4), step);
         dump
     }
 
@@ -431,6 +472,45 @@ mod tests {
         assert_eq!(lines.last().unwrap(), "first difference: phase counters");
         let same = compare_phases(&honest, &dump_nudged("cy", None));
         assert_eq!(same.last().unwrap(), "every phase agrees");
+    }
+
+    #[test]
+    fn the_trace_report_names_the_line_of_the_first_value_computed_differently() {
+        let honest = dump_nudged("ada", None);
+        let mut faulty = dump_nudged("bob", None);
+        let mut game: Tally = play(2, 3);
+        let ((), trace) = crate::trace::record(4, || {
+            crate::trace::with_fault("drift", || {
+                crate::apply_phases(&mut game, &Bundle::default(), &mut |phase, _| {
+                    crate::trace::end_phase(phase);
+                });
+            });
+        });
+        faulty.trace = Some(trace);
+        let lines = compare_traces(&honest, &faulty);
+        let drift = honest
+            .trace
+            .as_ref()
+            .and_then(|t| t.entries.iter().find(|e| e.label == "drift"))
+            .unwrap();
+        assert!(drift.file.ends_with("games/tally/src/game.rs"), "{drift:?}");
+        // Two counters of two values each agree before the drift.
+        assert!(
+            lines[0].starts_with(&format!(
+                "first differing value: {}:{} drift tick=4 phase=drift a=0x",
+                drift.file, drift.line
+            )) && lines[0].ends_with(" (4 values agreed before it)"),
+            "{lines:?}"
+        );
+        assert!(lines.iter().any(|l| l.starts_with("  > ")), "{lines:?}");
+        let same = compare_traces(&honest, &dump_nudged("cy", None));
+        assert_eq!(same, ["trace: the traces agree (5 values)"]);
+        let mut old = dump_nudged("dee", None);
+        old.trace = None;
+        assert_eq!(
+            compare_traces(&honest, &old),
+            ["trace: none in b (a dump of format 4, or the tick before had left the history)"]
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::determinism::desync::{DesyncDump, PhaseHash, DUMP_FORMAT};
 use crate::game::Game;
+use crate::trace::{self, Trace};
 
 /// Ticks of history kept by default: 10 s at 60 Hz, far more than the
 /// server needs to gather and compare one round of reports.
@@ -144,19 +145,33 @@ impl<G: Game> History<G> {
         tick: Tick,
         step: impl FnOnce(&mut G, &Bundle, &mut dyn FnMut(&'static str, &mut G)),
     ) -> Vec<PhaseHash> {
+        self.redo(tick, step).0
+    }
+
+    /// [`History::phases`] with the values the step traced ([`crate::trace`],
+    /// each credited to its phase): what a desync dump holds. The trace is
+    /// `None` when the tick before is no longer kept.
+    pub fn redo(
+        &self,
+        tick: Tick,
+        step: impl FnOnce(&mut G, &Bundle, &mut dyn FnMut(&'static str, &mut G)),
+    ) -> (Vec<PhaseHash>, Option<Trace>) {
         let (Some(previous), Some((_, at))) = (tick.0.checked_sub(1), self.entry(tick)) else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
         let (Some(before), Some(hash)) = (self.at(Tick(previous)), self.hash_at(Tick(previous)))
         else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
         let mut world = before.into_owned();
         let mut phases = vec![PhaseHash::new("before", hash)];
-        step(&mut world, &at.bundle, &mut |phase, world| {
-            phases.push(PhaseHash::new(phase, world.hash()));
+        let ((), trace) = trace::record(tick.0, || {
+            step(&mut world, &at.bundle, &mut |phase, world| {
+                trace::end_phase(phase);
+                phases.push(PhaseHash::new(phase, world.hash()));
+            });
         });
-        phases
+        (phases, Some(trace))
     }
 
     /// A dump of `tick` with every kept bundle up to it, or `None` if the
@@ -188,6 +203,7 @@ impl<G: Game> History<G> {
             world,
             inputs,
             phases: Vec::new(),
+            trace: None,
         })
     }
 }

@@ -4,6 +4,7 @@
 use lockstep_protocol::{Bundle, Tick};
 
 use crate::game::{apply_phases, Game};
+use crate::trace;
 
 /// A fault to inject: [`Game::nudge`] in every step from the one that
 /// reaches `tick` on.
@@ -21,8 +22,13 @@ pub struct Fault {
     pub tick: Tick,
     /// After which phase of the step ([`Game::step_phases`]); `None`:
     /// after the whole step, outside the simulation, as a stray write to
-    /// memory would.
+    /// memory would (unless `value` names a value).
     pub phase: Option<&'static str>,
+    /// The label of a value the game traces ([`crate::trace`]): the first
+    /// one traced under it in each step is changed instead, as a machine
+    /// that computes that line differently would, and `desync-diff` names
+    /// the line.
+    pub value: Option<&'static str>,
 }
 
 impl Fault {
@@ -33,8 +39,8 @@ impl Fault {
 }
 
 /// Applies `bundle` phase by phase, calling `after` after each; when
-/// `fault` names a phase and changes this step, the game is nudged there
-/// first.
+/// `fault` changes this step, the game is nudged after the phase it names
+/// first, or the value it names is changed where it is traced.
 pub(super) fn step_with_fault<G: Game>(
     game: &mut G,
     bundle: &Bundle,
@@ -42,11 +48,20 @@ pub(super) fn step_with_fault<G: Game>(
     after: &mut dyn FnMut(&'static str, &mut G),
 ) {
     let target = game.tick().next();
-    let phase = fault.filter(|f| f.changes(target)).and_then(|f| f.phase);
-    apply_phases(game, bundle, &mut |name, game| {
-        if phase == Some(name) {
-            game.nudge();
+    let fault = fault.filter(|f| f.changes(target));
+    let phase = fault.and_then(|f| f.phase);
+    let mut step = || {
+        apply_phases(game, bundle, &mut |name, game| {
+            if phase == Some(name) {
+                game.nudge();
+            }
+            after(name, game);
+        });
+    };
+    match fault.and_then(|f| f.value) {
+        Some(label) => {
+            trace::with_fault(label, step);
         }
-        after(name, game);
-    });
+        None => step(),
+    }
 }

@@ -462,7 +462,7 @@ impl<G: Game> NetGame<G> {
             None => apply(&mut self.current, bundle),
             Some(fault) => {
                 step_with_fault(&mut self.current, bundle, Some(fault), &mut |_, _| {});
-                if fault.phase.is_none() {
+                if fault.phase.is_none() && fault.value.is_none() {
                     self.current.nudge();
                 }
             }
@@ -638,13 +638,14 @@ impl<G: Game> NetGame<G> {
     }
 
     /// The dump of `tick` (one the server named in a desync), if it is
-    /// still in the history, with its step redone phase by phase. An
+    /// still in the history, with its step redone phase by phase and the
+    /// values the game traced in it ([`crate::trace`]). An
     /// injected fault inside a phase is redone too, as a machine that
     /// computes differently would compute differently again; one after the
     /// step is not, as memory written by something else would not be.
     pub fn desync_dump(&self, tick: Tick) -> Option<DesyncDump<G>> {
         let mut dump = self.history.dump(tick, &self.spec, self.me, &self.name)?;
-        dump.phases = self.history.phases(tick, |game, bundle, after| {
+        (dump.phases, dump.trace) = self.history.redo(tick, |game, bundle, after| {
             step_with_fault(game, bundle, self.fault, after);
         });
         Some(dump)

@@ -288,6 +288,7 @@ fn an_injected_fault_changes_the_state_at_its_tick_and_its_dump_holds_it() {
     let (faulty, honest) = faulty_and_honest(Fault {
         tick: Tick(5),
         phase: None,
+        value: None,
     });
     assert_ne!(faulty.current.hash(), honest.current.hash());
     let (Some(dump), Some(clean)) = (faulty.desync_dump(Tick(5)), honest.desync_dump(Tick(5)))
@@ -315,6 +316,7 @@ fn a_fault_inside_a_phase_is_redone_in_the_dump_and_shows_from_that_phase() {
     let (faulty, honest) = faulty_and_honest(Fault {
         tick: Tick(5),
         phase: Some("counters"),
+        value: None,
     });
     assert_ne!(faulty.current.hash(), honest.current.hash());
     let (Some(dump), Some(clean)) = (faulty.desync_dump(Tick(5)), honest.desync_dump(Tick(5)))
@@ -337,6 +339,41 @@ fn a_fault_inside_a_phase_is_redone_in_the_dump_and_shows_from_that_phase() {
 }
 
 #[test]
+fn a_fault_in_a_traced_value_is_named_by_the_dumps_traces_at_its_line() {
+    let (faulty, honest) = faulty_and_honest(Fault {
+        tick: Tick(5),
+        phase: None,
+        value: Some("counter.speed"),
+    });
+    assert_ne!(faulty.current.hash(), honest.current.hash());
+    let (Some(dump), Some(clean)) = (faulty.desync_dump(Tick(5)), honest.desync_dump(Tick(5)))
+    else {
+        panic!("tick 5 is in both histories");
+    };
+    // The change is where the value is computed, so the step redone
+    // computes it again and its phase shows it.
+    assert_eq!(dump.phases.last().map(|p| &p.hash), Some(&dump.hash));
+    let (Some(a), Some(b)) = (&clean.trace, &dump.trace) else {
+        panic!("both dumps hold a trace");
+    };
+    let found = crate::trace::diff(&a.entries, &b.entries);
+    assert_eq!(found, crate::trace::TraceDiff::Value { at: 1 });
+    let first = &a.entries[1];
+    assert_eq!(
+        (first.label.as_ref(), first.tick, first.phase.as_ref()),
+        ("counter.speed", 5, "counters")
+    );
+    assert!(first.file.ends_with("games/tally/src/game.rs"), "{first:?}");
+    let (x, y) = (&a.entries[1].value.bits, &b.entries[1].value.bits);
+    assert_eq!(x[0] + 1, y[0]);
+    // Tick 4 was computed alike, and so was its trace.
+    let (Some(a4), Some(b4)) = (honest.desync_dump(Tick(4)), faulty.desync_dump(Tick(4))) else {
+        panic!("tick 4 is in both histories");
+    };
+    assert_eq!(a4.trace, b4.trace);
+}
+
+#[test]
 fn an_injected_fault_goes_on_in_every_step_from_its_tick() {
     // Tally's drift converges on one value, rounding a single one-ulp
     // nudge away: only a fault that goes on still shows ticks later.
@@ -345,6 +382,7 @@ fn an_injected_fault_goes_on_in_every_step_from_its_tick() {
             Fault {
                 tick: Tick(3),
                 phase,
+                value: None,
             },
             12,
         );
@@ -358,6 +396,7 @@ fn after_a_notice_a_player_answers_with_the_hashes_since_the_last_check() {
     let (faulty, honest) = faulty_and_honest(Fault {
         tick: Tick(3),
         phase: None,
+        value: None,
     });
     let notice = DesyncNotice {
         tick: Tick(9),
