@@ -15,6 +15,7 @@ use lockstep_client::play::connect;
 use lockstep_client::play::headless::Headless;
 use lockstep_client::play::notice::{Notice, Notices};
 use lockstep_client::tools::desync_diff::{self, DesyncDiffError};
+use lockstep_client::tools::trace_diff::{self, TraceDiffError};
 use lockstep_client::tools::verify::{self, ReplayOptions};
 use lockstep_client::window_options::ViewOptions;
 use lockstep_engine::determinism::synctest;
@@ -94,6 +95,9 @@ pub fn main<G: Games>(games: &G) -> ExitCode {
             if let Some(DesyncDiffError::Differ { lines, .. }) = e.downcast_ref() {
                 print(lines);
             }
+            if let Some(TraceDiffError::Differ { lines }) = e.downcast_ref() {
+                print(lines);
+            }
             eprintln!(
                 "lockstep-client: {}",
                 lockstep_protocol::error_chain(e.as_ref())
@@ -147,6 +151,7 @@ fn run(cli: Cli, games: &impl Games) -> anyhow::Result<Vec<String>> {
             ticks,
             game,
             tick_rate,
+            trace,
         }) => {
             let offline = Offline {
                 players,
@@ -155,6 +160,7 @@ fn run(cli: Cli, games: &impl Games) -> anyhow::Result<Vec<String>> {
                 settings: game.pairs(),
                 ticks,
                 check_distance: None,
+                trace,
             };
             games.run(&game.name(games), offline)?
         }
@@ -172,10 +178,12 @@ fn run(cli: Cli, games: &impl Games) -> anyhow::Result<Vec<String>> {
                 settings: game.pairs(),
                 ticks,
                 check_distance: Some(check_distance),
+                trace: None,
             };
             games.run(&game.name(games), offline)?
         }
         Some(Command::DesyncDiff { a, b, max }) => Ok(desync_diff::compare(games, &a, &b, max)?),
+        Some(Command::TraceDiff { a, b, context }) => Ok(trace_diff::compare(&a, &b, context)?),
         Some(Command::Replay {
             file,
             headless: true,
@@ -259,6 +267,8 @@ struct Offline {
     ticks: u32,
     /// Run under the sync test, restoring from this many ticks back.
     check_distance: Option<u32>,
+    /// Print the sync trace of these ticks.
+    trace: Option<std::ops::RangeInclusive<u32>>,
 }
 
 impl ForGame for Offline {
@@ -272,6 +282,18 @@ impl ForGame for Offline {
             settings,
             players: (0..self.players).map(PlayerId).collect(),
         };
+        if let Some(traced) = self.trace {
+            let (game, trace) = lockstep_engine::offline_traced::<G>(&setup, self.ticks, traced);
+            let mut lines: Vec<String> = trace.entries.iter().map(|e| e.to_line()).collect();
+            if trace.dropped > 0 {
+                lines.push(format!(
+                    "trace: {} values dropped past the limit",
+                    trace.dropped
+                ));
+            }
+            lines.push(final_line(game.tick().0, game.hash()));
+            return Ok(lines);
+        }
         let game: G = match self.check_distance {
             None => lockstep_engine::offline(&setup, self.ticks),
             Some(distance) => {

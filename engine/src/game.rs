@@ -287,6 +287,33 @@ pub fn offline<G: HasBots>(setup: &Setup<G::Settings>, ticks: u32) -> G {
     game
 }
 
+/// [`offline`], with the sync trace ([`crate::trace`]) of the steps that
+/// reach the ticks in `traced`, in order: what `sim --trace` prints, for
+/// two builds or targets to compare with `trace-diff`.
+pub fn offline_traced<G: HasBots>(
+    setup: &Setup<G::Settings>,
+    ticks: u32,
+    traced: std::ops::RangeInclusive<u32>,
+) -> (G, crate::trace::Trace) {
+    let mut game = G::start(setup);
+    let mut bots = Bots::<G>::new(setup.seed, &setup.players);
+    let mut all = crate::trace::Trace::default();
+    for _ in 0..ticks {
+        let inputs = bots.inputs(&game);
+        let reaching = game.tick().0.saturating_add(1);
+        if !traced.contains(&reaching) {
+            game.step(&inputs);
+            continue;
+        }
+        let ((), trace) = crate::trace::record(reaching, || {
+            game.step_phases(&inputs, &mut |phase, _| crate::trace::end_phase(phase));
+        });
+        all.entries.extend(trace.entries);
+        all.dropped += trace.dropped;
+    }
+    (game, all)
+}
+
 /// [`offline`] by variable steps of `dt` seconds each
 /// ([`Game::step_variable`]): what a game's tests compare with
 /// [`offline`] to show a variable step of the fixed dt is the fixed step.

@@ -68,8 +68,8 @@ pub mod trace;
 pub mod view;
 
 pub use game::{
-    apply, apply_phases, offline, offline_variable, settings_of, spec_of, Bots, FixedStepOnly,
-    Game, HasBots, Setup, SetupError,
+    apply, apply_phases, offline, offline_traced, offline_variable, settings_of, spec_of, Bots,
+    FixedStepOnly, Game, HasBots, Setup, SetupError,
 };
 pub use host::{describe_games, find_game, parse_setting, Hosted, HostedGame, UnknownGame};
 pub use view::{Picture, View};

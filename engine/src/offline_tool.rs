@@ -6,23 +6,26 @@
 //! same scripts compare them.
 //!
 //! ```text
-//! PROGRAM sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--KEY VALUE]...
+//! PROGRAM sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--trace TICKS] [--KEY VALUE]...
 //! PROGRAM replay FILE --verify --headless
 //! ```
 //!
 //! `--KEY VALUE` is the game's setting `KEY` (`--balls 24`, `--bodies 300`).
+//! `--trace T` or `--trace FROM..TO` prints the sync trace of those ticks'
+//! steps ([`crate::trace`]) before the final line, for `lockstep-client
+//! trace-diff` to compare with another target's.
 
 use std::path::Path;
 
 use crate::final_line;
-use crate::game::{offline, HasBots, Setup};
+use crate::game::{offline, offline_traced, HasBots, Setup};
 use crate::replay::playback as replay;
 use lockstep_protocol::PlayerId;
 
 /// The usage line of `program`.
 pub fn usage(program: &str) -> String {
     format!(
-        "usage: {program} sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--KEY VALUE]...\n       \
+        "usage: {program} sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--trace TICKS] [--KEY VALUE]...\n       \
          {program} replay FILE --verify --headless"
     )
 }
@@ -60,6 +63,7 @@ pub fn run<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, St
 fn sim<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String> {
     let (mut players, mut seed, mut ticks, mut tick_rate) = (4u8, 1u64, 600u32, 60u16);
     let mut settings = Vec::new();
+    let mut traced = None;
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         let value = rest
@@ -71,6 +75,7 @@ fn sim<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String
             "--seed" => seed = value.parse().map_err(bad)?,
             "--ticks" => ticks = value.parse().map_err(bad)?,
             "--tick-rate" => tick_rate = value.parse().map_err(bad)?,
+            "--trace" => traced = Some(crate::trace::parse_ticks(value)?),
             other => match other.strip_prefix("--") {
                 Some(key) if !key.is_empty() => settings.push((key.to_string(), value.clone())),
                 _ => return Err(format!("unknown option {other}\n{}", usage(program))),
@@ -86,8 +91,20 @@ fn sim<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String
         settings: G::parse_settings(&settings)?,
         players: (0..players).map(PlayerId).collect(),
     };
-    let game = offline::<G>(&setup, ticks);
-    Ok(vec![final_line(game.tick().0, game.hash())])
+    let Some(traced) = traced else {
+        let game = offline::<G>(&setup, ticks);
+        return Ok(vec![final_line(game.tick().0, game.hash())]);
+    };
+    let (game, trace) = offline_traced::<G>(&setup, ticks, traced);
+    let mut lines: Vec<String> = trace.entries.iter().map(|e| e.to_line()).collect();
+    if trace.dropped > 0 {
+        lines.push(format!(
+            "trace: {} values dropped past the limit",
+            trace.dropped
+        ));
+    }
+    lines.push(final_line(game.tick().0, game.hash()));
+    Ok(lines)
 }
 
 /// `replay FILE --verify --headless`: re-simulates a recording and checks
@@ -133,6 +150,21 @@ mod tests {
         };
         let game = offline::<Tally>(&setup, 40);
         assert_eq!(lines, [final_line(40, game.hash())]);
+    }
+
+    #[test]
+    fn sim_prints_the_trace_of_the_ticks_asked_before_the_final_line() {
+        let plain = run::<Tally>("t", &args("sim --players 2 --ticks 10")).unwrap();
+        let lines = run::<Tally>("t", &args("sim --players 2 --ticks 10 --trace 4..5")).unwrap();
+        assert_eq!(lines.last(), plain.last());
+        let entries = crate::trace::entries_of("sim", &lines.join("\n")).unwrap();
+        // Two counters of two values and the drift, in each of two ticks.
+        assert_eq!(entries.len(), 10);
+        assert_eq!((entries[0].tick, entries[9].tick), (4, 5));
+        assert_eq!(entries[9].label, "drift");
+        assert!(run::<Tally>("t", &args("sim --trace 0"))
+            .unwrap_err()
+            .contains("not a tick"));
     }
 
     #[test]

@@ -85,15 +85,19 @@ pub struct Entry {
     pub line: u32,
     /// The label the game gave it.
     pub label: Cow<'static, str>,
+    /// Which element of a list it is of ([`trace_item`]), if any.
+    pub index: Option<u32>,
     /// The value, by its bits.
     pub value: Value,
 }
 
 impl Entry {
-    /// `FILE:LINE LABEL tick=T phase=P`: where and when, without the value.
+    /// `FILE:LINE LABEL[INDEX] tick=T phase=P`: where and when, without
+    /// the value.
     pub fn place(&self) -> String {
+        let index = self.index.map_or(String::new(), |i| format!("[{i}]"));
         format!(
-            "{}:{} {} tick={} phase={}",
+            "{}:{} {}{index} tick={} phase={}",
             self.file,
             self.line,
             self.label,
@@ -110,7 +114,10 @@ impl Entry {
     /// line, and the same file once the paths' prefixes are set aside (two
     /// builds may name a file from different directories).
     pub fn same_point(&self, other: &Entry) -> bool {
-        self.line == other.line && self.label == other.label && same_file(&self.file, &other.file)
+        self.line == other.line
+            && self.label == other.label
+            && self.index == other.index
+            && same_file(&self.file, &other.file)
     }
 
     /// The entry as one line of text: `trace ` and its JSON, what `sim
@@ -196,7 +203,7 @@ pub fn record<R>(tick: u32, f: impl FnOnce() -> R) -> (R, Trace) {
 /// last phase ended are credited to `phase`. Does nothing when nothing
 /// records.
 pub fn end_phase(phase: &'static str) {
-    if ACTIVE.load(Ordering::Relaxed) == 0 {
+    if !enabled() {
         return;
     }
     LOCAL.with(|local| {
@@ -229,16 +236,40 @@ pub fn with_fault<R>(label: &str, f: impl FnOnce() -> R) -> (R, bool) {
 #[inline]
 #[track_caller]
 pub fn trace<V: Traced>(label: &'static str, mut value: V) -> V {
-    if ACTIVE.load(Ordering::Relaxed) != 0 {
-        traced(Location::caller(), label, &mut value);
+    if enabled() {
+        traced(Location::caller(), label, None, &mut value);
     }
     value
+}
+
+/// [`trace`] for element `index` of a list (the fourth ball's position),
+/// which the diff names as `LABEL[INDEX]`.
+#[inline]
+#[track_caller]
+pub fn trace_item<V: Traced>(label: &'static str, index: usize, mut value: V) -> V {
+    if enabled() {
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        traced(Location::caller(), label, Some(index), &mut value);
+    }
+    value
+}
+
+/// Whether anything listens: a game guards a loop that only traces (every
+/// body after a phase) with it, so that the loop costs nothing in play.
+#[inline]
+pub fn enabled() -> bool {
+    ACTIVE.load(Ordering::Relaxed) != 0
 }
 
 /// [`trace`]'s work when something listens.
 #[cold]
 #[inline(never)]
-fn traced<V: Traced>(at: &'static Location<'static>, label: &'static str, value: &mut V) {
+fn traced<V: Traced>(
+    at: &'static Location<'static>,
+    label: &'static str,
+    index: Option<u32>,
+    value: &mut V,
+) {
     LOCAL.with(|local| {
         let mut local = local.borrow_mut();
         if let Some(fault) = local.fault.as_mut() {
@@ -259,10 +290,77 @@ fn traced<V: Traced>(at: &'static Location<'static>, label: &'static str, value:
                 file: Cow::Borrowed(at.file()),
                 line: at.line(),
                 label: Cow::Borrowed(label),
+                index,
                 value: value.value(),
             });
         }
     });
+}
+
+/// The ticks `sim --trace` takes: `T` or `FROM..TO`, both included, from
+/// tick 1 on.
+pub fn parse_ticks(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
+    let number = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&t| t > 0)
+            .ok_or_else(|| {
+                format!("{text:?} is not a tick or a range of ticks (T or FROM..TO, from 1)")
+            })
+    };
+    let (from, to) = match text.split_once("..") {
+        Some((from, to)) => (number(from)?, number(to)?),
+        None => (number(text)?, number(text)?),
+    };
+    if from > to {
+        return Err(format!("{text:?}: the range ends before it starts"));
+    }
+    Ok(from..=to)
+}
+
+/// The trace lines ([`Entry::to_line`]) of a program's output, in order;
+/// other lines are passed over. A trace line that does not parse is an
+/// error naming its line number in `name`.
+pub fn entries_of(name: &str, text: &str) -> Result<Vec<Entry>, String> {
+    let mut entries = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        match Entry::parse_line(line) {
+            None => {}
+            Some(Ok(entry)) => entries.push(entry),
+            Some(Err(e)) => {
+                return Err(format!("{name}:{}: not a trace line: {e}", number + 1));
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// `trace-diff`: the traces in two programs' outputs (`sim --trace` on two
+/// builds or targets), compared; the report's lines, and whether they
+/// differ. Outputs without a trace line are an error: there is nothing
+/// to compare.
+pub fn diff_outputs(
+    (a_name, a): (&str, &str),
+    (b_name, b): (&str, &str),
+    context: usize,
+) -> Result<(Vec<String>, bool), String> {
+    let a_entries = entries_of(a_name, a)?;
+    let b_entries = entries_of(b_name, b)?;
+    for (name, entries) in [(a_name, &a_entries), (b_name, &b_entries)] {
+        if entries.is_empty() {
+            return Err(format!(
+                "{name} holds no trace line: make it with sim --trace TICKS (the game must call lockstep_engine::trace)"
+            ));
+        }
+    }
+    let mut lines = vec![
+        format!("a: {a_name} ({} values)", a_entries.len()),
+        format!("b: {b_name} ({} values)", b_entries.len()),
+    ];
+    let found = diff(&a_entries, &b_entries);
+    lines.extend(found.report(&a_entries, &b_entries, context));
+    Ok((lines, !matches!(found, TraceDiff::Agree { .. })))
 }
 
 #[cfg(test)]

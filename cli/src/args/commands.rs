@@ -1,4 +1,5 @@
 //! The commands of `lockstep-client` (`sim`, `synctest`, `desync-diff`,
+//! `trace-diff`,
 //! `replay`, `report`, `solo`, `lab`, `loops`, `list`) and their flags.
 
 use std::path::PathBuf;
@@ -32,6 +33,12 @@ pub(crate) enum Command {
         /// Ticks per second (sets the fixed dt).
         #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u16).range(1..=240))]
         tick_rate: u16,
+        /// Print the sync trace of these ticks' steps (T or FROM..TO): every
+        /// value the game traces, with its file and line, one `trace {...}`
+        /// line each, before the final line; `trace-diff` compares two
+        /// runs' outputs (two builds or targets).
+        #[arg(long, value_name = "TICKS", value_parser = lockstep_engine::trace::parse_ticks)]
+        trace: Option<std::ops::RangeInclusive<u32>>,
     },
     /// Prove the snapshot and the hash cover the whole state: every tick,
     /// restore the snapshot from D ticks back, re-simulate D ticks and
@@ -63,6 +70,19 @@ pub(crate) enum Command {
         /// Most differences printed.
         #[arg(long, default_value_t = 20)]
         max: usize,
+    },
+    /// Compare the sync traces in two outputs of `sim --trace` (two
+    /// builds, or two targets: native against wine, qemu or wasm32) and
+    /// print the first value computed differently, with its file and
+    /// line. Exits 1 if they differ.
+    TraceDiff {
+        /// First output (a file holding `sim --trace`'s lines).
+        a: PathBuf,
+        /// Second output.
+        b: PathBuf,
+        /// Entries shown either side of the first difference.
+        #[arg(long, default_value_t = 3)]
+        context: usize,
     },
     /// Play a replay in the window (Space pause, . step, [ ] speed, Home/End,
     /// PgUp/PgDn seek, click or drag on the timeline), or verify it against

@@ -7,7 +7,7 @@ fn compute(x: f32) -> (f32, u32) {
     end_phase("first");
     let line = line!() + 1;
     let b = trace("sum", [a + 1.0, a - 1.0]);
-    let n = trace("count", 7_u32);
+    let _ = trace("count", 7_u32);
     end_phase("second");
     (b[0] + b[1], line)
 }
@@ -189,6 +189,23 @@ fn a_point_is_the_same_from_another_directory_and_entries_print_as_lines() {
 }
 
 #[test]
+fn an_item_is_named_by_its_index_and_only_traced_while_something_listens() {
+    let ((), trace) = record(2, || {
+        assert!(enabled());
+        for (i, x) in [1.0_f32, 2.0].into_iter().enumerate() {
+            trace_item("ball.x", i, x);
+        }
+    });
+    assert_eq!(trace.entries[1].index, Some(1));
+    assert!(
+        trace.entries[1].place().contains(" ball.x[1] tick=2 "),
+        "{:?}",
+        trace.entries[1]
+    );
+    assert!(!trace.entries[0].same_point(&trace.entries[1]));
+}
+
+#[test]
 fn a_recording_keeps_at_most_max_entries_and_counts_the_rest() {
     let ((), trace) = record(1, || {
         for i in 0..MAX_ENTRIES + 3 {
@@ -197,4 +214,45 @@ fn a_recording_keeps_at_most_max_entries_and_counts_the_rest() {
     });
     assert_eq!(trace.entries.len(), MAX_ENTRIES);
     assert_eq!(trace.dropped, 3);
+}
+
+#[test]
+fn ticks_to_trace_are_one_tick_or_a_range() {
+    assert_eq!(parse_ticks("6"), Ok(6..=6));
+    assert_eq!(parse_ticks("4..6"), Ok(4..=6));
+    for bad in ["0", "x", "6..4", "..3", "-1", ""] {
+        assert!(parse_ticks(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn two_outputs_are_compared_by_their_trace_lines_only() {
+    let ((_, _), a) = record(4, || compute(3.0));
+    let (((_, line), _), b) = record(4, || with_fault("sum", || compute(3.0)));
+    let text = |t: &Trace, last: &str| {
+        let mut lines: Vec<String> = t.entries.iter().map(Entry::to_line).collect();
+        lines.insert(1, "something else".into());
+        lines.push(last.into());
+        lines.join("\n")
+    };
+    let (lines, differ) = diff_outputs(
+        ("native", &text(&a, "final tick=4 hash=1")),
+        ("wine", &text(&b, "final")),
+        1,
+    )
+    .unwrap();
+    assert!(differ);
+    assert_eq!(lines[0], "a: native (3 values)");
+    assert!(
+        lines[2].starts_with("first differing value: ")
+            && lines[2].contains(&format!(":{line} sum tick=4")),
+        "{lines:?}"
+    );
+    let (lines, differ) = diff_outputs(("x", &text(&a, "")), ("y", &text(&a, "")), 1).unwrap();
+    assert!(!differ);
+    assert_eq!(lines[2], "trace: the traces agree (3 values)");
+    let none = diff_outputs(("x", "final tick=1 hash=0"), ("y", &text(&a, "")), 1).unwrap_err();
+    assert!(none.starts_with("x holds no trace line"), "{none}");
+    let broken = diff_outputs(("x", "ok\ntrace {\"tick\":"), ("y", &text(&a, "")), 1).unwrap_err();
+    assert!(broken.starts_with("x:2: not a trace line"), "{broken}");
 }

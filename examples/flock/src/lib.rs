@@ -21,6 +21,7 @@ mod page;
 mod view;
 
 use lockstep_engine::determinism::fnv::Fnv1a;
+use lockstep_engine::trace::{self, trace_item};
 use lockstep_engine::{Game, HasBots, Setup};
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Tick};
 use lockstep_rng::Rng;
@@ -170,6 +171,22 @@ impl Flock {
         }
     }
 
+    /// Every leader's and boid's position and velocity, for the sync
+    /// trace after each phase; nothing while playing.
+    fn trace_state(&self) {
+        if !trace::enabled() {
+            return;
+        }
+        for (i, l) in self.leaders.iter().enumerate() {
+            trace_item("leader.pos", i, [l.pos.x, l.pos.y]);
+            trace_item("leader.vel", i, [l.vel.x, l.vel.y]);
+        }
+        for (i, b) in self.boids.iter().enumerate() {
+            trace_item("boid.pos", i, [b.pos.x, b.pos.y]);
+            trace_item("boid.vel", i, [b.vel.x, b.vel.y]);
+        }
+    }
+
     fn step_boids(&mut self) {
         // Every boid steers by where the others were: the new velocities
         // first, from the old state, then the moves.
@@ -205,7 +222,10 @@ impl Flock {
                 let follow = self.leaders[nearest].pos.minus(boid.pos);
                 steer = steer.plus(follow.times(W_FOLLOW));
             }
-            velocities.push(limit(boid.vel.plus(steer)));
+            // The sync trace: the steering of boid i, by its bits, with
+            // this line, when a desync dump redoes the tick.
+            let [x, y] = trace_item("boid.steer", i, [steer.x, steer.y]);
+            velocities.push(limit(boid.vel.plus(Vec2::new(x, y))));
         }
         for (boid, vel) in self.boids.iter_mut().zip(velocities) {
             boid.vel = vel;
@@ -324,9 +344,11 @@ impl Game for Flock {
         after: &mut dyn FnMut(&'static str, &mut Flock),
     ) {
         self.step_leaders(inputs);
+        self.trace_state();
         after("leaders", self);
         self.step_boids();
         self.tick = self.tick.next();
+        self.trace_state();
         after("boids", self);
     }
 

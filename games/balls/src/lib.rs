@@ -99,6 +99,7 @@ pub use self_test::{
 };
 
 use lockstep_engine::determinism::fnv::Fnv1a;
+use lockstep_engine::trace;
 
 /// The phases of one step, in the order [`World::step_phases`] runs them:
 /// discs driven by the inputs, balls rolled, contacts resolved (the
@@ -251,13 +252,16 @@ impl World {
                 .map_or(Input::default(), |entry| entry.input);
             physics::drive_disc(disc, input, dt);
         }
+        self.trace_bodies();
         after(inputs_applied, self);
         for ball in &mut self.balls {
             physics::roll_ball(ball, dt);
         }
+        self.trace_bodies();
         after(movement, self);
         let contacts = physics::resolve_contacts(&mut self.discs, &mut self.balls);
         self.collisions = self.collisions.saturating_add(contacts);
+        self.trace_bodies();
         after(collisions, self);
         for disc in &mut self.discs {
             physics::confine_disc(disc, &arena);
@@ -265,10 +269,28 @@ impl World {
         for ball in &mut self.balls {
             physics::bounce_ball_off_walls(ball, &arena);
         }
+        self.trace_bodies();
         after(walls, self);
         self.score_goals(&arena);
         self.tick = self.tick.next();
+        self.trace_bodies();
         after(goals, self);
+    }
+
+    /// Every disc's and ball's position and velocity, for the sync trace
+    /// ([`lockstep_engine::trace`]) after each phase; nothing in play.
+    fn trace_bodies(&self) {
+        if !trace::enabled() {
+            return;
+        }
+        for (i, disc) in self.discs.iter().enumerate() {
+            trace::trace_item("disc.pos", i, disc.pos.to_array());
+            trace::trace_item("disc.vel", i, disc.vel.to_array());
+        }
+        for (i, ball) in self.balls.iter().enumerate() {
+            trace::trace_item("ball.pos", i, ball.pos.to_array());
+            trace::trace_item("ball.vel", i, ball.vel.to_array());
+        }
     }
 
     /// Credits and respawns every ball that is in a goal, in ball order.

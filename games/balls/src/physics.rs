@@ -8,6 +8,7 @@
 //! the order above is part of the result and must never change silently.
 
 use glam::Vec2;
+use lockstep_engine::trace::trace;
 use lockstep_protocol::Input;
 
 use super::arena::Arena;
@@ -98,7 +99,7 @@ fn clamp_speed(vel: Vec2, max: f32) -> Vec2 {
     let speed_squared = vel.length_squared();
     if speed_squared > max * max {
         // speed_squared > 0 here, so the division is safe.
-        vel * (max / speed_squared.sqrt())
+        vel * (max / trace("clamp.speed", speed_squared.sqrt()))
     } else {
         vel
     }
@@ -172,7 +173,7 @@ fn collide(a: Body<'_>, b: Body<'_>, restitution: f32) -> bool {
     if distance_squared >= reach * reach {
         return false;
     }
-    let distance = distance_squared.sqrt();
+    let distance = trace("contact.distance", distance_squared.sqrt());
     let normal = if distance > MIN_NORMAL_LENGTH {
         offset / distance
     } else {
@@ -188,6 +189,7 @@ fn collide(a: Body<'_>, b: Body<'_>, restitution: f32) -> bool {
         return false;
     }
     let impulse = normal * (-(1.0 + restitution) * closing / inv_mass_sum);
+    trace("contact.impulse", impulse.to_array());
     *a.vel -= impulse * a.inv_mass;
     *b.vel += impulse * b.inv_mass;
     true

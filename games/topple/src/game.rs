@@ -7,6 +7,7 @@
 //! rapier lists contacts in. Nothing reads a clock, and the generator is
 //! part of the state.
 
+use lockstep_engine::trace;
 use lockstep_engine::{FixedStepOnly, Game, Setup};
 use lockstep_protocol::{PlayerId, PlayerInput, Tick};
 use rapier2d::prelude::*;
@@ -131,12 +132,15 @@ impl Game for Physics {
         after: &mut dyn FnMut(&'static str, &mut Physics),
     ) {
         self.apply_thrust(inputs);
+        self.trace_world();
         after("thrust", self);
         self.world.step();
+        self.trace_world();
         after("physics", self);
         self.note_contacts();
         self.bring_back_fallen();
         self.tick = self.tick.next();
+        self.trace_world();
         after("rules", self);
     }
 
@@ -284,7 +288,46 @@ impl Physics {
             }
             let force = if boost { BOOST_THRUST } else { THRUST };
             if let Some(body) = self.world.bodies.get_mut(self.handles[ram.body as usize]) {
-                body.apply_impulse(Vector::new(x * force * dt, y * force * dt), true);
+                let [x, y] = trace::trace("thrust.impulse", [x * force * dt, y * force * dt]);
+                body.apply_impulse(Vector::new(x, y), true);
+            }
+        }
+    }
+
+    /// What the sync trace ([`lockstep_engine::trace`]) reads out of rapier
+    /// after each phase, nothing in play: every body's position, rotation,
+    /// velocities and sleeping state in handle order, then the impulses of
+    /// its active contacts, each pair from the body with the lower slot.
+    fn trace_world(&self) {
+        if !trace::enabled() {
+            return;
+        }
+        for view in self.bodies() {
+            let i = view.index as usize;
+            trace::trace_item(
+                "body.translation",
+                i,
+                [view.translation.x, view.translation.y],
+            );
+            trace::trace_item("body.rotation", i, [view.rotation.re, view.rotation.im]);
+            trace::trace_item("body.linvel", i, [view.linvel.x, view.linvel.y]);
+            trace::trace_item("body.angvel", i, view.angvel);
+            trace::trace_item("body.sleeping", i, view.sleeping);
+        }
+        for (slot, &handle) in self.handles.iter().enumerate() {
+            let Some(body) = self.world.bodies.get(handle) else {
+                continue;
+            };
+            for &collider in body.colliders() {
+                for pair in self.world.narrow_phase.contact_pairs_with(collider) {
+                    if pair.collider1 != collider || !pair.has_any_active_contact() {
+                        continue;
+                    }
+                    for point in pair.manifolds().iter().flat_map(|m| &m.points) {
+                        let impulse = [point.data.impulse, point.data.tangent_impulse.x];
+                        trace::trace_item("contact.impulse", slot, impulse);
+                    }
+                }
             }
         }
     }
