@@ -57,6 +57,7 @@ fn the_flocks_page_plays_beside_two_native_flock_bots_to_one_hash_on_the_stock_s
         + 1;
     args[dir] = page.to_str().expect("a UTF-8 path");
     args.extend(["--seed", "21", "--no-record"]);
+    let args = lockstep_testkit::browser::patient(&args);
     let mut server = Server::start(3, &args);
     server.wait_for("hosting flock", GUARD);
 

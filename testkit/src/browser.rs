@@ -118,3 +118,15 @@ pub fn engine_target(
     assert!(target.starts_with(&expected), "{platform}: not {expected}");
     target.to_string()
 }
+
+/// `args` for a server whose game has a page in it, with a silent player
+/// dropped after 60 s instead of the default 2: a headless browser on a
+/// loaded two-core machine can go quiet for seconds (while it compiles
+/// the module's optimising tier, or the scheduler serves the other test's
+/// processes), and the default once dropped a page mid-game. A player
+/// that really goes away closes its connection, which ends it at once.
+pub fn patient<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    all.extend(["--drop-timeout-ms", "60000"]);
+    all
+}

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use lockstep_testkit::browser::{chromium_target, repo};
+use lockstep_testkit::browser::{chromium_target, patient, repo};
 use lockstep_testkit::{Client, Server, TempDir};
 
 /// Longest a game of these tests may take, as a last guard: a browser
@@ -36,7 +36,7 @@ fn verdict(server: &mut Server) -> String {
 #[test]
 fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(3, &["--seed", "81", "--no-record"]);
+    let mut server = Server::start(3, &patient(&["--seed", "81", "--no-record"]));
     let natives = [1, 2].map(|seed| Client::headless_bot(&server, &format!("n{seed}"), seed, 600));
     let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]);
     let page = page.finish(GUARD);
@@ -77,7 +77,10 @@ fn a_browser_bot_and_two_native_bots_end_on_the_same_hash() {
 #[test]
 fn a_browser_plays_tally_and_its_injected_desync_is_named_like_any_other() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(3, &["--game", "tally", "--seed", "82", "--no-record"]);
+    let mut server = Server::start(
+        3,
+        &patient(&["--game", "tally", "--seed", "82", "--no-record"]),
+    );
     // The natives write their dumps of the desync; not into the tree.
     let dumps = TempDir::new("browser-desync-dumps");
     let natives = [1, 2].map(|seed| {
@@ -118,7 +121,7 @@ fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
     // server removed it. Rams still knock bodies about from the start.
     let mut server = Server::start(
         2,
-        &[
+        &patient(&[
             "--game",
             "physics",
             "--set",
@@ -126,7 +129,7 @@ fn a_browser_bot_and_a_native_bot_play_topple_to_the_same_hash() {
             "--seed",
             "84",
             "--no-record",
-        ],
+        ]),
     );
     let native = Client::headless_bot(&server, "n1", 1, 600);
     let page = browser(&mut server, "web", "bot=3&ticks=600&ready=1", &[]).finish(GUARD);
@@ -171,7 +174,7 @@ fn state_number(line: &str, key: &str) -> i64 {
 #[test]
 fn a_touch_drag_on_the_stick_steers_the_browser_player_in_lockstep() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(2, &["--seed", "83", "--no-record"]);
+    let mut server = Server::start(2, &patient(&["--seed", "83", "--no-record"]));
     let native = Client::headless_bot(&server, "n1", 1, 600);
     // A person, not a bot: the page's input is what the finger does.
     let page = browser(

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use lockstep_testkit::browser::{browser_in, engine_target, page_built, repo, Engine};
+use lockstep_testkit::browser::{browser_in, engine_target, page_built, patient, repo, Engine};
 use lockstep_testkit::{Client, Server, TempDir};
 
 /// Longest a game of these tests may take, as a last guard: three
@@ -33,7 +33,7 @@ fn page(engine: Engine, server: &mut Server, name: &str, query: &str) -> Client 
 #[test]
 fn a_native_bot_and_a_page_in_each_engine_end_on_one_hash_named_by_engine() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(4, &["--seed", "91", "--no-record"]);
+    let mut server = Server::start(4, &patient(&["--seed", "91", "--no-record"]));
     let native = Client::headless_bot(&server, "native", 1, 600);
     let pages: Vec<(Engine, Client)> = Engine::ALL
         .into_iter()
@@ -77,7 +77,7 @@ fn a_native_bot_and_a_page_in_each_engine_end_on_one_hash_named_by_engine() {
 #[test]
 fn a_desync_injected_in_the_firefox_page_is_named() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(3, &["--seed", "92", "--no-record"]);
+    let mut server = Server::start(3, &patient(&["--seed", "92", "--no-record"]));
     // The natives write their dumps of the desync; not into the tree.
     let dumps = TempDir::new("firefox-desync-dumps");
     let natives = [1, 2].map(|seed| {
@@ -132,7 +132,7 @@ fn native_stick(x: f32, y: f32) -> String {
 #[test]
 fn values_that_are_not_numbers_reach_the_game_alike_in_every_engine() {
     let _serial = lockstep_testkit::one_at_a_time();
-    let mut server = Server::start(2, &["--no-record"]);
+    let mut server = Server::start(2, &patient(&["--no-record"]));
     let at_rest = native_stick(0.0, 0.0);
     let held = native_stick(0.0, 0.8);
     assert_ne!(at_rest, held);
