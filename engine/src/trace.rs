@@ -72,7 +72,7 @@ struct Armed {
 }
 
 /// One traced value: where it was computed and its bits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// The tick being stepped.
     pub tick: u32,
@@ -140,7 +140,7 @@ fn same_file(a: &str, b: &str) -> bool {
 }
 
 /// What one [`record`] traced.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
     /// The values, in the order they were computed.
     pub entries: Vec<Entry>,

@@ -23,6 +23,9 @@
 //! | `bvh-log2-raw` | the same formula, hashing the bits of the float it rounds |
 //! | `game` | the game itself, four bots, seed 1: the control |
 
+use std::ops::RangeInclusive;
+
+use lockstep_engine::trace::{self, Trace};
 use lockstep_engine::{Bots, Game, Setup};
 use lockstep_protocol::PlayerId;
 use rapier2d::parry::bounding_volume::{Aabb, BoundingSphere};
@@ -71,6 +74,9 @@ pub struct Outcome {
     pub every: u32,
     /// The hash after every `every` ticks, in order.
     pub checkpoints: Vec<u64>,
+    /// The sync trace of the ticks [`run_traced`] was asked for: the
+    /// revolute chains' bodies and joints after each of those steps.
+    pub trace: Trace,
 }
 
 impl Outcome {
@@ -99,7 +105,23 @@ impl Outcome {
 /// Runs `scenario` for `ticks` ticks, keeping a hash every `every` ticks
 /// (0: none); `None` if there is no such scenario.
 pub fn run(scenario: &str, ticks: u32, every: u32) -> Option<Outcome> {
+    run_traced(scenario, ticks, every, None)
+}
+
+/// The scenarios [`run_traced`] traces: the revolute chains.
+pub const TRACED: &[&str] = &["limits-centred", "limits-offcentre"];
+
+/// [`run`], with the sync trace of the steps that reach the ticks in
+/// `traced` in [`Outcome::trace`] (the [`TRACED`] scenarios only).
+pub fn run_traced(
+    scenario: &str,
+    ticks: u32,
+    every: u32,
+    traced: Option<RangeInclusive<u32>>,
+) -> Option<Outcome> {
     let name = *SCENARIOS.iter().find(|s| **s == scenario)?;
+    let mut trace = Trace::default();
+    let mut tracing = traced.map(|ticks| (ticks, &mut trace));
     let mut checkpoints = Vec::new();
     let mut keep = |tick: u32, hash: u64| {
         if every > 0 && tick.is_multiple_of(every) {
@@ -108,11 +130,11 @@ pub fn run(scenario: &str, ticks: u32, every: u32) -> Option<Outcome> {
     };
     let (hash, ticks) = match name {
         "limits-centred" => (
-            step_world(chain(centred_limits), ticks, &mut keep),
+            step_world(chain(centred_limits), ticks, &mut keep, tracing.take()),
             Some(ticks),
         ),
         "limits-offcentre" => (
-            step_world(chain(offcentre_limits), ticks, &mut keep),
+            step_world(chain(offcentre_limits), ticks, &mut keep, tracing.take()),
             Some(ticks),
         ),
         "halfspace-ccd" => (halfspace_ccd(ticks, &mut keep), Some(ticks)),
@@ -129,25 +151,36 @@ pub fn run(scenario: &str, ticks: u32, every: u32) -> Option<Outcome> {
         hash,
         every: if ticks.is_some() { every } else { 0 },
         checkpoints,
+        trace,
     })
 }
 
 /// The usage line of the `probe` command.
 pub fn usage(program: &str) -> String {
     format!(
-        "usage: {program} probe [--ticks N] [--every K] [SCENARIO...]\n       scenarios: {}",
-        SCENARIOS.join(" ")
+        "usage: {program} probe [--ticks N] [--every K] [--trace TICKS] [SCENARIO...]\n       scenarios: {}\n       \
+         --trace T or FROM..TO prints the sync trace of those ticks' steps (scenarios {})",
+        SCENARIOS.join(" "),
+        TRACED.join(", ")
     )
 }
 
-/// `probe [--ticks N] [--every K] [SCENARIO...]` (the arguments after
-/// `probe`): one line per scenario, every scenario without names.
+/// `probe [--ticks N] [--every K] [--trace TICKS] [SCENARIO...]` (the
+/// arguments after `probe`): one line per scenario, every scenario without
+/// names; with `--trace`, each scenario's trace lines before its line.
 pub fn command(program: &str, args: &[String]) -> Result<Vec<String>, String> {
     let (mut ticks, mut every) = (DEFAULT_TICKS, DEFAULT_EVERY);
     let mut names = Vec::new();
+    let mut traced = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
+            "--trace" => {
+                let value = rest
+                    .next()
+                    .ok_or_else(|| format!("--trace needs a value\n{}", usage(program)))?;
+                traced = Some(trace::parse_ticks(value)?);
+            }
             "--ticks" | "--every" => {
                 let value = rest
                     .next()
@@ -166,13 +199,29 @@ pub fn command(program: &str, args: &[String]) -> Result<Vec<String>, String> {
         }
     }
     if names.is_empty() {
-        names = SCENARIOS.to_vec();
+        names = match traced {
+            Some(_) => TRACED.to_vec(),
+            None => SCENARIOS.to_vec(),
+        };
     }
-    Ok(names
+    if let Some(name) = names
         .iter()
-        .filter_map(|name| run(name, ticks, every))
-        .map(|outcome| outcome.line())
-        .collect())
+        .find(|n| traced.is_some() && !TRACED.contains(n))
+    {
+        return Err(format!(
+            "--trace: the scenario {name} is not traced; {} are",
+            TRACED.join(" and ")
+        ));
+    }
+    let mut lines = Vec::new();
+    for outcome in names
+        .iter()
+        .filter_map(|name| run_traced(name, ticks, every, traced.clone()))
+    {
+        lines.extend(outcome.trace.entries.iter().map(|e| e.to_line()));
+        lines.push(outcome.line());
+    }
+    Ok(lines)
 }
 
 /// FNV-1a over every body of `world` in handle-index order.
@@ -198,13 +247,71 @@ fn new_world() -> PhysicsWorld {
 }
 
 /// Steps `world` `ticks` times, passing the hash after each tick to
-/// `keep`; the final hash.
-fn step_world(mut world: PhysicsWorld, ticks: u32, keep: &mut dyn FnMut(u32, u64)) -> u64 {
+/// `keep`; the final hash. With `tracing`, the steps that reach its ticks
+/// are traced into its [`Trace`] ([`trace_world`]).
+fn step_world(
+    mut world: PhysicsWorld,
+    ticks: u32,
+    keep: &mut dyn FnMut(u32, u64),
+    mut tracing: Option<(RangeInclusive<u32>, &mut Trace)>,
+) -> u64 {
     for tick in 1..=ticks {
-        world.step();
+        match tracing.as_mut() {
+            Some((traced, out)) if traced.contains(&tick) => {
+                let ((), trace) = trace::record(tick, || {
+                    world.step();
+                    trace_world(&world);
+                    trace::end_phase("step");
+                });
+                out.entries.extend(trace.entries);
+                out.dropped += trace.dropped;
+            }
+            _ => world.step(),
+        }
         keep(tick, world_hash(&world));
     }
     world_hash(&world)
+}
+
+/// What the sync trace reads out of a probe world after a step: every
+/// body in handle order, then every impulse joint in the joint set's
+/// order, with the rotation of its second body relative to its first (the
+/// joint's angle as a unit complex number, by products alone: no
+/// `atan2`) and the impulses it applied.
+fn trace_world(world: &PhysicsWorld) {
+    if !trace::enabled() {
+        return;
+    }
+    let mut views: Vec<BodyView> = world
+        .bodies
+        .iter()
+        .map(|(handle, body)| BodyView::of(handle, body))
+        .collect();
+    views.sort_unstable_by_key(|v| v.index);
+    for v in &views {
+        let i = v.index as usize;
+        trace::trace_item("body.translation", i, [v.translation.x, v.translation.y]);
+        trace::trace_item("body.rotation", i, [v.rotation.re, v.rotation.im]);
+        trace::trace_item("body.linvel", i, [v.linvel.x, v.linvel.y]);
+        trace::trace_item("body.angvel", i, v.angvel);
+    }
+    for (i, (_, joint)) in world.impulse_joints.iter().enumerate() {
+        let bodies = (
+            world.bodies.get(joint.body1()),
+            world.bodies.get(joint.body2()),
+        );
+        let (Some(a), Some(b)) = bodies else {
+            continue;
+        };
+        let (a, b) = (
+            BodyView::of(joint.body1(), a),
+            BodyView::of(joint.body2(), b),
+        );
+        let (r1, r2) = (a.rotation, b.rotation);
+        let relative = [r1.re * r2.re + r1.im * r2.im, r1.re * r2.im - r1.im * r2.re];
+        trace::trace_item("joint.rotation", i, relative);
+        trace::trace_item("joint.impulses", i, joint.impulses.to_array());
+    }
 }
 
 // --- the revolute chains ---------------------------------------------------
