@@ -119,8 +119,29 @@ fn the_stock_server_relays_the_flock_which_ends_on_one_hash_and_replays() {
     assert!(stdout.contains("verified ticks="), "{stdout}");
 }
 
+/// The line of the flock's source that traces `label` (its first
+/// `trace_item("LABEL"` call), as the sync trace names it.
+fn traced_line(label: &str) -> usize {
+    let source = std::fs::read_to_string(
+        lockstep_testkit::browser::repo().join("examples/flock/src/lib.rs"),
+    )
+    .expect("the flock's source");
+    let call = format!("trace_item(\"{label}\"");
+    source
+        .lines()
+        .position(|line| line.contains(&call))
+        .expect("the flock traces the label")
+        + 1
+}
+
+/// A fault in one line of the flock (`--inject-desync-value
+/// boid.velocity`: the first boid's new velocity one ulp off where it is
+/// computed) is named
+/// by the server with its first tick, and by `desync-diff` on the dumps
+/// with its phase, the fields it changed, and the file and line that
+/// computed it differently.
 #[test]
-fn a_desync_in_the_flock_is_named_with_its_first_tick_and_field() {
+fn a_desync_in_the_flock_is_named_with_its_first_tick_field_and_line() {
     let _serial = lockstep_testkit::one_at_a_time();
     let mut server = Server::start(3, &["--game", "flock", "--seed", "12", "--no-record"]);
     let dumps = TempDir::new("flock-dumps");
@@ -131,8 +152,8 @@ fn a_desync_in_the_flock_is_named_with_its_first_tick_and_field() {
         dump_dir,
         "--inject-desync-at",
         "100",
-        "--inject-desync-phase",
-        "boids",
+        "--inject-desync-value",
+        "boid.velocity",
     ];
     let clients = vec![
         flock_bot(&server, "honest-a", 1, 300, &honest),
@@ -159,8 +180,19 @@ fn a_desync_in_the_flock_is_named_with_its_first_tick_and_field() {
     assert!(
         stdout
             .lines()
-            .any(|l| l.trim_start().starts_with("boids[0].pos.x")),
-        "the nudged field is not named:\n{stdout}"
+            .any(|l| l.trim_start().starts_with("boids[0].vel.x")),
+        "the changed field is not named:\n{stdout}"
+    );
+    let first = stdout
+        .lines()
+        .find(|l| l.starts_with("first differing value: "))
+        .unwrap_or_else(|| panic!("no first differing value:\n{stdout}"));
+    let line = traced_line("boid.velocity");
+    assert!(
+        first.starts_with(&format!(
+            "first differing value: src/lib.rs:{line} boid.velocity[0] tick=100 phase=boids a=[0x"
+        )) && first.ends_with(" values agreed before it)"),
+        "{first}"
     );
 }
 

@@ -222,10 +222,14 @@ impl Flock {
                 let follow = self.leaders[nearest].pos.minus(boid.pos);
                 steer = steer.plus(follow.times(W_FOLLOW));
             }
-            // The sync trace: the steering of boid i, by its bits, with
-            // this line, when a desync dump redoes the tick.
-            let [x, y] = trace_item("boid.steer", i, [steer.x, steer.y]);
-            velocities.push(limit(boid.vel.plus(Vec2::new(x, y))));
+            // The sync trace: the steering of boid i and its new
+            // velocity, by their bits, with these lines, when a desync
+            // dump redoes the tick. `trace_item` returns the value, so
+            // the velocity can be traced where it is computed.
+            trace_item("boid.steer", i, [steer.x, steer.y]);
+            let vel = limit(boid.vel.plus(steer));
+            let [x, y] = trace_item("boid.velocity", i, [vel.x, vel.y]);
+            velocities.push(Vec2::new(x, y));
         }
         for (boid, vel) in self.boids.iter_mut().zip(velocities) {
             boid.vel = vel;
