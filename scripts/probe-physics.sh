@@ -144,6 +144,21 @@ first_parting() {
   echo "${i:-?}"
 }
 
+# first_value NAME TICK RUN1 RUN2: for a scenario the probe traces (the
+# revolute chains), both runs' sync traces of TICK compared by
+# `lockstep-topple trace-diff`: the first value the two compute
+# differently, with the line of the probe that read it out of rapier.
+traced=" limits-centred limits-offcentre "
+first_value() {
+  local name=$1 tick=$2 a=$root/trace-$1-$3.txt b=$root/trace-$1-$4.txt
+  [[ $traced == *" $name "* && $tick =~ ^[0-9]+$ ]] || return 0
+  probe_run "$3" --ticks "$tick" --trace "$tick" "$name" >"$a"
+  probe_run "$4" --ticks "$tick" --trace "$tick" "$name" >"$b"
+  # trace-diff exits 1 when the traces differ, which is what is expected.
+  { "${run_bin[${runs[0]}]}" trace-diff "$a" "$b" || true; } |
+    sed -n 's/^first differing value: /    first differing value: /p'
+}
+
 # quickest RUN...: the run of a group to rerun: an optimised native build
 # before i686, Windows and wasm32, before aarch64 (emulated) and debug.
 quickest() {
@@ -187,7 +202,9 @@ for name in "${scenarios[@]}"; do
     done
     if [[ -n ${checkpoints[${picks[0]},$name]:-} ]]; then
       for ((g = 1; g < ${#picks[@]}; g++)); do
-        echo "  ${letter[$name,${order[0]}]} and ${letter[$name,${order[$g]}]} (${picks[0]}, ${picks[$g]}) first differ after tick $(first_parting "$name" "${picks[0]}" "${picks[$g]}")"
+        tick=$(first_parting "$name" "${picks[0]}" "${picks[$g]}")
+        echo "  ${letter[$name,${order[0]}]} and ${letter[$name,${order[$g]}]} (${picks[0]}, ${picks[$g]}) first differ after tick $tick"
+        first_value "$name" "$tick" "${picks[0]}" "${picks[$g]}"
       done
     fi
     if [[ $must_agree == *" $name "* ]]; then

@@ -8,6 +8,7 @@
 //! ```text
 //! PROGRAM sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--trace TICKS] [--KEY VALUE]...
 //! PROGRAM replay FILE --verify --headless
+//! PROGRAM trace-diff A B
 //! ```
 //!
 //! `--KEY VALUE` is the game's setting `KEY` (`--balls 24`, `--bodies 300`).
@@ -26,7 +27,8 @@ use lockstep_protocol::PlayerId;
 pub fn usage(program: &str) -> String {
     format!(
         "usage: {program} sim [--players P] [--seed S] [--ticks T] [--tick-rate R] [--trace TICKS] [--KEY VALUE]...\n       \
-         {program} replay FILE --verify --headless"
+         {program} replay FILE --verify --headless\n       \
+         {program} trace-diff A B"
     )
 }
 
@@ -34,6 +36,9 @@ pub fn usage(program: &str) -> String {
 /// lines, or says what is wrong on stderr and fails.
 pub fn main<G: HasBots>(program: &str) -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "trace-diff") {
+        return trace_diff_main(program, &args[1..]);
+    }
     match run::<G>(program, &args) {
         Ok(lines) => {
             for line in lines {
@@ -44,6 +49,36 @@ pub fn main<G: HasBots>(program: &str) -> std::process::ExitCode {
         Err(message) => {
             eprintln!("{program}: {message}");
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `trace-diff A B`, like `lockstep-client trace-diff`: the report on
+/// stdout, exit 1 if the traces differ, 2 if they cannot be compared.
+pub fn trace_diff_main(program: &str, args: &[String]) -> std::process::ExitCode {
+    let [a, b] = args else {
+        eprintln!("{}", usage(program));
+        return std::process::ExitCode::from(2);
+    };
+    let read = |path: &String| {
+        std::fs::read(path)
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .map_err(|e| format!("cannot read {path}: {e}"))
+    };
+    let compared = read(a).and_then(|a_text| {
+        let b_text = read(b)?;
+        crate::trace::diff_outputs((a, &a_text), (b, &b_text), 3)
+    });
+    match compared {
+        Ok((lines, differ)) => {
+            for line in lines {
+                println!("{line}");
+            }
+            std::process::ExitCode::from(u8::from(differ))
+        }
+        Err(message) => {
+            eprintln!("{program}: {message}");
+            std::process::ExitCode::from(2)
         }
     }
 }

@@ -6,7 +6,8 @@
 //! ```text
 //! lockstep-topple sim [--players P] [--seed S] [--bodies B] [--ticks T] [--tick-rate R]
 //! lockstep-topple replay FILE --verify --headless
-//! lockstep-topple probe [--ticks N] [--every K] [SCENARIO...]
+//! lockstep-topple trace-diff A B
+//! lockstep-topple probe [--ticks N] [--every K] [--trace TICKS] [SCENARIO...]
 //! ```
 
 use std::process::ExitCode;
@@ -16,7 +17,7 @@ const PROGRAM: &str = "lockstep-topple";
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("sim" | "replay") => {
+        Some("sim" | "replay" | "trace-diff") => {
             lockstep_engine::offline_tool::main::<lockstep_topple::Physics>(PROGRAM)
         }
         Some("probe") => match lockstep_topple::probe::command(PROGRAM, &args[1..]) {
