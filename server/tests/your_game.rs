@@ -43,7 +43,7 @@ fn guide_commands(program: &str) -> Vec<Vec<String>> {
 fn the_guides_offline_commands_run_as_written() {
     let commands = guide_commands("target/release/flock-client");
     let offline: Vec<&Vec<String>> = commands.iter().filter(|c| c[1] != "solo").collect();
-    assert_eq!(offline.len(), 2, "{commands:?}");
+    assert_eq!(offline.len(), 3, "{commands:?}");
     for command in offline {
         let out = Command::new(flock_bin())
             .args(&command[1..])

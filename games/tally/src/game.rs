@@ -8,7 +8,7 @@
 //! their own state.
 
 use lockstep_engine::determinism::fnv::Fnv1a;
-use lockstep_engine::trace::trace;
+use lockstep_engine::trace;
 use lockstep_engine::{Game, HasBots, Setup};
 use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Tick};
 use serde::{Deserialize, Serialize};
@@ -67,11 +67,20 @@ impl Game for Tally {
                 .iter()
                 .find(|i| i.player == c.player)
                 .map_or(0, |i| i.input.buttons.0);
-            c.count = trace("counter.count", c.count.wrapping_add(u32::from(held)));
-            c.speed = trace("counter.speed", c.speed * 0.5 + f32::from(held));
+            c.count = c.count.wrapping_add(u32::from(held));
+            c.speed = c.speed * 0.5 + f32::from(held);
+        }
+        // The counters for the sync trace after their phase, in a loop
+        // that runs only while something records: a trace call per value
+        // in the loop above cost 8% of this tiny step.
+        if trace::enabled() {
+            for (i, c) in self.counters.iter().enumerate() {
+                trace::trace_item("counter.count", i, c.count);
+                trace::trace_item("counter.speed", i, c.speed);
+            }
         }
         after("counters", self);
-        self.drift = trace("drift", self.drift * 0.75 + 1.0);
+        self.drift = trace::trace("drift", self.drift * 0.75 + 1.0);
         self.tick = self.tick.next();
         after("drift", self);
     }
