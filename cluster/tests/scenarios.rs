@@ -246,6 +246,7 @@ fn cluster_a_desync_is_pinpointed_by_the_server_to_its_first_tick() {
             fault: Some(Fault {
                 tick: Tick(100),
                 phase: None,
+                value: None,
             }),
             ..GameOptions::default()
         },
