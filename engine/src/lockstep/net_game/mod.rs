@@ -639,10 +639,9 @@ impl<G: Game> NetGame<G> {
 
     /// The dump of `tick` (one the server named in a desync), if it is
     /// still in the history, with its step redone phase by phase and the
-    /// values the game traced in it ([`crate::trace`]). An
-    /// injected fault inside a phase is redone too, as a machine that
-    /// computes differently would compute differently again; one after the
-    /// step is not, as memory written by something else would not be.
+    /// values the game traced in it ([`crate::trace`]). An injected fault
+    /// inside the step is redone too, as a machine that computes
+    /// differently would; one after it is not, as a stray write is not.
     pub fn desync_dump(&self, tick: Tick) -> Option<DesyncDump<G>> {
         let mut dump = self.history.dump(tick, &self.spec, self.me, &self.name)?;
         (dump.phases, dump.trace) = self.history.redo(tick, |game, bundle, after| {
