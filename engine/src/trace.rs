@@ -27,6 +27,10 @@ use std::cell::RefCell;
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use lockstep_protocol::{
+    TracePlace, TraceReport, TracedValue, MAX_TRACE_PLACES, MAX_TRACE_TEXT, MAX_TRACE_VALUES,
+    MAX_TRACE_WORDS,
+};
 use serde::{Deserialize, Serialize};
 
 mod diff;
@@ -361,6 +365,88 @@ pub fn diff_outputs(
     let found = diff(&a_entries, &b_entries);
     lines.extend(found.report(&a_entries, &b_entries, context));
     Ok((lines, !matches!(found, TraceDiff::Agree { .. })))
+}
+
+/// Bytes a [`TraceReport`] may take, well inside a message
+/// ([`lockstep_protocol::MAX_MESSAGE_SIZE`]) with its tick around it.
+pub const REPORT_BUDGET: usize = 60 * 1024;
+
+/// `entries` (one tick's) as a player sends them to the server: a table of
+/// places and the values, as many of the first as fit [`REPORT_BUDGET`]
+/// and the protocol's bounds (longer texts cut to them).
+pub fn to_report(entries: &[Entry]) -> TraceReport {
+    let cut = |text: &str| text.chars().take(MAX_TRACE_TEXT).collect::<String>();
+    let mut places: Vec<TracePlace> = Vec::new();
+    let mut values = Vec::new();
+    for entry in entries.iter().take(MAX_TRACE_VALUES) {
+        let place = TracePlace {
+            file: cut(&entry.file),
+            line: entry.line,
+            label: cut(&entry.label),
+            phase: cut(&entry.phase),
+        };
+        let at = match places.iter().position(|p| *p == place) {
+            Some(at) => at,
+            None if places.len() < MAX_TRACE_PLACES => {
+                places.push(place);
+                places.len() - 1
+            }
+            None => break,
+        };
+        values.push(TracedValue {
+            place: u16::try_from(at).unwrap_or(u16::MAX),
+            index: entry.index,
+            kind: entry.value.kind.code(),
+            bits: entry
+                .value
+                .bits
+                .iter()
+                .copied()
+                .take(MAX_TRACE_WORDS)
+                .collect(),
+        });
+    }
+    let mut report = TraceReport {
+        places,
+        values,
+        total: u32::try_from(entries.len()).unwrap_or(u32::MAX),
+    };
+    loop {
+        let size = postcard::to_stdvec(&report).map_or(usize::MAX, |b| b.len());
+        if size <= REPORT_BUDGET || report.values.is_empty() {
+            return report;
+        }
+        // Keep the share of values that fits, a little under.
+        let keep = report.values.len() * REPORT_BUDGET / size * 15 / 16;
+        report.values.truncate(keep.min(report.values.len() - 1));
+    }
+}
+
+/// The entries of a report a player sent for `tick`, or why it is not a
+/// trace ([`TraceReport::problem`]).
+pub fn from_report(tick: u32, report: &TraceReport) -> Result<Vec<Entry>, String> {
+    if let Some(problem) = report.problem() {
+        return Err(problem);
+    }
+    report
+        .values
+        .iter()
+        .map(|v| {
+            let place = &report.places[usize::from(v.place)];
+            Ok(Entry {
+                tick,
+                phase: Cow::Owned(place.phase.clone()),
+                file: Cow::Owned(place.file.clone()),
+                line: place.line,
+                label: Cow::Owned(place.label.clone()),
+                index: v.index,
+                value: Value {
+                    kind: Kind::from_code(v.kind).ok_or("a value of no kind")?,
+                    bits: v.bits.clone(),
+                },
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@ use lockstep_protocol::{
     InputDatagram, Lobby, LobbyPlayer, Peer, PeerStatus, Percent, Platform, PlayerId, PlayerInput,
     Record, Refusal, ReplayHeader, ReplayWriter, RosterEntry, SelfTest, ServerDatagram,
     ServerMessage, Settings, Slack,
-    SnapshotChunk, Start, Tick, MAX_DATAGRAM_SIZE, MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
+    SnapshotChunk, Start, Tick, TracePlace, TraceReport, TracedValue, MAX_DATAGRAM_SIZE,
+    MAX_MESSAGE_SIZE, PROTOCOL_VERSION,
 };
 
 fn main() -> io::Result<()> {
@@ -162,6 +163,27 @@ fn client_messages() -> Vec<(&'static str, ClientMessage)> {
             ClientMessage::BadSnapshot {
                 tick: Tick(240),
                 reason: "the snapshot of tick 240 is not the majority's flock world".into(),
+            },
+        ),
+        (
+            "trace",
+            ClientMessage::Trace {
+                tick: Tick(100),
+                report: TraceReport {
+                    places: vec![TracePlace {
+                        file: "src/lib.rs".into(),
+                        line: 231,
+                        label: "boid.velocity".into(),
+                        phase: "boids".into(),
+                    }],
+                    values: vec![TracedValue {
+                        place: 0,
+                        index: Some(0),
+                        kind: 0,
+                        bits: vec![0xbfd8_86bc, 0x3f2c_8456],
+                    }],
+                    total: 1,
+                },
             },
         ),
     ]
@@ -317,6 +339,15 @@ fn server_messages() -> Vec<(&'static str, ServerMessage)> {
             ServerMessage::SnapshotRequest { tick: Tick(1800) },
         ),
         ("snapshot", ServerMessage::Snapshot(snapshot_chunk())),
+        (
+            "trace_diff",
+            ServerMessage::TraceDiff {
+                tick: Tick(100),
+                diverged: "bob".into(),
+                majority: "ann".into(),
+                lines: vec!["first differing value: src/lib.rs:231 boid.velocity[0]".into()],
+            },
+        ),
     ]
 }
 

@@ -43,6 +43,7 @@ mod platform;
 #[cfg(feature = "quic")]
 pub mod quic;
 mod replay;
+mod trace;
 mod types;
 mod verification;
 mod web;
@@ -71,6 +72,10 @@ pub use replay::{
     After, Damage, GameEvent, PlayerStatus, ReadOutcome, Record, Replay, ReplayError, ReplayHeader,
     ReplayReader, ReplayWriter, MAX_RECORD_SIZE, OLDEST_REPLAY_FORMAT, REPLAY_FORMAT, REPLAY_MAGIC,
 };
+pub use trace::{
+    TracePlace, TraceReport, TracedValue, MAX_TRACE_LINES, MAX_TRACE_LINE_CHARS, MAX_TRACE_PLACES,
+    MAX_TRACE_TEXT, MAX_TRACE_VALUES, MAX_TRACE_WORDS,
+};
 pub use types::{Buttons, Input, Percent, PlayerId, Tick};
 pub use verification::verification_code;
 pub use web::{WebMessage, MAX_WEB_MESSAGE, WEB_CLOSE_BASE, WEB_SOCKET_PATH};
@@ -79,7 +84,7 @@ pub use web::{WebMessage, MAX_WEB_MESSAGE, WEB_CLOSE_BASE, WEB_SOCKET_PATH};
 ///
 /// Bump it on any change to a message's layout; the golden-bytes tests in
 /// this crate fail until it is bumped and the pinned bytes are updated.
-pub const PROTOCOL_VERSION: u16 = 11;
+pub const PROTOCOL_VERSION: u16 = 12;
 
 /// How both binaries print an error: its message, then each of its causes
 /// that the message does not already say, so a library error that says

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{GameSpec, Input, Percent, Platform, PlayerId, Tick};
+use crate::{GameSpec, Input, Percent, Platform, PlayerId, Tick, TraceReport};
 
 /// Client → server, on the control stream.
 // Hello, the largest by far, is sent once per connection and decoded once:
@@ -99,6 +99,18 @@ pub enum ClientMessage {
         tick: Tick,
         /// Why, in one sentence.
         reason: String,
+    },
+    /// The sync trace of the first divergent tick of a desync
+    /// ([`ServerMessage::Pinpointed`]'s `first`): the values this player's
+    /// game traced as it stepped that tick again, cut to fit a message.
+    /// The server compares a diverged player's with a majority player's
+    /// and tells everyone the first value computed differently
+    /// ([`ServerMessage::TraceDiff`]).
+    Trace {
+        /// The tick the trace is of.
+        tick: Tick,
+        /// The values.
+        report: TraceReport,
     },
 }
 
@@ -298,6 +310,20 @@ pub enum ServerMessage {
     /// The verified world state a joining client starts from, before its
     /// History ([`Start::snapshot`]).
     Snapshot(SnapshotChunk),
+    /// The sync traces of a diverged player and a majority player for the
+    /// first divergent tick, compared: the first value computed
+    /// differently, with its file and line, and the values around it, at
+    /// most [`crate::MAX_TRACE_LINES`] lines.
+    TraceDiff {
+        /// The tick the traces are of.
+        tick: Tick,
+        /// The diverged player whose trace was compared.
+        diverged: String,
+        /// The majority player whose trace it was compared with.
+        majority: String,
+        /// The report, `first differing value: ...` first.
+        lines: Vec<String>,
+    },
 }
 
 /// Who waits in the lobby, for which game, and how the last game went.

@@ -127,6 +127,18 @@ pub enum ServerEvent {
         /// hashes; `None` when too few players answered to tell.
         first: Option<Tick>,
     },
+    /// A diverged and a majority player's sync traces of a desync's first
+    /// tick, compared.
+    Traced {
+        /// The tick.
+        tick: Tick,
+        /// The diverged player's name.
+        diverged: String,
+        /// The majority player's name.
+        majority: String,
+        /// The comparison's first line: `first differing value: ...`.
+        first: String,
+    },
     /// A game is being recorded.
     Recording {
         /// The replay file.
@@ -292,6 +304,15 @@ impl std::fmt::Display for ServerEvent {
                     None => f.write_str("unknown"),
                 }
             }
+            ServerEvent::Traced {
+                tick,
+                diverged,
+                majority,
+                first,
+            } => write!(
+                f,
+                "traced tick={tick} diverged={diverged} majority={majority} {first}"
+            ),
             ServerEvent::Recording { path } => write!(f, "recording path={}", path.display()),
             ServerEvent::RecordingStopped { path, ticks, error } => write!(
                 f,

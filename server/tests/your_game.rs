@@ -139,7 +139,8 @@ fn traced_line(label: &str) -> usize {
 /// computed) is named
 /// by the server with its first tick, and by `desync-diff` on the dumps
 /// with its phase, the fields it changed, and the file and line that
-/// computed it differently.
+/// computed it differently; the server, comparing two players' traces
+/// without the flock's code, names the line too and tells every player.
 #[test]
 fn a_desync_in_the_flock_is_named_with_its_first_tick_field_and_line() {
     let _serial = lockstep_testkit::one_at_a_time();
@@ -162,8 +163,33 @@ fn a_desync_in_the_flock_is_named_with_its_first_tick_field_and_line() {
     ];
     let line = server.wait_for("desync tick=", Duration::from_secs(60));
     assert_eq!(line, "desync tick=105 diverged=faulty first=100");
-    for client in clients {
-        client.finish(Duration::from_secs(90));
+    // The server compares the faulty player's trace of tick 100 with an
+    // honest one's, without the flock's code, and names the line.
+    let traced = server.wait_for("traced tick=", Duration::from_secs(60));
+    let value_line = traced_line("boid.velocity");
+    assert!(
+        traced.starts_with("traced tick=100 diverged=faulty majority=honest-")
+            && traced.contains(&format!(
+                " first differing value: src/lib.rs:{value_line} boid.velocity[0] tick=100 phase=boids a=[0x"
+            )),
+        "{traced}"
+    );
+    let finished: Vec<_> = clients
+        .into_iter()
+        .map(|client| client.finish(Duration::from_secs(90)))
+        .collect();
+    // Every client is told, the diverged one too.
+    for client in &finished {
+        assert!(
+            client
+                .stderr
+                .contains("traces of tick 100, faulty against honest-")
+                && client
+                    .stderr
+                    .contains(&format!("first differing value: src/lib.rs:{value_line} ")),
+            "{}",
+            client.stderr
+        );
     }
     let out = lockstep_testkit::desync_diff(
         &flock_bin(),

@@ -235,7 +235,8 @@ fn console_line(notice: Notice) -> Option<String> {
         | Notice::Reconnected { .. }
         | Notice::SnapshotNotSent { .. }
         | Notice::SnapshotRefused { .. }
-        | Notice::Pinpointed { .. } => Some(notice.to_string()),
+        | Notice::Pinpointed { .. }
+        | Notice::TraceDiff { .. } => Some(notice.to_string()),
         Notice::FirstUse(_)
         | Notice::NotRecordingJoined { .. }
         | Notice::Recording(_)

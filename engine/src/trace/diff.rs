@@ -56,7 +56,10 @@ impl TraceDiff {
     pub fn report(&self, a: &[Entry], b: &[Entry], context: usize) -> Vec<String> {
         let at = match *self {
             TraceDiff::Agree { values } => {
-                return vec![format!("trace: the traces agree ({values} values)")];
+                return vec![format!(
+                    "trace: the traces agree ({})",
+                    plural(values, "value")
+                )];
             }
             TraceDiff::Value { at } | TraceDiff::Path { at } | TraceDiff::Length { at } => at,
         };

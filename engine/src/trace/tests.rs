@@ -256,3 +256,41 @@ fn two_outputs_are_compared_by_their_trace_lines_only() {
     let broken = diff_outputs(("x", "ok\ntrace {\"tick\":"), ("y", &text(&a, "")), 1).unwrap_err();
     assert!(broken.starts_with("x:2: not a trace line"), "{broken}");
 }
+
+#[test]
+fn a_trace_crosses_the_wire_as_places_and_values_and_back() {
+    let ((_, _), trace) = record(4, || compute(3.0));
+    let report = to_report(&trace.entries);
+    assert_eq!(report.places.len(), 3);
+    assert_eq!(report.total, 3);
+    assert_eq!(from_report(4, &report).unwrap(), trace.entries);
+    let mut bad = report.clone();
+    bad.values[0].place = 9;
+    assert!(from_report(4, &bad).unwrap_err().contains("names no place"));
+    let mut bad = report.clone();
+    bad.values[0].kind = 7;
+    assert!(from_report(4, &bad).is_err());
+    let mut bad = report;
+    bad.total = 1;
+    assert!(from_report(4, &bad).is_err());
+}
+
+#[test]
+fn a_long_trace_is_cut_to_fit_a_message_and_says_how_long_it_was() {
+    let ((), trace) = record(1, || {
+        for i in 0..20_000_usize {
+            trace_item("wide", i, [1.5_f32 + i as f32, -2.5, 3.25, 4.0]);
+        }
+    });
+    let report = to_report(&trace.entries);
+    let size = postcard::to_stdvec(&report).unwrap().len();
+    assert!(size <= REPORT_BUDGET, "{size}");
+    assert!(
+        report.values.len() > 1000 && report.values.len() < 20_000,
+        "{}",
+        report.values.len()
+    );
+    assert_eq!(report.total, 20_000);
+    let back = from_report(1, &report).unwrap();
+    assert_eq!(back[..], trace.entries[..back.len()]);
+}

@@ -17,6 +17,26 @@ pub enum Kind {
     Bool,
 }
 
+impl Kind {
+    /// Its number on the wire ([`lockstep_protocol::TracedValue::kind`]).
+    pub fn code(self) -> u8 {
+        match self {
+            Kind::F32 => 0,
+            Kind::F64 => 1,
+            Kind::Int => 2,
+            Kind::Uint => 3,
+            Kind::Bool => 4,
+        }
+    }
+
+    /// The kind numbered `code`, if any.
+    pub fn from_code(code: u8) -> Option<Kind> {
+        [Kind::F32, Kind::F64, Kind::Int, Kind::Uint, Kind::Bool]
+            .into_iter()
+            .find(|k| k.code() == code)
+    }
+}
+
 /// A traced value: its kind and the bits of each element (one for a
 /// scalar).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

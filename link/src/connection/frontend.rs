@@ -8,7 +8,7 @@ use web_time::Instant;
 
 use lockstep_engine::lockstep::input_delay::LinkFigures;
 use lockstep_protocol::{
-    Bundle, DesyncNotice, Input, Lobby, PeerStatus, Percent, PlayerId, Start, Tick,
+    Bundle, DesyncNotice, Input, Lobby, PeerStatus, Percent, PlayerId, Start, Tick, TraceReport,
 };
 
 use crate::datagrams::NewBundles;
@@ -49,6 +49,9 @@ pub enum NetCommand {
     /// the majority's world, for this reason: tell the server, which
     /// starts the game again from another.
     BadSnapshot(Tick, String),
+    /// Send the server the sync trace of a tick (the first divergent tick
+    /// of a desync it pinpointed).
+    Trace(Tick, TraceReport),
 }
 
 /// Link figures for the HUD and the end-of-game report.
@@ -155,6 +158,18 @@ pub enum NetEvent {
         tick: Tick,
         /// The first tick whose hashes differ.
         first: Tick,
+    },
+    /// The server compared a diverged and a majority player's sync traces
+    /// of `tick`: the first value computed differently, and around it.
+    TraceDiff {
+        /// The tick the traces are of.
+        tick: Tick,
+        /// The diverged player compared.
+        diverged: String,
+        /// The majority player it was compared with.
+        majority: String,
+        /// The report's lines.
+        lines: Vec<String>,
     },
     /// The server's lag indicator.
     Peers(PeerStatus),

@@ -395,6 +395,19 @@ impl Connection {
             ServerMessage::Pinpointed { tick, first } => {
                 self.actions.event(NetEvent::Pinpointed { tick, first });
             }
+            ServerMessage::TraceDiff {
+                tick,
+                diverged,
+                majority,
+                lines,
+            } => {
+                self.actions.event(NetEvent::TraceDiff {
+                    tick,
+                    diverged,
+                    majority,
+                    lines,
+                });
+            }
             ServerMessage::Speed {
                 from_tick,
                 percent,
@@ -495,6 +508,9 @@ impl Connection {
             NetCommand::Leave => {
                 actions.send(ClientMessage::Leave);
                 self.close(Closed::Left, Ending::Linger("player left"));
+            }
+            NetCommand::Trace(tick, report) => {
+                actions.send(ClientMessage::Trace { tick, report });
             }
             NetCommand::BadSnapshot(tick, reason) => {
                 actions.send(ClientMessage::BadSnapshot { tick, reason });

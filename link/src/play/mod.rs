@@ -217,6 +217,17 @@ impl<G: HasBots> Play<G> {
             NetEvent::Stats(stats) => self.link = stats,
             NetEvent::Desync(notice) => self.on_desync(&notice),
             NetEvent::Pinpointed { tick, first } => self.on_pinpointed(tick, first),
+            NetEvent::TraceDiff {
+                tick,
+                diverged,
+                majority,
+                lines,
+            } => self.say(Notice::TraceDiff {
+                tick,
+                diverged,
+                majority,
+                lines,
+            }),
             NetEvent::Peers(status) => self.peers = Some(status),
             NetEvent::Speed {
                 from_tick,
@@ -314,13 +325,19 @@ impl<G: HasBots> Play<G> {
         }
     }
 
-    /// Announces where the desync of `tick` began.
+    /// Announces where the desync of `tick` began, and sends the server
+    /// this player's sync trace of that tick, stepped again from the
+    /// history, for it to compare.
     fn on_pinpointed(&mut self, tick: Tick, first: Tick) {
         self.say(Notice::Pinpointed {
             tick,
             first,
             dump: String::new(),
         });
+        if let Some(trace) = self.game.trace_of(first) {
+            let report = lockstep_engine::trace::to_report(&trace.entries);
+            self.command(NetCommand::Trace(first, report));
+        }
         if let Some(banner) = &mut self.desync {
             banner.push_str(&format!(" (from tick {first})"));
         }

@@ -102,6 +102,18 @@ pub enum Notice {
         /// the desync's own tick.
         dump: String,
     },
+    /// The server compared a diverged and a majority player's sync traces
+    /// of a desync's first tick: the first value computed differently.
+    TraceDiff {
+        /// The tick.
+        tick: Tick,
+        /// The diverged player compared.
+        diverged: String,
+        /// The majority player.
+        majority: String,
+        /// The server's report, `first differing value: ...` first.
+        lines: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -144,6 +156,18 @@ impl std::fmt::Display for Notice {
             }
             Notice::Pinpointed { tick, first, dump } => {
                 write!(f, "the desync at tick {tick} began at tick {first}{dump}")
+            }
+            Notice::TraceDiff {
+                tick,
+                diverged,
+                majority,
+                lines,
+            } => {
+                write!(f, "traces of tick {tick}, {diverged} against {majority}:")?;
+                for line in lines {
+                    write!(f, "\n  {line}")?;
+                }
+                Ok(())
             }
         }
     }

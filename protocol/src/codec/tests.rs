@@ -586,3 +586,63 @@ fn frame_reader_reassembles_split_frames_and_rejects_huge_lengths() {
         Err(DecodeError::Oversized { .. })
     ));
 }
+
+#[test]
+fn traces_cross_the_wire_and_a_malformed_report_says_why() {
+    let report = TraceReport {
+        places: vec![TracePlace {
+            file: "src/lib.rs".into(),
+            line: 231,
+            label: "boid.velocity".into(),
+            phase: "boids".into(),
+        }],
+        values: vec![TracedValue {
+            place: 0,
+            index: Some(3),
+            kind: 0,
+            bits: vec![0x3f80_0000, 0xbf80_0000],
+        }],
+        total: 1,
+    };
+    assert_eq!(report.problem(), None);
+    // Trace is the client's variant 11: the tick (100), then the report.
+    let trace = ClientMessage::Trace {
+        tick: Tick(100),
+        report: report.clone(),
+    };
+    let bytes = encode(&trace, MAX_MESSAGE_SIZE).unwrap();
+    assert_eq!(&hex(&bytes)[..6], "0b6401");
+    assert_eq!(
+        decode::<ClientMessage>(&bytes, MAX_MESSAGE_SIZE).unwrap(),
+        trace
+    );
+    // TraceDiff is the server's variant 12.
+    let diff = ServerMessage::TraceDiff {
+        tick: Tick(100),
+        diverged: "bob".into(),
+        majority: "ann".into(),
+        lines: vec!["first differing value: src/lib.rs:231".into()],
+    };
+    let bytes = encode(&diff, MAX_MESSAGE_SIZE).unwrap();
+    assert_eq!(&hex(&bytes)[..2], "0c");
+    assert_eq!(
+        decode::<ServerMessage>(&bytes, MAX_MESSAGE_SIZE).unwrap(),
+        diff
+    );
+
+    let mut nowhere = report.clone();
+    nowhere.values[0].place = 1;
+    assert!(nowhere.problem().unwrap().contains("names no place"));
+    let mut wide = report.clone();
+    wide.values[0].bits = vec![0; MAX_TRACE_WORDS + 1];
+    assert!(wide.problem().is_some());
+    let mut long = report.clone();
+    long.places[0].label = "x".repeat(MAX_TRACE_TEXT + 1);
+    assert!(long.problem().unwrap().contains("over"));
+    let mut short = report;
+    short.total = 0;
+    assert!(short
+        .problem()
+        .unwrap()
+        .contains("more values than its total"));
+}

@@ -12,6 +12,7 @@ use std::time::Duration;
 use lockstep_protocol::{DesyncNotice, PlayerId, ServerMessage, Tick};
 use tracing::{debug, info, warn};
 
+use super::traces::{TraceWait, MAX_TRACE_WAITS};
 use super::{Action, ConnId, Role, Session};
 use crate::desync_check::{Desync, Pinpoint, PINPOINT_WAIT};
 use crate::recording::Recording;
@@ -171,6 +172,13 @@ impl Session {
                     first,
                 };
                 self.tell_everyone(&pinpointed);
+                if let Some(game) = &mut self.game {
+                    if game.traces.len() == MAX_TRACE_WAITS {
+                        game.traces.pop_front();
+                    }
+                    let wait = TraceWait::new(first, &desync.diverged, &desync.reporters);
+                    game.traces.push_back(wait);
+                }
             }
             if now.is_some() && self.config.on_desync == OnDesync::Stop {
                 let tick = self.game.as_ref().map_or(Tick(0), |g| g.relay.next_tick());

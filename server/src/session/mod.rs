@@ -54,6 +54,7 @@ mod lobby;
 mod resuming;
 mod running;
 mod snapshots;
+mod traces;
 mod wire;
 
 pub use admission::MAX_NAME_CHARS;
@@ -64,7 +65,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use lockstep_protocol::{
     Bundle, InputDatagram, Percent, Platform, PlayerId, Refusal, Resume, SelfTest, ServerMessage,
-    SnapshotChunk, Tick,
+    SnapshotChunk, Tick, TraceReport,
 };
 use tracing::{debug, info};
 
@@ -193,6 +194,8 @@ pub enum Event {
     /// The snapshot of this tick the client was started from is not the
     /// majority's world, for this reason.
     BadSnapshot(ConnId, Tick, String),
+    /// The player's sync trace of a desync's first tick.
+    Trace(ConnId, Tick, TraceReport),
 }
 
 /// Which QUIC close code a connection is closed with.
@@ -373,6 +376,7 @@ impl Session {
             Event::Snapshot(conn, chunk) => self.take_snapshot(conn, chunk),
             Event::CannotPlay(conn, reason) => self.cannot_play(conn, &reason, now),
             Event::BadSnapshot(conn, tick, reason) => self.bad_snapshot(conn, tick, &reason, now),
+            Event::Trace(conn, tick, report) => self.take_trace(conn, tick, &report),
             Event::Capacity(conn, report) => {
                 let Some(Role::Player(player)) =
                     self.clients.get(&conn).filter(|c| !c.done).map(|c| c.role)

@@ -39,6 +39,9 @@ pub(super) struct RunningGame {
     /// Desyncs waiting for the players' per-tick hashes, oldest first;
     /// each is announced once pinpointed.
     pub(super) pinpoints: VecDeque<Pinpoint>,
+    /// Pinpointed desyncs waiting for two players' sync traces of their
+    /// first tick, oldest first, at most [`super::traces::MAX_TRACE_WAITS`].
+    pub(super) traces: VecDeque<super::traces::TraceWait>,
     /// The game's speed, from the players' capacities.
     pub(super) speed: SpeedControl,
     /// The tick the speed in force was announced from.
@@ -89,6 +92,7 @@ impl RunningGame {
             relay,
             hashes: DesyncCheck::new(),
             pinpoints: VecDeque::new(),
+            traces: VecDeque::new(),
             speed: SpeedControl::new(config.tick_rate),
             speed_from,
             recording: false,

@@ -99,6 +99,7 @@ impl Event {
             ClientMessage::Snapshot(chunk) => Event::Snapshot(conn, chunk),
             ClientMessage::CannotPlay(reason) => Event::CannotPlay(conn, reason),
             ClientMessage::BadSnapshot { tick, reason } => Event::BadSnapshot(conn, tick, reason),
+            ClientMessage::Trace { tick, report } => Event::Trace(conn, tick, report),
             ClientMessage::Hello(_) => return None,
         })
     }

@@ -15,11 +15,10 @@
 use std::time::Duration;
 
 use lockstep_protocol::{
-    decode, Bundle, DesyncNotice, GameSpec, Input, Percent, PlayerId, Slack, Start, Tick,
-    MAX_SNAPSHOT_SIZE, MAX_TICK_HASHES,
+    decode, Bundle, GameSpec, Input, Percent, PlayerId, Slack, Start, Tick, MAX_SNAPSHOT_SIZE,
+    MAX_TICK_HASHES,
 };
 
-use crate::determinism::desync::DesyncDump;
 use crate::determinism::history::{History, DEFAULT_HISTORY};
 use crate::game::{apply, Game, HasBots, Setup, SetupError};
 use crate::lockstep::gate::{Gate, InputBuffer};
@@ -637,32 +636,6 @@ impl<G: Game> NetGame<G> {
         self.history.latest().map(|remembered| &remembered.bundle)
     }
 
-    /// The dump of `tick` (one the server named in a desync), if it is
-    /// still in the history, with its step redone phase by phase and the
-    /// values the game traced in it ([`crate::trace`]). An injected fault
-    /// inside the step is redone too, as a machine that computes
-    /// differently would; one after it is not, as a stray write is not.
-    pub fn desync_dump(&self, tick: Tick) -> Option<DesyncDump<G>> {
-        let mut dump = self.history.dump(tick, &self.spec, self.me, &self.name)?;
-        (dump.phases, dump.trace) = self.history.redo(tick, |game, bundle, after| {
-            step_with_fault(game, bundle, self.fault, after);
-        });
-        Some(dump)
-    }
-
-    /// What a player tells the server after a desync notice: the hash of
-    /// every kept tick from `notice.since` to `notice.tick` (at most
-    /// [`MAX_TICK_HASHES`], the latest ones), as the tick of the first and
-    /// the hashes. `None` for a spectator, or if none is kept.
-    pub fn tick_hashes(&self, notice: &DesyncNotice) -> Option<(Tick, Vec<u64>)> {
-        self.me?;
-        let span = u32::try_from(MAX_TICK_HASHES).unwrap_or(u32::MAX);
-        let from = notice
-            .since
-            .max(Tick(notice.tick.0.saturating_sub(span - 1)));
-        self.history.hashes(from, notice.tick)
-    }
-
     /// Our name ("spectator" when watching).
     pub fn name(&self) -> &str {
         &self.name
@@ -692,6 +665,7 @@ impl<G: Game> NetGame<G> {
     }
 }
 
+mod desync;
 mod fault;
 #[cfg(test)]
 mod tests;

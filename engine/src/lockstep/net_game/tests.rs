@@ -1,6 +1,7 @@
-use lockstep_protocol::{Buttons, PlayerInput, RosterEntry};
+use lockstep_protocol::{Buttons, DesyncNotice, PlayerInput, RosterEntry};
 
 use super::*;
+use crate::determinism::desync::DesyncDump;
 use crate::testing::Tally;
 
 /// A tick at 60 Hz, in nanoseconds.
