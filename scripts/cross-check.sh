@@ -10,7 +10,9 @@
 #    game provides): its client natively (target/debug, built from its
 #    manifest with --target-dir target) and on aarch64, i686 and Windows,
 #    its offline program on wasm32; all printed as one matrix (scenario x
-#    target);
+#    target); for the first row a target computes otherwise than native,
+#    the tick where they first part and the first value the target
+#    computes differently, with its file and line (name_the_line);
 # 2. a live game of each on loopback: a native server and headless bots
 #    built for x86_64 (native), aarch64 (qemu), i686 and Windows (wine),
 #    and the browser peer (wasm32) as a bot in each browser engine
@@ -74,23 +76,44 @@ run_game() { # GAME TARGET ARGS...: run, with the game's wasm32 program
 # `sim` of GAME with its sized setting: on wasm32 the game's own program
 # takes it as --balls, --bodies or --boids, the client as --game and --set.
 # A game outside the workspace is its client's default game.
-sim_of() { # GAME TARGET PLAYERS SEED SIZE TICKS
+sim_of() { # GAME TARGET PLAYERS SEED SIZE TICKS [ARGS...]
   local game=$1 target=$2 setting=${setting_of[$1]}
   if [ -n "${manifest_of[$game]:-}" ]; then
     if [ "$target" = native ]; then
-      "${client_of[$game]}" sim --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6"
+      "${client_of[$game]}" sim --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6" "${@:7}"
     elif [ "$target" = wasm32 ]; then
       scripts/cross.sh --manifest-path "${manifest_of[$game]}" "$target" sim --players "$3" --seed "$4" \
-        "--$setting" "$5" --ticks "$6"
+        "--$setting" "$5" --ticks "$6" "${@:7}"
     else
       scripts/cross.sh --manifest-path "${manifest_of[$game]}" "$target" sim --players "$3" --seed "$4" \
-        --set "$setting=$5" --ticks "$6"
+        --set "$setting=$5" --ticks "$6" "${@:7}"
     fi
   elif [ "$target" = wasm32 ]; then
-    run_game "$game" "$target" sim --players "$3" --seed "$4" "--$setting" "$5" --ticks "$6"
+    run_game "$game" "$target" sim --players "$3" --seed "$4" "--$setting" "$5" --ticks "$6" "${@:7}"
   else
-    run "$target" sim --game "$game" --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6"
+    run "$target" sim --game "$game" --players "$3" --seed "$4" --set "$setting=$5" --ticks "$6" "${@:7}"
   fi
+}
+# name_the_line ROW TARGET: for a row TARGET computes otherwise than
+# native, the first tick where they part (bisecting --ticks), then both
+# sides' sync traces of that tick (`sim --trace`) compared by `trace-diff`:
+# the first value TARGET computes differently, with its file and line.
+name_the_line() {
+  local game players seed size ticks lo=0 hi mid a b
+  read -r game players seed size ticks _ <<<"${rows[$1]}"
+  hi=$ticks
+  while [ $((hi - lo)) -gt 1 ]; do
+    mid=$(((lo + hi) / 2))
+    a=$(sim_of "$game" native "$players" "$seed" "$size" "$mid" | final_of || true)
+    b=$(sim_of "$game" "$2" "$players" "$seed" "$size" "$mid" | final_of || true)
+    if [ -n "$a" ] && [ "$a" = "$b" ]; then lo=$mid; else hi=$mid; fi
+  done
+  sim_of "$game" native "$players" "$seed" "$size" "$hi" --trace "$hi" >"$work/trace.native" || true
+  sim_of "$game" "$2" "$players" "$seed" "$size" "$hi" --trace "$hi" >"$work/trace.$2" || true
+  echo "cross: $2 first parts from native at tick $hi of $game $players $seed $size $ticks:"
+  # trace-diff exits 1 when the traces differ, which is what is expected.
+  { "$native" trace-diff "$work/trace.native" "$work/trace.$2" 2>&1 || true; } |
+    sed -n '/^first differing value\|^trace:\|trace line/,$p' | head -n 8 | sed 's/^/  /'
 }
 # The browser peer as a bot in the game at ADDR, in the browser engine
 # NAME (chromium, firefox or webkit): the page's console lines on stdout,
@@ -108,6 +131,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 spend() { spent[$1]=$((${spent[$1]:-0} + $(now_ms) - $2)); } # TARGET START
 
 failures=()
+traced_targets=() parted=()
 columns=(native "${cross_targets[@]}")
 work=$(mktemp -d)
 pids=()
@@ -168,9 +192,21 @@ for i in "${!rows[@]}"; do
     [ -n "$first" ] || first=$hash
     if [ -z "$hash" ] || { [ "$golden" != - ] && [ "$hash" != "$golden" ]; } || [ "$hash" != "$first" ]; then
       failures+=("$target: $game $players $seed $size $ticks gave ${hash:-nothing}")
+      # Traced once per target: its first row that parts from native.
+      if [ -n "$hash" ] && [ -n "$first" ] && [ "$hash" != "$first" ] &&
+        [[ " ${traced_targets[*]} " != *" $target "* ]]; then
+        traced_targets+=("$target")
+        parted+=("$i $target")
+      fi
     fi
   done
   printf '\n'
+done
+
+for cell in "${parted[@]}"; do
+  # Word splitting of "ROW TARGET" is wanted.
+  # shellcheck disable=SC2086
+  name_the_line $cell
 done
 
 # --- 2 and 3. a live game of each, and its replay on every target --------
