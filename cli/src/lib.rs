@@ -284,13 +284,7 @@ impl ForGame for Offline {
         };
         if let Some(traced) = self.trace {
             let (game, trace) = lockstep_engine::offline_traced::<G>(&setup, self.ticks, traced);
-            let mut lines: Vec<String> = trace.entries.iter().map(|e| e.to_line()).collect();
-            if trace.dropped > 0 {
-                lines.push(format!(
-                    "trace: {} values dropped past the limit",
-                    trace.dropped
-                ));
-            }
+            let mut lines = lockstep_engine::trace::output_lines(&trace);
             lines.push(final_line(game.tick().0, game.hash()));
             return Ok(lines);
         }

@@ -131,13 +131,7 @@ fn sim<G: HasBots>(program: &str, args: &[String]) -> Result<Vec<String>, String
         return Ok(vec![final_line(game.tick().0, game.hash())]);
     };
     let (game, trace) = offline_traced::<G>(&setup, ticks, traced);
-    let mut lines: Vec<String> = trace.entries.iter().map(|e| e.to_line()).collect();
-    if trace.dropped > 0 {
-        lines.push(format!(
-            "trace: {} values dropped past the limit",
-            trace.dropped
-        ));
-    }
+    let mut lines = crate::trace::output_lines(&trace);
     lines.push(final_line(game.tick().0, game.hash()));
     Ok(lines)
 }

@@ -301,6 +301,20 @@ fn traced<V: Traced>(
     });
 }
 
+/// What `sim --trace` prints of `trace` before its final line: a line per
+/// value ([`Entry::to_line`]), and one saying how many were dropped, if
+/// any.
+pub fn output_lines(trace: &Trace) -> Vec<String> {
+    let mut lines: Vec<String> = trace.entries.iter().map(Entry::to_line).collect();
+    if trace.dropped > 0 {
+        lines.push(format!(
+            "trace: {} values dropped past the limit",
+            trace.dropped
+        ));
+    }
+    lines
+}
+
 /// The ticks `sim --trace` takes: `T` or `FROM..TO`, both included, from
 /// tick 1 on.
 pub fn parse_ticks(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {

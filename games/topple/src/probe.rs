@@ -224,16 +224,21 @@ pub fn command(program: &str, args: &[String]) -> Result<Vec<String>, String> {
     Ok(lines)
 }
 
-/// FNV-1a over every body of `world` in handle-index order.
-pub fn world_hash(world: &PhysicsWorld) -> u64 {
+/// Every body of `world`, in handle-index order.
+fn views(world: &PhysicsWorld) -> Vec<BodyView> {
     let mut views: Vec<BodyView> = world
         .bodies
         .iter()
         .map(|(handle, body)| BodyView::of(handle, body))
         .collect();
     views.sort_unstable_by_key(|v| v.index);
+    views
+}
+
+/// FNV-1a over every body of `world` in handle-index order.
+pub fn world_hash(world: &PhysicsWorld) -> u64 {
     let mut h = Fnv1a::new();
-    for view in &views {
+    for view in &views(world) {
         view.hash_into(&mut h);
     }
     h.finish()
@@ -282,13 +287,7 @@ fn trace_world(world: &PhysicsWorld) {
     if !trace::enabled() {
         return;
     }
-    let mut views: Vec<BodyView> = world
-        .bodies
-        .iter()
-        .map(|(handle, body)| BodyView::of(handle, body))
-        .collect();
-    views.sort_unstable_by_key(|v| v.index);
-    for v in &views {
+    for v in &views(world) {
         let i = v.index as usize;
         trace::trace_item("body.translation", i, [v.translation.x, v.translation.y]);
         trace::trace_item("body.rotation", i, [v.rotation.re, v.rotation.im]);
