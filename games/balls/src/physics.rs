@@ -189,7 +189,9 @@ fn collide(a: Body<'_>, b: Body<'_>, restitution: f32) -> bool {
         return false;
     }
     let impulse = normal * (-(1.0 + restitution) * closing / inv_mass_sum);
-    trace("contact.impulse", impulse.to_array());
+    // Traced where it is computed and used as traced, so that a fault
+    // injected at it (--inject-desync-value contact.impulse) takes effect.
+    let impulse = Vec2::from_array(trace("contact.impulse", impulse.to_array()));
     *a.vel -= impulse * a.inv_mass;
     *b.vel += impulse * b.inv_mass;
     true
