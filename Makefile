@@ -40,7 +40,7 @@ demo: build web
 # flock-client in server/tests/your_game_page.rs). Then the crate layout's promises: the game and the engine need no SDL2,
 # tokio, quinn or TLS, and the client builds headless. The compiled
 # dependencies come from this machine's cache when another clone built
-# them (README.md, "Caches"); the page and the binaries build side by
+# them (CONTRIBUTING.md, "Caches"); the page and the binaries build side by
 # side, each on the core the other leaves idle. Ends with each stage's
 # time.
 test:
@@ -120,7 +120,7 @@ fuzz:
 clean:
 	$(CARGO) clean
 
-# Forgets this machine's caches (README.md, "Caches"): the pinned tools
+# Forgets this machine's caches (CONTRIBUTING.md, "Caches"): the pinned tools
 # and the compiled dependencies every clone shares. The next build makes
 # them again.
 clean-cache:

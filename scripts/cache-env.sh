@@ -1,6 +1,6 @@
 # Sourced by the scripts that build: where this machine's caches live,
 # outside any checkout, so that every clone on the machine shares them
-# (README.md, "Caches"). Deleting the directory is always safe: what is
+# (CONTRIBUTING.md, "Caches"). Deleting the directory is always safe: what is
 # missing is built again.
 #
 #   LOCKSTEP_CACHE  the cache directory

@@ -22,7 +22,7 @@ pub fn run(
         // stdout stays a list (empty); the hint goes where errors go.
         eprintln!(
             "lockstep-client: no server answered within {wait:?}; if one runs, discovery may be \
-             blocked here (README, \"When discovery is blocked\"): join it with --connect \
+             blocked here (docs/guide/lan.md, \"When discovery is blocked\"): join it with --connect \
              HOST:PORT"
         );
     }
