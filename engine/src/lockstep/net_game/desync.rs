@@ -1,12 +1,13 @@
 //! What a player has to say about a desync: its dump of a tick, its sync
 //! trace of it, and its per-tick hashes.
 
-use lockstep_protocol::{Bundle, DesyncNotice, Tick};
+use lockstep_protocol::{DesyncNotice, Tick};
 
 use super::fault::step_with_fault;
 use super::{NetGame, MAX_TICK_HASHES};
-use crate::determinism::desync::DesyncDump;
+use crate::determinism::desync::{DesyncDump, PhaseHash};
 use crate::game::Game;
+use crate::trace::Trace;
 
 impl<G: Game> NetGame<G> {
     /// The dump of `tick` (one the server named in a desync), if it is
@@ -16,21 +17,24 @@ impl<G: Game> NetGame<G> {
     /// differently would; one after it is not, as a stray write is not.
     pub fn desync_dump(&self, tick: Tick) -> Option<DesyncDump<G>> {
         let mut dump = self.history.dump(tick, &self.spec, self.me, &self.name)?;
-        (dump.phases, dump.trace) = self.history.redo(tick, |game, bundle, after| {
-            step_with_fault(game, bundle, self.fault, after);
-        });
+        (dump.phases, dump.trace) = self.redo(tick);
         Some(dump)
     }
 
     /// A player's sync trace of `tick`, its step redone from the history
     /// (as in [`NetGame::desync_dump`]); `None` for a spectator, or when
     /// the tick before has left the history.
-    pub fn trace_of(&self, tick: Tick) -> Option<crate::trace::Trace> {
+    pub fn trace_of(&self, tick: Tick) -> Option<Trace> {
         self.me?;
-        let redo = |game: &mut G, bundle: &Bundle, after: &mut dyn FnMut(&'static str, &mut G)| {
+        self.redo(tick).1
+    }
+
+    /// `tick`'s step redone from the history with this player's injected
+    /// fault, if any: its phases' hashes and its trace.
+    fn redo(&self, tick: Tick) -> (Vec<PhaseHash>, Option<Trace>) {
+        self.history.redo(tick, |game, bundle, after| {
             step_with_fault(game, bundle, self.fault, after);
-        };
-        self.history.redo(tick, redo).1
+        })
     }
 
     /// What a player tells the server after a desync notice: the hash of
