@@ -38,7 +38,9 @@ demo: build web
 # without lockstep's games there overwrote the module lockstep's page
 # copies), into target/flock-web (a browser plays it beside
 # flock-client in server/tests/your_game_page.rs). Then the crate layout's promises: the game and the engine need no SDL2,
-# tokio, quinn or TLS, and the client builds headless. The compiled
+# tokio, quinn or TLS, and the client builds headless; and every Markdown
+# file reads as CommonMark should (fences closed, no heading in a code
+# block, relative links and anchors that resolve). The compiled
 # dependencies come from this machine's cache when another clone built
 # them (CONTRIBUTING.md, "Caches"); the page and the binaries build side by
 # side, each on the core the other leaves idle. Ends with each stage's

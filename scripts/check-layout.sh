@@ -9,7 +9,9 @@
 # tests) nor the test kit on the client; the client builds headless,
 # linking no SDL2; and what cargo cannot check (scripts/layout): no module
 # cycles, no feature gates in the client library, no Rust file over 700
-# lines, and every path the newcomer's documents name exists. Run by
+# lines, every path the newcomer's documents name exists, and every
+# Markdown file reads as CommonMark should (no fence left open, no heading
+# in a code block, every relative link and anchor resolves). Run by
 # `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,14 +7,19 @@
 //! - the client library has no feature gates: the window is a crate of
 //!   its own, and "headless" is the binary built without it;
 //! - no Rust file is longer than [`CEILING`] lines;
-//! - every path the newcomer's documents name exists ([`paths`]).
+//! - every path the newcomer's documents name exists ([`paths`]);
+//! - every Markdown file reads as CommonMark should: no fence left open,
+//!   no heading inside a code block, every relative link and anchor
+//!   resolves ([`markdown`]).
 //!
 //! It prints one line per broken promise and fails, or one line saying
 //! what holds.
 
+mod markdown;
 mod modules;
 mod paths;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -38,7 +43,10 @@ fn main() -> ExitCode {
         Ok(problems) if problems.is_empty() => {
             println!(
                 "layout: no module cycles; the client library has no feature gates; no Rust file \
-                 over {CEILING} lines; every path the documents name exists"
+                 over {CEILING} lines; every path the documents name exists; {} Markdown files \
+                 with their fences closed, no heading in a code block and every relative link \
+                 and anchor resolved",
+                markdown::files(&root).len()
             );
             ExitCode::SUCCESS
         }
@@ -110,6 +118,23 @@ fn check(root: &Path) -> std::io::Result<Vec<String>> {
                 ));
             }
         }
+    }
+    problems.extend(markdown_problems(root)?);
+    Ok(problems)
+}
+
+/// The problems of every Markdown file under `root` ([`markdown`]), one
+/// line each, with paths relative to `root`.
+fn markdown_problems(root: &Path) -> std::io::Result<Vec<String>> {
+    let mut read: BTreeMap<PathBuf, markdown::Document> = BTreeMap::new();
+    for file in markdown::files(root) {
+        let relative = file.strip_prefix(root).unwrap_or(&file).to_path_buf();
+        read.insert(relative, markdown::read(&std::fs::read_to_string(&file)?));
+    }
+    let mut anchors_of = |path: &Path| read.get(path).map(|document| document.anchors.clone());
+    let mut problems = Vec::new();
+    for (path, document) in &read {
+        problems.extend(markdown::problems(path, document, root, &mut anchors_of));
     }
     Ok(problems)
 }
