@@ -130,7 +130,25 @@ fn the_report_of_a_game_with_a_drop_and_a_desync_marks_both() {
         "{stdout}{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(stdout.contains("players=3 verdict=problem"), "{stdout}");
+    // The replay verifies; the game had a desync, said with who diverged
+    // and against whom.
+    assert!(stdout.contains("players=3 verdict=desync\n"), "{stdout}");
+    let desync = stdout
+        .lines()
+        .find(|l| l.starts_with("desync "))
+        .unwrap_or_else(|| panic!("no desync line: {stdout}"));
+    assert!(
+        desync.contains(" first=293 diverged=faulty against="),
+        "{desync}"
+    );
+    // The others in roster order, which is the order they joined in.
+    let against = desync
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("against="))
+        .unwrap_or_default();
+    let mut others: Vec<&str> = against.split(',').collect();
+    others.sort_unstable();
+    assert_eq!(others, ["steady", "victim"], "{desync}");
     let (width, height, pixels) = load_png_rgb(&png).expect("the report is a PNG");
     let layout = Layout::new(1000, 3);
     assert_eq!((width, height), layout.size);

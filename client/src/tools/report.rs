@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use lockstep_engine::replay::expected_hashes::{Diverged, ExpectedHashes};
 use lockstep_engine::replay::playback as replay;
 use lockstep_engine::{apply, Setup, SetupError};
 use lockstep_protocol::{GameEvent, Platform, PlayerId, PlayerStatus, Replay, Tick};
@@ -90,10 +91,85 @@ pub struct GameReport {
     pub desyncs: Vec<Tick>,
     /// Speed changes: (tick, percent).
     pub speeds: Vec<(Tick, u16)>,
-    /// The one-line verdict: verified, diverged, damaged.
+    /// The players the server named diverged and the re-simulation
+    /// confirmed, by the tick that named them (the rules of `replay
+    /// --verify`, `lockstep_engine::replay::expected_hashes`).
+    pub diverged: Vec<Diverged>,
+    /// The one-line verdict: verified, desync, diverged, damaged.
     pub verdict: String,
-    /// Whether the verdict is good news.
+    /// What the verdict says, in a word.
+    pub outcome: Outcome,
+    /// Whether the verdict is good news: the file verifies and nobody
+    /// diverged.
     pub verified: bool,
+}
+
+/// What a report found, in a word for the command's line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every recorded hash reproduced, nobody diverged, the game ended.
+    Verified,
+    /// The file verifies, but the server named players whose worlds
+    /// diverged, and the re-simulation agrees.
+    Desync,
+    /// The bundles do not give the game the players agreed on.
+    Diverged,
+    /// The file is damaged after what was read.
+    Damaged,
+    /// The recording has no end record (the server stopped first).
+    Unfinished,
+}
+
+impl Outcome {
+    /// The word `report` prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Verified => "verified",
+            Outcome::Desync => "desync",
+            Outcome::Diverged => "diverged",
+            Outcome::Damaged => "damaged",
+            Outcome::Unfinished => "unfinished",
+        }
+    }
+}
+
+impl GameReport {
+    /// The name of player `id` in the roster, or its number.
+    fn name_of(&self, id: PlayerId) -> String {
+        self.players
+            .iter()
+            .find(|p| p.id == id)
+            .map_or_else(|| id.to_string(), |p| p.name.clone())
+    }
+
+    /// One line per desync the re-simulation confirmed: who diverged, at
+    /// which tick (and the first tick its world differed at, when the
+    /// server pinpointed it), against whom (everyone else in the roster).
+    pub fn desync_lines(&self) -> Vec<String> {
+        self.diverged
+            .iter()
+            .map(|d| {
+                let others: Vec<String> = self
+                    .players
+                    .iter()
+                    .filter(|p| !self.diverged.iter().any(|o| o.player == p.id))
+                    .map(|p| p.name.clone())
+                    .collect();
+                let first = d.first.map_or_else(|| "unknown".into(), |f| f.to_string());
+                format!(
+                    "desync tick={} first={first} diverged={} against={} unreproduced={}",
+                    d.tick,
+                    self.name_of(d.player),
+                    if others.is_empty() {
+                        "-".to_string()
+                    } else {
+                        others.join(",")
+                    },
+                    d.unreproduced
+                )
+            })
+            .collect()
+    }
 }
 
 /// Why a replay could not be read into a report.
@@ -169,10 +245,7 @@ pub fn analyse<G: Playable>(
 ) -> Result<GameReport, SetupError> {
     let header = &replay.header;
     let mut world = G::start(&Setup::from_header::<G>(header)?);
-    let mut expected: BTreeMap<Tick, Vec<u64>> = BTreeMap::new();
-    for &(tick, _, hash) in &replay.hashes {
-        expected.entry(tick).or_default().push(hash);
-    }
+    let mut expected = ExpectedHashes::new(&replay);
     let mut goals = Vec::new();
     let mut rejoins = Vec::new();
     let mut substituted: BTreeMap<PlayerId, Vec<Tick>> = BTreeMap::new();
@@ -197,12 +270,8 @@ pub fn analyse<G: Playable>(
             }
         }
         scores = now;
-        if first_mismatch.is_none() {
-            if let Some(reports) = expected.get(&world.tick()) {
-                if reports.iter().any(|&h| h != world.hash()) {
-                    first_mismatch = Some(world.tick());
-                }
-            }
+        if let Some(mismatch) = expected.check(world.tick(), || world.hash()) {
+            first_mismatch.get_or_insert(mismatch.tick);
         }
     }
     let checks = hash_checks(&replay.hashes);
@@ -220,25 +289,40 @@ pub fn analyse<G: Playable>(
         desyncs.extend(checks.iter().find(|c| !c.agreed).map(|c| c.tick));
     }
     let ticks = replay.bundles.len() as u32;
-    let checked = replay.hashes.len();
-    let (verdict, verified) = match (&first_mismatch, &problem) {
+    let checked = expected.checked();
+    let diverged = expected.diverged();
+    let (verdict, outcome) = match (&first_mismatch, &problem) {
         (Some(tick), _) => (
             format!("DIVERGED: the re-simulation differs from a recorded hash at tick {tick}"),
-            false,
+            Outcome::Diverged,
         ),
         (None, Some(problem)) => (
             format!("verified {checked} hash reports up to tick {ticks}, but {problem}"),
-            false,
+            Outcome::Damaged,
         ),
         (None, None) if replay.end.is_none() => (
             format!("verified {checked} hash reports; the recording has no end record"),
-            false,
+            Outcome::Unfinished,
         ),
+        (None, None) if !diverged.is_empty() => {
+            let named: Vec<String> = diverged
+                .iter()
+                .map(|d| format!("{} diverged at tick {}", d.name, d.tick))
+                .collect();
+            (
+                format!(
+                    "verified {checked} hash reports over {ticks} ticks; a desync: {}",
+                    named.join(", ")
+                ),
+                Outcome::Desync,
+            )
+        }
         (None, None) => (
             format!("verified: {checked} hash reports over {ticks} ticks agree"),
-            true,
+            Outcome::Verified,
         ),
     };
+    let verified = outcome == Outcome::Verified;
     let platforms: BTreeMap<PlayerId, Platform> = header.platforms.iter().cloned().collect();
     let mut samples: BTreeMap<PlayerId, Vec<(Tick, PlayerStatus)>> = BTreeMap::new();
     for (tick, players) in &replay.statuses {
@@ -289,7 +373,9 @@ pub fn analyse<G: Playable>(
         rejoins,
         desyncs,
         speeds,
+        diverged,
         verdict,
+        outcome,
         verified,
     })
 }
@@ -377,6 +463,7 @@ mod tests {
         let (replay, world) = bot_game(3_000);
         let report = analyse::<World>("game", replay, None).unwrap();
         assert!(report.verified, "{}", report.verdict);
+        assert_eq!(report.outcome, Outcome::Verified);
         assert_eq!(report.checks.len(), 50);
         assert!(report.checks.iter().all(|c| c.agreed));
         let scored: u32 = world.scores().iter().map(|s| s.goals).sum();
@@ -396,12 +483,46 @@ mod tests {
         let tick = replay.hashes[4].0;
         let report = analyse::<World>("game", replay, None).unwrap();
         assert!(!report.verified);
+        assert_eq!(report.outcome, Outcome::Diverged);
+        assert!(report.desync_lines().is_empty());
         assert!(
             report.verdict.contains(&format!("tick {tick}")),
             "{}",
             report.verdict
         );
         assert_eq!(report.desyncs, vec![tick]);
+    }
+
+    #[test]
+    fn a_desync_the_server_named_is_said_with_who_diverged_against_whom() {
+        let (mut replay, _) = bot_game(600);
+        // p1's world went its own way before tick 240: its reports from
+        // there on are wrong, and the server named it, pinpointing 231.
+        for report in replay.hashes.iter_mut() {
+            if report.1 == PlayerId(1) && report.0 >= Tick(240) {
+                report.2 ^= 1;
+            }
+        }
+        replay.events.push((
+            Tick(240),
+            GameEvent::Desync {
+                diverged: vec![PlayerId(1)],
+                first: Some(Tick(231)),
+            },
+        ));
+        let report = analyse::<World>("game", replay, None).unwrap();
+        assert_eq!(report.outcome, Outcome::Desync, "{}", report.verdict);
+        assert!(!report.verified);
+        assert!(
+            report.verdict.contains("a desync: p1 diverged at tick 240"),
+            "{}",
+            report.verdict
+        );
+        assert_eq!(report.desyncs, vec![Tick(231)]);
+        assert_eq!(
+            report.desync_lines(),
+            ["desync tick=240 first=231 diverged=p1 against=p0 unreproduced=7"]
+        );
     }
 
     #[test]

@@ -131,17 +131,15 @@ pub fn run(games: &impl Games, options: &ReportOptions) -> Result<Vec<String>, R
     let layout = Layout::new(options.width, report.players.len());
     let pixels = draw(&report, &layout).map_err(ReportError::Draw)?;
     write_png_rgb(&options.out, layout.size.0, layout.size.1, &pixels).map_err(ReportError::Png)?;
-    Ok(vec![format!(
+    let mut lines = vec![format!(
         "report {} ticks={} players={} verdict={}",
         options.out.display(),
         report.ticks,
         report.players.len(),
-        if report.verified {
-            "verified"
-        } else {
-            "problem"
-        }
-    )])
+        report.outcome.word()
+    )];
+    lines.extend(report.desync_lines());
+    Ok(lines)
 }
 
 /// Draws `report` offscreen; the picture as packed RGB rows.
