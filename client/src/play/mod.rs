@@ -44,6 +44,9 @@ pub struct NetPlay<G: Playable> {
     /// The replay this client writes (`--record`), until it stops.
     recorder: Option<FileRecorder>,
     options: PlayOptions,
+    /// Says the notices, writing the dumps they announce first, off the
+    /// game thread.
+    announcer: desync::Announcer,
 }
 
 impl<G: Playable> NetPlay<G> {
@@ -66,12 +69,14 @@ impl<G: Playable> NetPlay<G> {
         };
         let start = started.start.clone();
         let play = Play::<G>::start(started, loop_options, epoch)?;
+        let announcer = desync::Announcer::new(options.notices.clone());
         let mut net_play = NetPlay {
             net,
             play,
             epoch,
             recorder: None,
             options,
+            announcer,
         };
         net_play.carry_out();
         let joined_from = joined.then(|| net_play.play.game().current.tick());
@@ -89,7 +94,7 @@ impl<G: Playable> NetPlay<G> {
     ) -> Option<FileRecorder> {
         let path = self.options.record.as_ref()?;
         if let Some(tick) = joined_from {
-            self.options.notices.say(Notice::NotRecordingJoined {
+            self.say(Notice::NotRecordingJoined {
                 path: path.clone(),
                 tick,
             });
@@ -104,11 +109,7 @@ impl<G: Playable> NetPlay<G> {
         );
         let reporter = game.me.unwrap_or(SPECTATOR_REPORTS);
         FileRecorder::create(path, &header, reporter)
-            .map_err(|e| {
-                self.options
-                    .notices
-                    .say(Notice::Recording(format!("not recording: {e}")))
-            })
+            .map_err(|e| self.say(Notice::Recording(format!("not recording: {e}"))))
             .ok()
     }
 
@@ -120,7 +121,7 @@ impl<G: Playable> NetPlay<G> {
                 // Joined afresh after a reconnection: a recording cannot
                 // follow, and stops here.
                 if let Some(recorder) = self.recorder.take() {
-                    self.options.notices.say(Notice::Recording(
+                    self.say(Notice::Recording(
                         "joined the game afresh after reconnecting; recording stops here".into(),
                     ));
                     self.finish_recording(
@@ -173,7 +174,7 @@ impl<G: Playable> NetPlay<G> {
         let game = self.play.game();
         if let Some(bundle) = game.last_bundle() {
             if let Err(stopped) = recorder.tick(bundle, &game.current) {
-                self.options.notices.say(Notice::Recording(stopped));
+                self.say(Notice::Recording(stopped));
             }
         }
     }
@@ -194,8 +195,7 @@ impl<G: Playable> NetPlay<G> {
             self.net.send(command);
         }
         for notice in said.notices {
-            let notice = self.with_dump(notice);
-            self.options.notices.say(notice);
+            self.say(notice);
         }
     }
 
@@ -270,7 +270,7 @@ impl<G: Playable> NetPlay<G> {
     /// Writes the recording's End record, saying so if it cannot.
     fn finish_recording(&self, recorder: FileRecorder, reason: &str) {
         if let Err(problem) = recorder.finish(reason) {
-            self.options.notices.say(Notice::Recording(problem));
+            self.say(Notice::Recording(problem));
         }
     }
 }
