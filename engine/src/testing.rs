@@ -1,7 +1,7 @@
 //! The second shipped game, shared by the engine's unit tests: the tests
 //! drive the same Tally that `games/tally` ships.
 
-use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput};
+use lockstep_protocol::{Buttons, Input, PlayerId, PlayerInput, Replay, RosterEntry, Tick};
 
 pub(crate) use tally::Tally;
 
@@ -51,4 +51,27 @@ pub(crate) fn inputs_at(game: &Tally, players: u8) -> Vec<PlayerInput> {
 /// Tally without settings, as a Start names it.
 pub(crate) fn spec() -> lockstep_protocol::GameSpec {
     crate::spec_of::<Tally>(&())
+}
+
+/// A replay of a three-player Tally of ann, bob and cy with `hashes`
+/// reported (tick, player, hash) and nothing else: no bundles, no events.
+pub(crate) fn reported(hashes: &[(u32, PlayerId, u64)]) -> Replay {
+    let roster = ["ann", "bob", "cy"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| RosterEntry {
+            id: PlayerId(i as u8),
+            name: (*name).into(),
+        })
+        .collect();
+    Replay {
+        header: crate::replay::recorder::solo_header::<Tally>(&setup(3), roster, 0),
+        bundles: Vec::new(),
+        hashes: hashes.iter().map(|&(t, p, h)| (Tick(t), p, h)).collect(),
+        departures: Vec::new(),
+        end: None,
+        format: lockstep_protocol::REPLAY_FORMAT,
+        statuses: Vec::new(),
+        events: Vec::new(),
+    }
 }

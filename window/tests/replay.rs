@@ -1,5 +1,6 @@
 //! Recording and replaying: the server's replay of a networked game
-//! verifies to the clients' hash in another process; damaged files are
+//! verifies to the clients' hash in another process, and names each
+//! player's last report at its final tick; damaged files are
 //! refused with their byte offset; a server killed with SIGKILL leaves a
 //! readable replay.
 
@@ -34,9 +35,21 @@ fn a_server_replay_verifies_to_the_clients_hash_in_another_process() {
         .and_then(|v| v.parse().ok())
         .expect("checks");
     assert!(checks >= 120, "{stdout}");
-    // The whole file (players leave a few ticks after 600) verifies too.
+    // The whole file (players leave a few ticks after 600) verifies too,
+    // and says each player's last report: at the tick of its final line,
+    // with its hash.
     let whole = verified(&file, &[]);
     assert!(String::from_utf8_lossy(&whole.stderr).is_empty());
+    let stdout = String::from_utf8_lossy(&whole.stdout);
+    for (i, (tick, hash)) in finals.iter().enumerate() {
+        let said = format!(" name=bot{i} tick={tick} hash={hash}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("last player=") && l.ends_with(&said)),
+            "no line ending {said:?} in {stdout}"
+        );
+    }
 }
 
 #[test]

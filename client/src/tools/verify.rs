@@ -78,7 +78,8 @@ impl Opened {
     /// Checks the replay with `check`, run for the game it recorded out
     /// of `games` (`run` is [`Games::run`] or the window's own); on
     /// success the `verified ticks=N checks=C` summary, a `diverged` line
-    /// for each player the server named, and the final line.
+    /// for each player the server named, a `last` line for each player's
+    /// last report, and the final line.
     /// A divergence, damage to the file, or a game this client does not
     /// have is the error.
     pub fn check<E: std::fmt::Display>(
@@ -100,7 +101,8 @@ impl Opened {
 
 /// Verifies a replay file headless, as whichever of `games` it recorded,
 /// as fast as possible: the `verified ticks=N checks=C` summary, a
-/// `diverged` line for each player the server named, and the final line;
+/// `diverged` line for each player the server named, a `last` line for
+/// each player's last report, and the final line;
 /// a divergence, damage to the file, or a game this client
 /// does not have is the error.
 pub fn run(games: &impl Games, options: ReplayOptions) -> anyhow::Result<Vec<String>> {

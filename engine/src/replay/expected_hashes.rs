@@ -230,9 +230,7 @@ fn diverge<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::recorder::solo_header;
-    use crate::testing::{setup, Tally};
-    use lockstep_protocol::RosterEntry;
+    use crate::testing::reported;
 
     const ANN: PlayerId = PlayerId(0);
     const BOB: PlayerId = PlayerId(1);
@@ -246,22 +244,7 @@ mod tests {
     /// A replay of ann, bob and cy with `hashes` reported and a desync
     /// recorded at each of `desyncs` (its tick, the named, the first).
     fn replay(hashes: &[(u32, PlayerId, u64)], desyncs: &[(u32, &[PlayerId])]) -> Replay {
-        let roster = ["ann", "bob", "cy"]
-            .iter()
-            .enumerate()
-            .map(|(i, name)| RosterEntry {
-                id: PlayerId(i as u8),
-                name: (*name).into(),
-            })
-            .collect();
         Replay {
-            header: solo_header::<Tally>(&setup(3), roster, 0),
-            bundles: Vec::new(),
-            hashes: hashes.iter().map(|&(t, p, h)| (Tick(t), p, h)).collect(),
-            departures: Vec::new(),
-            end: None,
-            format: lockstep_protocol::REPLAY_FORMAT,
-            statuses: Vec::new(),
             events: desyncs
                 .iter()
                 .map(|&(t, named)| {
@@ -272,6 +255,7 @@ mod tests {
                     (Tick(t), event)
                 })
                 .collect(),
+            ..reported(hashes)
         }
     }
 

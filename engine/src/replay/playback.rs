@@ -17,6 +17,7 @@ use lockstep_protocol::{Damage, Replay, ReplayError, Tick};
 
 use super::expected_hashes::ExpectedHashes;
 pub use super::expected_hashes::{Diverged, Mismatch};
+use super::last_reports::{LastReport, LastReports};
 use crate::game::{apply, Game, HasBots, Setup, SetupError};
 
 /// Snapshots kept every this many ticks while playing, so a seek
@@ -135,6 +136,19 @@ impl<G: Game> Playback<G> {
         self.expected.diverged()
     }
 
+    /// Each player's last report up to the tick played to, with the
+    /// world's hash at its tick: the playback seeks to each, and back.
+    pub fn last_reports(&mut self) -> Vec<LastReport> {
+        let now = self.current.tick();
+        let mut last = LastReports::new(&self.replay, now.0);
+        for tick in last.ticks() {
+            self.seek(tick);
+            last.world(tick, self.current.hash());
+        }
+        self.seek(now);
+        last.finish()
+    }
+
     /// Simulates the next tick; false at the end of the replay.
     pub fn step(&mut self) -> bool {
         let tick = self.current.tick();
@@ -186,6 +200,9 @@ pub struct Verified {
     /// The players the server named diverged whose reports were not
     /// reproduced: expected, said, not a failure.
     pub diverged: Vec<Diverged>,
+    /// Each player's last report in the ticks re-simulated, with the
+    /// world's hash at its tick.
+    pub last: Vec<LastReport>,
 }
 
 impl Verified {
@@ -196,8 +213,9 @@ impl Verified {
 
     /// The verdict on `path`, whose reading stopped at `problem` if any:
     /// the summary, a `diverged player=P name=N tick=T first=F
-    /// unreproduced=K` line for each player the server named diverged,
-    /// and the final line; or why the file fails. A damaged file fails
+    /// unreproduced=K` line for each player the server named diverged, a
+    /// `last player=P name=N tick=T hash=H` line for each player's last
+    /// report ([`LastReport`]), and the final line; or why the file fails. A damaged file fails
     /// even when every tick before the damage verified, so a truncated
     /// recording never passes as a good one; nor do the intact records
     /// after damage in the middle of the file, which are not verified
@@ -220,6 +238,7 @@ impl Verified {
         }
         let mut lines = vec![self.summary()];
         lines.extend(self.diverged.iter().map(ToString::to_string));
+        lines.extend(self.last.iter().map(ToString::to_string));
         lines.push(crate::final_line(self.ticks, self.hash));
         Ok(lines)
     }
@@ -259,12 +278,17 @@ pub fn verify<G: HasBots>(
 ) -> Result<Verified, SetupError> {
     let total = (replay.bundles.len() as u32).min(stop_at.unwrap_or(u32::MAX));
     let mut expected = ExpectedHashes::new(&replay);
+    let mut last = LastReports::new(&replay, total);
+    let mut wanted = last.ticks().into_iter().peekable();
     let mut world = G::start(&Setup::from_header::<G>(&replay.header)?);
     let mut mismatch = None;
     for (i, bundle) in replay.bundles.iter().take(total as usize).enumerate() {
         apply(&mut world, bundle);
         let found = expected.check(world.tick(), || world.hash());
         mismatch = mismatch.or(found);
+        if wanted.next_if_eq(&world.tick()).is_some() {
+            last.world(world.tick(), world.hash());
+        }
         if i % 4096 == 0 {
             progress(i as u32, total);
         }
@@ -276,6 +300,7 @@ pub fn verify<G: HasBots>(
         checked: expected.checked(),
         mismatch,
         diverged: expected.diverged(),
+        last: last.finish(),
     })
 }
 
@@ -395,12 +420,23 @@ mod tests {
         let verified = verify::<Tally>(replay.clone(), None, |_, _| {}).unwrap();
         assert_eq!(verified.mismatch, None);
         assert_eq!(verified.checked, 180);
+        let last = verified.last.clone();
         let lines = verified.conclude(Path::new("game"), None).unwrap();
+        // Player 2 came back from a snapshot: its last report is right.
+        let at_900 = |p: u8| {
+            format!(
+                "last player={p} name=p{p} tick=900 hash={:016x}",
+                straight.hash
+            )
+        };
         assert_eq!(
             lines,
             [
                 "verified ticks=900 checks=180".to_string(),
                 "diverged player=2 name=p2 tick=405 first=400 unreproduced=13".to_string(),
+                at_900(0),
+                at_900(1),
+                at_900(2),
                 crate::final_line(900, straight.hash),
             ]
         );
@@ -412,6 +448,32 @@ mod tests {
         assert_eq!(playback.mismatch(), None);
         assert_eq!(playback.checked(), 180);
         assert_eq!(playback.diverged()[0].unreproduced, 13);
+        assert_eq!(playback.last_reports(), last);
+        assert_eq!(playback.current.tick(), Tick(900));
+    }
+
+    #[test]
+    fn a_verification_stopped_early_says_each_players_last_report_before_it() {
+        // Player 2 is wrong from 405: stopped at 500, its last report is
+        // said with the hash it reported beside the world's.
+        let replay = desynced();
+        let verified = verify::<Tally>(replay.clone(), Some(500), |_, _| {}).unwrap();
+        let mut playback = Playback::<Tally>::new(replay).unwrap();
+        playback.seek(Tick(495));
+        let world = playback.current.hash();
+        assert_eq!(playback.last_reports(), verified.last);
+        let lines: Vec<String> = verified.last.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                format!("last player=0 name=p0 tick=495 hash={world:016x}"),
+                format!("last player=1 name=p1 tick=495 hash={world:016x}"),
+                format!(
+                    "last player=2 name=p2 tick=495 hash={world:016x} reported={:016x}",
+                    !world
+                ),
+            ]
+        );
     }
 
     #[test]

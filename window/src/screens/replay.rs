@@ -158,6 +158,7 @@ pub fn run<G: Playable>(
                 checked: playback.checked(),
                 mismatch: playback.mismatch(),
                 diverged: playback.diverged(),
+                last: playback.last_reports(),
             });
         }
         screen.pace(frame_start);
