@@ -215,11 +215,11 @@ impl Verified {
     /// the summary, a `diverged player=P name=N tick=T first=F
     /// unreproduced=K` line for each player the server named diverged, a
     /// `last player=P name=N tick=T hash=H` line for each player's last
-    /// report ([`LastReport`]), and the final line; or why the file fails. A damaged file fails
-    /// even when every tick before the damage verified, so a truncated
-    /// recording never passes as a good one; nor do the intact records
-    /// after damage in the middle of the file, which are not verified
-    /// (what the damaged record held is unknown).
+    /// report ([`LastReport`]), and the final line; or why the file
+    /// fails. A damaged file fails even when every tick before the damage
+    /// verified, so a truncated recording never passes as a good one; nor
+    /// do the intact records after damage in the middle of the file,
+    /// which are not verified (what the damaged record held is unknown).
     pub fn conclude(
         self,
         path: &Path,
